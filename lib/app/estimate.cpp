@@ -1,0 +1,63 @@
+#include "app/estimate.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "cli/table.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "model/estimator.hpp"
+
+namespace sia::app {
+
+using nlohmann::json;
+
+static std::string render_table(const GoodputMatrix& m) {
+  cli::Table t({"job", "config", "goodput", "raw", "batch", "local", "accum", "source"});
+  for (const auto& r : m.jobs) {
+    bool first = true;
+    for (const auto& e : r.entries) {
+      t.add({first ? r.job : "", format_config(e.config, m.cluster), cli::fixed(e.goodput, 3),
+             cli::fixed(e.raw_goodput, 1), cli::fixed(e.batch_size, 0),
+             std::to_string(e.local_bsz), std::to_string(e.accum_steps), to_string(e.source)});
+      first = false;
+    }
+    if (r.entries.empty()) t.add({r.job, "-", "", "", "", "", "", "no usable GPU type"});
+  }
+  return t.render();
+}
+
+int run_estimate(const EstimateArgs& args) {
+  if (args.cluster.empty()) {
+    throw Error(ExitStatus::usage, "--cluster is required (or set SIA_CLUSTER)");
+  }
+  Cluster cluster = read_cluster(args.cluster);
+  Catalog catalog(args.catalog.empty() ? default_catalog_dir() : args.catalog);
+  std::vector<Document> docs;
+  for (const auto& in : args.inputs) {
+    auto d = read_documents(in, {"JobSpec", "Jobs"});
+    docs.insert(docs.end(), std::make_move_iterator(d.begin()), std::make_move_iterator(d.end()));
+  }
+  std::vector<JobState> jobs = jobs_from_documents(docs);
+  EstimatorOptions opt = args.compat == "reference" ? reference_estimator_options()
+                                                    : EstimatorOptions{};
+  opt.scale_up = args.scale_up;
+  if (args.no_projection) opt.project = false;
+  if (args.no_seed_profiles) opt.seed_profiles = false;
+  Estimator est(cluster, catalog, opt);
+  GoodputMatrix m = est.estimate(jobs);
+  if (!args.save_jobs.empty()) {
+    json list = json::array();
+    for (const auto& j : jobs) list.push_back(job_state_to_json(j));
+    write_file_atomic(args.save_jobs,
+                      dump_document("Jobs", json::object(), json{{"jobs", list}}, true) + "\n");
+  }
+  if (args.format == cli::Format::table) {
+    cli::write_stdout(render_table(m));
+  } else {
+    json meta{{"generator", "sia-estimate"}, {"cluster", cluster.name}};
+    cli::print_document("GoodputMatrix", meta, goodput_matrix_to_json(m));
+  }
+  return 0;
+}
+
+}  // namespace sia::app

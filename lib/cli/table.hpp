@@ -1,0 +1,28 @@
+// A plain text table for people: left-aligned columns separated by two spaces, numbers
+// right-aligned, an upper-case header. No colour unless asked.
+// Thread-safety: plain value.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sia::cli {
+
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header);
+  void add(std::vector<std::string> row);
+  std::string render() const;
+  std::size_t rows() const { return rows_.size(); }
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Fixed-point with `digits` decimals, trimming nothing ("1.50").
+std::string fixed(double v, int digits);
+// Human duration: "42s", "3m20s", "2h05m", "1d03h".
+std::string duration(double seconds);
+
+}  // namespace sia::cli

@@ -1,0 +1,82 @@
+#include "core/allocation.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/goodput_matrix.hpp"
+
+namespace sia {
+
+using nlohmann::json;
+
+const JobAllocation* Allocation::find(const std::string& job) const {
+  auto it = std::lower_bound(jobs.begin(), jobs.end(), job,
+                             [](const JobAllocation& a, const std::string& n) { return a.job < n; });
+  return it != jobs.end() && it->job == job ? &*it : nullptr;
+}
+
+json allocation_to_json(const Allocation& a) {
+  json out;
+  out["cluster"] = cluster_to_json(a.cluster);
+  out["policy"] = a.policy;
+  out["status"] = a.status;
+  out["objective"] = a.objective;
+  out["bound"] = a.bound;
+  out["gap"] = a.gap;
+  json jobs = json::array();
+  for (const auto& j : a.jobs) {
+    json x;
+    x["name"] = j.job;
+    if (j.config) {
+      x["config"] = config_ref_to_json(*j.config, a.cluster);
+      x["batch_size"] = j.batch_size;
+      x["local_bsz"] = j.local_bsz;
+      x["accum_steps"] = j.accum_steps;
+      x["goodput"] = j.goodput;
+    } else {
+      x["config"] = nullptr;
+      if (!j.reason.empty()) x["reason"] = j.reason;
+    }
+    jobs.push_back(std::move(x));
+  }
+  out["jobs"] = std::move(jobs);
+  return out;
+}
+
+std::vector<JobAllocation> parse_job_allocations(const Node& jobs, const Cluster& cluster) {
+  std::vector<JobAllocation> out;
+  std::set<std::string> seen;
+  jobs.each([&](const Node& j) {
+    JobAllocation x;
+    Node name = j.at("name");
+    x.job = name.as_string();
+    if (!seen.insert(x.job).second) name.fail("duplicate job \"" + x.job + "\"");
+    if (auto c = j.get("config")) {
+      x.config = parse_config_ref(*c, cluster);
+      x.batch_size = j.number_or("batch_size", 0);
+      x.local_bsz = static_cast<int>(j.int_or("local_bsz", 0));
+      x.accum_steps = static_cast<int>(j.int_or("accum_steps", 0));
+      x.goodput = j.number_or("goodput", 0);
+    }
+    x.reason = j.string_or("reason", "");
+    out.push_back(std::move(x));
+  });
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  return out;
+}
+
+Allocation parse_allocation(const Node& data) {
+  Allocation a;
+  a.cluster = parse_cluster(data.at("cluster"));
+  a.policy = data.string_or("policy", "");
+  a.status = data.string_or("status", "");
+  a.objective = data.number_or("objective", 0);
+  a.bound = data.number_or("bound", 0);
+  a.gap = data.number_or("gap", 0);
+  a.jobs = parse_job_allocations(data.at("jobs"), a.cluster);
+  return a;
+}
+
+}  // namespace sia

@@ -1,0 +1,45 @@
+// Allocation: sia-solve's answer -- for every job either a configuration (n nodes, r GPUs
+// of type t) with the batch it should run, or none and why -- plus how the answer was
+// found (policy, solver status, objective, bound and relative gap).
+// Thread-safety: plain values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/cluster.hpp"
+#include "core/configuration.hpp"
+
+namespace sia {
+
+struct JobAllocation {
+  std::string job;
+  std::optional<Config> config;  // none: the job waits
+  double batch_size = 0;
+  int local_bsz = 0;
+  int accum_steps = 0;
+  double goodput = 0;  // normalised goodput of the chosen configuration
+  std::string reason;  // why it waits (empty when allocated)
+};
+
+struct Allocation {
+  Cluster cluster;
+  std::string policy;
+  std::string status;  // optimal | feasible | time-limit | previous | heuristic
+  double objective = 0;
+  double bound = 0;
+  double gap = 0;
+  std::vector<JobAllocation> jobs;  // sorted by name
+
+  const JobAllocation* find(const std::string& job) const;
+};
+
+nlohmann::json allocation_to_json(const Allocation& a);
+Allocation parse_allocation(const Node& data);
+// Reads jobs' allocations against a known cluster (e.g. a previous round's file).
+std::vector<JobAllocation> parse_job_allocations(const Node& jobs, const Cluster& cluster);
+
+}  // namespace sia

@@ -1,0 +1,142 @@
+#include "core/goodput_matrix.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace sia {
+
+using nlohmann::json;
+
+const char* to_string(GoodputSource s) {
+  switch (s) {
+    case GoodputSource::model:
+      return "model";
+    case GoodputSource::bootstrap:
+      return "bootstrap";
+    case GoodputSource::fallback:
+      return "default";
+  }
+  return "model";
+}
+
+Config parse_config_ref(const Node& n, const Cluster& cluster) {
+  Config c;
+  Node type = n.at("gpu_type");
+  c.type = cluster.type_index(type.as_string());
+  if (c.type < 0) {
+    type.fail("unknown GPU type \"" + type.as_string() + "\" (cluster has " +
+              cluster.type_names() + ")");
+  }
+  c.nodes = static_cast<int>(n.at("nodes").positive_int());
+  Node gpus = n.at("gpus");
+  c.gpus = static_cast<int>(gpus.positive_int());
+  if (c.gpus < c.nodes) gpus.expected("at least one GPU per node");
+  if (c.nodes > cluster.types[c.type].node_count) {
+    n.at("nodes").fail("configuration needs " + std::to_string(c.nodes) + " nodes, GPU type \"" +
+                       cluster.types[c.type].name + "\" has " +
+                       std::to_string(cluster.types[c.type].node_count));
+  }
+  if (c.gpus > c.nodes * cluster.types[c.type].gpus_per_node) {
+    gpus.fail(std::to_string(c.gpus) + " GPUs do not fit on " + std::to_string(c.nodes) +
+              " node(s) of " + std::to_string(cluster.types[c.type].gpus_per_node));
+  }
+  return c;
+}
+
+json config_ref_to_json(const Config& c, const Cluster& cluster) {
+  return json{{"gpu_type", cluster.types[c.type].name}, {"nodes", c.nodes}, {"gpus", c.gpus}};
+}
+
+json goodput_matrix_to_json(const GoodputMatrix& m) {
+  json out;
+  out["cluster"] = cluster_to_json(m.cluster);
+  out["profile"] = m.profile;
+  json jobs = json::array();
+  for (const auto& r : m.jobs) {
+    json j;
+    j["name"] = r.job;
+    j["adaptivity"] = to_string(r.adaptivity);
+    j["priority"] = r.priority;
+    j["age"] = r.age;
+    j["restarts"] = r.restarts;
+    j["restart_penalty"] = r.restart_penalty;
+    j["attained_service"] = r.attained_service;
+    j["preemptible"] = r.preemptible;
+    j["restoring"] = r.restoring;
+    j["current"] = r.current ? config_ref_to_json(*r.current, m.cluster) : json(nullptr);
+    j["min_gpus"] = r.min_gpus;
+    j["max_gpus"] = r.max_gpus;
+    j["normalizer"] = r.normalizer;
+    json entries = json::array();
+    for (const auto& e : r.entries) {
+      json x = config_ref_to_json(e.config, m.cluster);
+      x["goodput"] = e.goodput;
+      x["raw_goodput"] = e.raw_goodput;
+      x["throughput"] = e.throughput;
+      x["batch_size"] = e.batch_size;
+      x["local_bsz"] = e.local_bsz;
+      x["accum_steps"] = e.accum_steps;
+      x["source"] = to_string(e.source);
+      entries.push_back(std::move(x));
+    }
+    j["entries"] = std::move(entries);
+    jobs.push_back(std::move(j));
+  }
+  out["jobs"] = std::move(jobs);
+  return out;
+}
+
+GoodputMatrix parse_goodput_matrix(const Node& data) {
+  GoodputMatrix m;
+  m.cluster = parse_cluster(data.at("cluster"));
+  m.profile = data.string_or("profile", "default");
+  std::set<std::string> names;
+  data.at("jobs").each([&](const Node& j) {
+    GoodputRow r;
+    Node name = j.at("name");
+    r.job = name.as_string();
+    if (!names.insert(r.job).second) name.fail("duplicate job \"" + r.job + "\"");
+    if (auto a = j.get("adaptivity")) {
+      std::string v = a->one_of({"adaptive", "strong-scaling", "rigid"});
+      r.adaptivity = v == "rigid"      ? Adaptivity::rigid
+                     : v == "adaptive" ? Adaptivity::adaptive
+                                       : Adaptivity::strong_scaling;
+    }
+    r.priority = static_cast<int>(j.int_or("priority", 0));
+    if (auto v = j.get("age")) r.age = v->non_negative_number();
+    if (auto v = j.get("restarts")) r.restarts = static_cast<int>(v->non_negative_int());
+    if (auto v = j.get("restart_penalty")) r.restart_penalty = v->non_negative_number();
+    if (auto v = j.get("attained_service")) r.attained_service = v->non_negative_number();
+    r.preemptible = j.bool_or("preemptible", true);
+    r.restoring = j.bool_or("restoring", false);
+    if (auto c = j.get("current")) r.current = parse_config_ref(*c, m.cluster);
+    if (auto v = j.get("min_gpus")) r.min_gpus = static_cast<int>(v->positive_int());
+    if (auto v = j.get("max_gpus")) r.max_gpus = static_cast<int>(v->positive_int());
+    r.normalizer = j.number_or("normalizer", 1.0);
+    j.at("entries").each([&](const Node& e) {
+      GoodputEntry x;
+      x.config = parse_config_ref(e, m.cluster);
+      x.goodput = e.at("goodput").non_negative_number();
+      x.raw_goodput = e.number_or("raw_goodput", x.goodput);
+      x.throughput = e.number_or("throughput", 0);
+      x.batch_size = e.number_or("batch_size", 0);
+      x.local_bsz = static_cast<int>(e.int_or("local_bsz", 0));
+      x.accum_steps = static_cast<int>(e.int_or("accum_steps", 0));
+      if (auto s = e.get("source")) {
+        std::string v = s->one_of({"model", "bootstrap", "default"});
+        x.source = v == "model"       ? GoodputSource::model
+                   : v == "bootstrap" ? GoodputSource::bootstrap
+                                      : GoodputSource::fallback;
+      }
+      r.entries.push_back(x);
+    });
+    m.jobs.push_back(std::move(r));
+  });
+  std::sort(m.jobs.begin(), m.jobs.end(),
+            [](const auto& a, const auto& b) { return a.job < b.job; });
+  return m;
+}
+
+}  // namespace sia

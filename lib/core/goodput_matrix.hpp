@@ -1,0 +1,67 @@
+// GoodputMatrix: what sia-estimate hands to sia-solve -- for every active job and every
+// configuration it may run in, the goodput the job would reach, normalised per row so
+// that the job's smallest valid configuration is worth its GPU count (the Sia policy's
+// scale), with the raw figures, the batch the job would use and where the number came
+// from ("model": the job's own fitted model on that type; "bootstrap": projected from
+// another type (Sia Eq. 1); "default": nothing known yet, a single GPU is offered).
+// The row also carries what the policy needs of the job's history (age, restarts, restart
+// penalty, current configuration, whether it is inside a checkpoint-restore).
+// Thread-safety: plain values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/cluster.hpp"
+#include "core/configuration.hpp"
+#include "core/job_spec.hpp"
+
+namespace sia {
+
+enum class GoodputSource { model, bootstrap, fallback };
+const char* to_string(GoodputSource s);
+
+struct GoodputEntry {
+  Config config;
+  double goodput = 0;      // normalised
+  double raw_goodput = 0;  // samples/s at the initial batch size's efficiency
+  double throughput = 0;   // samples/s
+  double batch_size = 0;
+  int local_bsz = 0;
+  int accum_steps = 0;
+  GoodputSource source = GoodputSource::model;
+};
+
+struct GoodputRow {
+  std::string job;
+  Adaptivity adaptivity = Adaptivity::adaptive;
+  int priority = 0;
+  double age = 0;               // seconds since submission
+  int restarts = 0;
+  double restart_penalty = 30;  // seconds (S_j of the restart factor)
+  double attained_service = 0;  // GPU-seconds so far
+  bool preemptible = true;
+  bool restoring = false;       // inside a checkpoint-restore: keep its configuration
+  std::optional<Config> current;
+  int min_gpus = 1;
+  int max_gpus = 1;         // after the scale-up rule
+  double normalizer = 1;    // goodput = raw_goodput * normalizer
+  std::vector<GoodputEntry> entries;  // type order, then GPUs ascending
+};
+
+struct GoodputMatrix {
+  Cluster cluster;
+  std::string profile = "default";  // the estimator's behaviour profile
+  std::vector<GoodputRow> jobs;     // sorted by name
+};
+
+nlohmann::json goodput_matrix_to_json(const GoodputMatrix& m);
+GoodputMatrix parse_goodput_matrix(const Node& data);
+// Shared by the Allocation and Placement readers: {"gpu_type", "nodes", "gpus"}.
+Config parse_config_ref(const Node& n, const Cluster& cluster);
+nlohmann::json config_ref_to_json(const Config& c, const Cluster& cluster);
+
+}  // namespace sia

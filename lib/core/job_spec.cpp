@@ -1,0 +1,115 @@
+#include "core/job_spec.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace sia {
+
+const char* to_string(Adaptivity a) {
+  switch (a) {
+    case Adaptivity::adaptive:
+      return "adaptive";
+    case Adaptivity::strong_scaling:
+      return "strong-scaling";
+    case Adaptivity::rigid:
+      return "rigid";
+  }
+  return "adaptive";
+}
+
+bool JobSpec::allows_type(const std::string& type) const {
+  return allowed_gpu_types.empty() ||
+         std::find(allowed_gpu_types.begin(), allowed_gpu_types.end(), type) !=
+             allowed_gpu_types.end();
+}
+
+bool valid_job_name(const std::string& name) {
+  if (name.empty() || name.size() > 200) return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+JobSpec parse_job_spec(const Node& data) {
+  JobSpec s;
+  if (!data.is_object()) data.expected("a job description (an object)");
+  Node name = data.at("name");
+  s.name = name.as_string();
+  if (!valid_job_name(s.name)) name.expected("a job name of letters, digits, '-', '_', '.'");
+  s.model = data.string_or("model", "");
+  if (auto a = data.get("adaptivity")) {
+    std::string v = a->one_of({"adaptive", "strong-scaling", "rigid", "scale-gpus"});
+    s.adaptivity = v == "rigid"      ? Adaptivity::rigid
+                   : v == "adaptive" ? Adaptivity::adaptive
+                                     : Adaptivity::strong_scaling;
+  }
+  if (auto n = data.get("min_gpus")) s.min_gpus = static_cast<int>(n->positive_int());
+  if (auto n = data.get("max_gpus")) s.max_gpus = static_cast<int>(n->positive_int());
+  if (auto n = data.get("gpus")) s.gpus = static_cast<int>(n->positive_int());
+  if (auto n = data.get("init_batch_size")) s.init_batch_size = n->positive_number();
+  if (auto n = data.get("max_batch_size")) s.max_batch_size = n->positive_number();
+  if (auto n = data.get("batch_size")) s.batch_size = n->positive_number();
+  if (auto n = data.get("pipeline_stages")) {
+    s.pipeline_stages = static_cast<int>(n->positive_int());
+    if (s.pipeline_stages > 1024) n->expected("at most 1024 pipeline stages");
+  }
+  if (auto n = data.get("restart_cost")) s.restart_cost = n->non_negative_number();
+  if (auto n = data.get("allowed_gpu_types")) {
+    s.allowed_gpu_types = n->as_strings();
+    if (s.allowed_gpu_types.empty()) n->expected("a non-empty list of GPU types");
+  }
+  if (auto n = data.get("priority")) s.priority = static_cast<int>(n->as_int());
+  s.preemptible = data.bool_or("preemptible", true);
+  if (auto n = data.get("submit_time")) s.submit_time = n->non_negative_number();
+  if (auto n = data.get("command")) s.command = n->as_strings();
+  if (auto p = data.get("profile")) s.profile = parse_profile(*p);
+
+  if (s.model.empty() && !s.profile) data.fail("expected a model (catalog key) or a profile");
+  if (s.max_gpus && s.min_gpus > s.max_gpus) {
+    data.at("min_gpus").fail("min_gpus " + std::to_string(s.min_gpus) + " exceeds max_gpus " +
+                             std::to_string(s.max_gpus));
+  }
+  if (s.adaptivity == Adaptivity::rigid && s.gpus == 0) {
+    data.fail("a rigid job needs gpus (its fixed GPU count)");
+  }
+  if (s.adaptivity != Adaptivity::adaptive && s.batch_size == 0) {
+    data.fail(std::string("a ") + to_string(s.adaptivity) +
+              " job needs batch_size (its fixed global batch)");
+  }
+  if (s.max_gpus && s.gpus > s.max_gpus) {
+    data.at("gpus").fail("gpus " + std::to_string(s.gpus) + " exceeds max_gpus " +
+                         std::to_string(s.max_gpus));
+  }
+  if (s.init_batch_size > 0 && s.max_batch_size > 0 && s.init_batch_size > s.max_batch_size) {
+    data.at("init_batch_size").fail("init_batch_size exceeds max_batch_size");
+  }
+  return s;
+}
+
+nlohmann::json job_spec_to_json(const JobSpec& s) {
+  nlohmann::json j;
+  j["name"] = s.name;
+  if (!s.model.empty()) j["model"] = s.model;
+  j["adaptivity"] = to_string(s.adaptivity);
+  j["min_gpus"] = s.min_gpus;
+  if (s.max_gpus) j["max_gpus"] = s.max_gpus;
+  if (s.gpus) j["gpus"] = s.gpus;
+  if (s.init_batch_size > 0) j["init_batch_size"] = s.init_batch_size;
+  if (s.max_batch_size > 0) j["max_batch_size"] = s.max_batch_size;
+  if (s.batch_size > 0) j["batch_size"] = s.batch_size;
+  if (s.pipeline_stages > 0) j["pipeline_stages"] = s.pipeline_stages;
+  if (s.restart_cost >= 0) j["restart_cost"] = s.restart_cost;
+  if (!s.allowed_gpu_types.empty()) j["allowed_gpu_types"] = s.allowed_gpu_types;
+  if (s.priority) j["priority"] = s.priority;
+  if (!s.preemptible) j["preemptible"] = false;
+  if (s.submit_time > 0) j["submit_time"] = s.submit_time;
+  if (!s.command.empty()) j["command"] = s.command;
+  if (s.profile) j["profile"] = profile_to_json(*s.profile);
+  return j;
+}
+
+}  // namespace sia

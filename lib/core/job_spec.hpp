@@ -1,0 +1,52 @@
+// JobSpec: what a user submits -- a job name, the model it trains (a catalog key) or its
+// own profile, how it may be scaled, and its constraints. Written as TOML by people
+// (job.toml) or as a JobSpec document by scripts; workload CSV rows convert to it.
+// Adaptivity (Sia §3.5): adaptive jobs let the scheduler choose GPU type, count and batch
+// size; strong-scaling jobs fix the global batch but let the GPU count vary up to `gpus`;
+// rigid jobs fix both the batch and the GPU count and only the type is chosen.
+// Thread-safety: plain values.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/node.hpp"
+#include "core/profile.hpp"
+
+namespace sia {
+
+enum class Adaptivity { adaptive, strong_scaling, rigid };
+
+const char* to_string(Adaptivity a);
+
+struct JobSpec {
+  std::string name;
+  std::string model;  // catalog key; may be empty when `profile` is given
+  Adaptivity adaptivity = Adaptivity::adaptive;
+  int min_gpus = 1;
+  int max_gpus = 0;             // 0: no limit of the job's own
+  int gpus = 0;                 // rigid: exact count; strong-scaling: upper bound; 0: unset
+  double init_batch_size = 0;   // B0; 0: from the catalog
+  double max_batch_size = 0;    // 0: from the catalog
+  double batch_size = 0;        // fixed global batch (rigid, strong-scaling); 0: unset
+  int pipeline_stages = 0;      // 0: from the catalog (1 for data-parallel models)
+  double restart_cost = -1;     // seconds to checkpoint and restore; < 0: from the catalog
+  std::vector<std::string> allowed_gpu_types;  // empty: any
+  int priority = 0;
+  bool preemptible = true;
+  double submit_time = 0;  // seconds from the start of a workload (simulation)
+  std::vector<std::string> command;  // what sia-run starts (may be empty in simulation)
+  std::optional<Profile> profile;    // the job's own measurements
+
+  bool allows_type(const std::string& type) const;
+};
+
+// Validates a JobSpec (the data part of a JobSpec document, or a job.toml).
+JobSpec parse_job_spec(const Node& data);
+nlohmann::json job_spec_to_json(const JobSpec& spec);
+bool valid_job_name(const std::string& name);
+
+}  // namespace sia

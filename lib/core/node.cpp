@@ -1,0 +1,202 @@
+#include "core/node.hpp"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace sia {
+
+Node::Node(const nlohmann::json& value, std::string file, std::string path, ExitStatus status)
+    : value_(&value), file_(std::move(file)), path_(std::move(path)), status_(status) {}
+
+bool Node::is_null() const { return value_->is_null(); }
+bool Node::is_object() const { return value_->is_object(); }
+bool Node::is_array() const { return value_->is_array(); }
+bool Node::is_string() const { return value_->is_string(); }
+bool Node::is_number() const { return value_->is_number(); }
+
+void Node::fail(std::string_view what) const {
+  throw Error(status_, located(file_, path_, what));
+}
+
+std::string Node::describe() const {
+  const auto& v = *value_;
+  switch (v.type()) {
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::object:
+      return "an object";
+    case nlohmann::json::value_t::array:
+      return "an array";
+    case nlohmann::json::value_t::string: {
+      std::string s = v.get<std::string>();
+      if (s.size() > 40) s = s.substr(0, 37) + "...";
+      return "the string \"" + s + "\"";
+    }
+    case nlohmann::json::value_t::boolean:
+      return v.get<bool>() ? "true" : "false";
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float:
+      return "the number " + v.dump();
+    default:
+      return "a value of another type";
+  }
+}
+
+void Node::expected(std::string_view what) const {
+  fail("expected " + std::string(what) + ", got " + describe());
+}
+
+static std::string child_path(const std::string& parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  return parent + "." + std::string(key);
+}
+
+bool Node::has(std::string_view key) const {
+  if (!value_->is_object()) return false;
+  auto it = value_->find(key);
+  return it != value_->end() && !it->is_null();
+}
+
+Node Node::at(std::string_view key) const {
+  if (!value_->is_object()) expected("an object");
+  auto it = value_->find(key);
+  if (it == value_->end() || it->is_null()) {
+    throw Error(status_, located(file_, child_path(path_, key), "missing required field"));
+  }
+  return Node(*it, file_, child_path(path_, key), status_);
+}
+
+std::optional<Node> Node::get(std::string_view key) const {
+  if (!value_->is_object()) expected("an object");
+  auto it = value_->find(key);
+  if (it == value_->end() || it->is_null()) return std::nullopt;
+  return Node(*it, file_, child_path(path_, key), status_);
+}
+
+std::vector<std::string> Node::keys() const {
+  if (!value_->is_object()) expected("an object");
+  std::vector<std::string> out;
+  for (auto it = value_->begin(); it != value_->end(); ++it) out.push_back(it.key());
+  return out;
+}
+
+std::size_t Node::size() const {
+  if (!value_->is_array()) expected("an array");
+  return value_->size();
+}
+
+Node Node::operator[](std::size_t i) const {
+  if (!value_->is_array()) expected("an array");
+  return Node((*value_)[i], file_, path_ + "[" + std::to_string(i) + "]", status_);
+}
+
+void Node::each(const std::function<void(const Node&)>& fn) const {
+  std::size_t n = size();
+  for (std::size_t i = 0; i < n; ++i) fn((*this)[i]);
+}
+
+std::string Node::as_string() const {
+  if (!value_->is_string()) expected("a string");
+  return value_->get<std::string>();
+}
+
+double Node::as_number() const {
+  if (!value_->is_number()) expected("a number");
+  double d = value_->get<double>();
+  if (!std::isfinite(d)) expected("a finite number");
+  return d;
+}
+
+std::int64_t Node::as_int() const {
+  if (value_->is_number_integer()) {
+    if (value_->is_number_unsigned() &&
+        value_->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+      expected("an integer that fits in 64 bits");
+    }
+    return value_->get<std::int64_t>();
+  }
+  if (value_->is_number_float()) {
+    double d = value_->get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) {
+      return static_cast<std::int64_t>(d);
+    }
+  }
+  expected("an integer");
+}
+
+bool Node::as_bool() const {
+  if (!value_->is_boolean()) expected("true or false");
+  return value_->get<bool>();
+}
+
+std::vector<std::string> Node::as_strings() const {
+  std::vector<std::string> out;
+  each([&](const Node& n) { out.push_back(n.as_string()); });
+  return out;
+}
+
+std::string Node::string_or(std::string_view key, std::string_view fallback) const {
+  auto n = get(key);
+  return n ? n->as_string() : std::string(fallback);
+}
+
+double Node::number_or(std::string_view key, double fallback) const {
+  auto n = get(key);
+  return n ? n->as_number() : fallback;
+}
+
+std::int64_t Node::int_or(std::string_view key, std::int64_t fallback) const {
+  auto n = get(key);
+  return n ? n->as_int() : fallback;
+}
+
+bool Node::bool_or(std::string_view key, bool fallback) const {
+  auto n = get(key);
+  return n ? n->as_bool() : fallback;
+}
+
+double Node::positive_number() const {
+  double d = as_number();
+  if (!(d > 0)) expected("a positive number");
+  return d;
+}
+
+double Node::non_negative_number() const {
+  double d = as_number();
+  if (d < 0) expected("a number >= 0");
+  return d;
+}
+
+std::int64_t Node::positive_int() const {
+  if (!value_->is_number()) expected("a positive integer");
+  std::int64_t v = as_int();
+  if (v < 1) expected("a positive integer");
+  return v;
+}
+
+std::int64_t Node::non_negative_int() const {
+  if (!value_->is_number()) expected("an integer >= 0");
+  std::int64_t v = as_int();
+  if (v < 0) expected("an integer >= 0");
+  return v;
+}
+
+std::string Node::one_of(std::initializer_list<std::string_view> choices) const {
+  std::string list;
+  for (auto c : choices) {
+    if (!list.empty()) list += ", ";
+    list += "\"" + std::string(c) + "\"";
+  }
+  if (!value_->is_string()) expected("one of " + list);
+  std::string s = value_->get<std::string>();
+  for (auto c : choices) {
+    if (s == c) return s;
+  }
+  expected("one of " + list);
+}
+
+}  // namespace sia

@@ -1,0 +1,110 @@
+#include "core/placement.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace sia {
+
+using nlohmann::json;
+
+int JobPlacement::gpu_count() const {
+  int n = 0;
+  for (const auto& ng : nodes) n += static_cast<int>(ng.gpus.size());
+  return n;
+}
+
+std::vector<int> JobPlacement::shape() const {
+  std::vector<int> s;
+  for (const auto& ng : nodes) s.push_back(static_cast<int>(ng.gpus.size()));
+  std::sort(s.rbegin(), s.rend());
+  return s;
+}
+
+const JobPlacement* Placement::find(const std::string& job) const {
+  auto it = std::lower_bound(jobs.begin(), jobs.end(), job,
+                             [](const JobPlacement& a, const std::string& n) { return a.job < n; });
+  return it != jobs.end() && it->job == job ? &*it : nullptr;
+}
+
+json placement_to_json(const Placement& p, const Cluster& cluster) {
+  json out;
+  out["cluster"] = p.cluster_name;
+  json jobs = json::array();
+  for (const auto& j : p.jobs) {
+    json nodes = json::array();
+    for (const auto& ng : j.nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
+    jobs.push_back({{"name", j.job},
+                    {"gpu_type", cluster.types[j.type].name},
+                    {"nodes", nodes},
+                    {"restart", j.restart},
+                    {"batch_size", j.batch_size},
+                    {"local_bsz", j.local_bsz},
+                    {"accum_steps", j.accum_steps}});
+  }
+  out["jobs"] = std::move(jobs);
+  out["evicted"] = p.evicted;
+  out["waiting"] = p.waiting;
+  return out;
+}
+
+Placement parse_placement(const Node& data, const Cluster& cluster) {
+  Placement p;
+  p.cluster_name = data.string_or("cluster", cluster.name);
+  std::map<std::string, const ClusterNode*> by_name;
+  for (const auto& n : cluster.nodes) by_name[n.name] = &n;
+  std::set<std::string> seen;
+  std::set<std::pair<std::string, int>> used;
+  data.at("jobs").each([&](const Node& j) {
+    JobPlacement jp;
+    Node name = j.at("name");
+    jp.job = name.as_string();
+    if (!seen.insert(jp.job).second) name.fail("duplicate job \"" + jp.job + "\"");
+    Node type = j.at("gpu_type");
+    jp.type = cluster.type_index(type.as_string());
+    if (jp.type < 0) type.fail("unknown GPU type \"" + type.as_string() + "\"");
+    j.at("nodes").each([&](const Node& n) {
+      NodeGpus ng;
+      Node nn = n.at("name");
+      ng.node = nn.as_string();
+      auto it = by_name.find(ng.node);
+      if (it == by_name.end()) nn.fail("unknown node \"" + ng.node + "\"");
+      if (it->second->type != jp.type) {
+        nn.fail("node \"" + ng.node + "\" has GPUs of type \"" +
+                cluster.types[it->second->type].name + "\", not \"" +
+                cluster.types[jp.type].name + "\"");
+      }
+      Node gpus = n.at("gpus");
+      gpus.each([&](const Node& g) {
+        int idx = static_cast<int>(g.non_negative_int());
+        if (idx >= it->second->gpus) {
+          g.fail("GPU index " + std::to_string(idx) + " out of range (node \"" + ng.node +
+                 "\" has " + std::to_string(it->second->gpus) + " GPUs)");
+        }
+        if (!used.insert({ng.node, idx}).second) {
+          g.fail("GPU " + std::to_string(idx) + " of node \"" + ng.node +
+                 "\" is given to two jobs");
+        }
+        ng.gpus.push_back(idx);
+      });
+      if (ng.gpus.empty()) gpus.expected("at least one GPU index");
+      std::sort(ng.gpus.begin(), ng.gpus.end());
+      jp.nodes.push_back(std::move(ng));
+    });
+    std::sort(jp.nodes.begin(), jp.nodes.end(),
+              [](const auto& a, const auto& b) { return a.node < b.node; });
+    jp.restart = j.bool_or("restart", false);
+    jp.batch_size = j.number_or("batch_size", 0);
+    jp.local_bsz = static_cast<int>(j.int_or("local_bsz", 0));
+    jp.accum_steps = static_cast<int>(j.int_or("accum_steps", 0));
+    p.jobs.push_back(std::move(jp));
+  });
+  std::sort(p.jobs.begin(), p.jobs.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  if (auto e = data.get("evicted")) p.evicted = e->as_strings();
+  if (auto w = data.get("waiting")) p.waiting = w->as_strings();
+  return p;
+}
+
+}  // namespace sia

@@ -1,0 +1,47 @@
+// Placement: sia-place's answer -- for every running job the nodes and GPU indices it
+// holds, whether it must (re)start (its shape or GPU type changed, or it was not running),
+// and which jobs were evicted or could not be placed.
+// Thread-safety: plain values.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/cluster.hpp"
+
+namespace sia {
+
+struct NodeGpus {
+  std::string node;
+  std::vector<int> gpus;  // ascending GPU indices on that node
+};
+
+struct JobPlacement {
+  std::string job;
+  int type = 0;
+  std::vector<NodeGpus> nodes;  // sorted by node name
+  bool restart = false;
+  double batch_size = 0;
+  int local_bsz = 0;
+  int accum_steps = 0;
+
+  int gpu_count() const;
+  std::vector<int> shape() const;  // GPUs per node, descending
+};
+
+struct Placement {
+  std::string cluster_name;
+  std::vector<JobPlacement> jobs;    // sorted by name
+  std::vector<std::string> evicted;  // allocated but displaced to make room (sorted)
+  std::vector<std::string> waiting;  // not placed this round (sorted)
+
+  const JobPlacement* find(const std::string& job) const;
+};
+
+nlohmann::json placement_to_json(const Placement& p, const Cluster& cluster);
+// Node names and GPU indices are checked against `cluster`.
+Placement parse_placement(const Node& data, const Cluster& cluster);
+
+}  // namespace sia

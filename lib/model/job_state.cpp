@@ -1,0 +1,119 @@
+#include "model/job_state.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace sia {
+
+using nlohmann::json;
+
+int CurrentAllocation::gpus() const {
+  int n = 0;
+  for (int g : placement) n += g;
+  return n;
+}
+
+std::string JobState::where(const std::string& field) const {
+  std::string p = path;
+  if (!field.empty()) p = p.empty() ? field : p + "." + field;
+  if (file.empty()) return p.empty() ? spec.name : p;
+  return p.empty() ? file : file + ": " + p;
+}
+
+JobState parse_job_state(const Node& job) {
+  JobState s;
+  s.spec = parse_job_spec(job);
+  s.file = job.file();
+  s.path = job.path();
+  auto st = job.get("state");
+  if (!st) return s;
+  if (auto v = st->get("age")) s.age = v->non_negative_number();
+  if (auto v = st->get("restarts")) s.restarts = static_cast<int>(v->non_negative_int());
+  if (auto c = st->get("current")) {
+    CurrentAllocation a;
+    a.gpu_type = c->at("gpu_type").as_string();
+    Node pl = c->at("placement");
+    pl.each([&](const Node& g) { a.placement.push_back(static_cast<int>(g.positive_int())); });
+    if (a.placement.empty()) pl.expected("a non-empty list of GPUs per node");
+    s.current = a;
+  }
+  s.restoring = st->bool_or("restoring", false);
+  if (auto v = st->get("attained_service")) s.attained_service = v->non_negative_number();
+  if (auto obs = st->get("observations")) {
+    obs->each([&](const Node& o) {
+      s.observations.push_back(parse_profile_point(o));
+      // A report may carry gradient statistics; the last one wins.
+      if (o.has("grad_sqr") && o.has("grad_var")) {
+        s.gradient = GradientStats{o.at("grad_sqr").non_negative_number(),
+                                   o.at("grad_var").non_negative_number()};
+      }
+    });
+  }
+  if (auto g = st->get("gradient")) {
+    s.gradient = GradientStats{g->at("grad_sqr").non_negative_number(),
+                               g->at("grad_var").non_negative_number()};
+  }
+  if (auto models = st->get("models")) {
+    for (const auto& type : models->keys()) {
+      Node m = models->at(type);
+      Node p = m.at("params");
+      if (p.size() != 7) p.expected("7 parameters");
+      std::array<double, 7> a{};
+      for (std::size_t i = 0; i < 7; ++i) a[i] = p[i].as_number();
+      s.models[type] = FittedModel{PerfParams::from_array(a),
+                                   static_cast<int>(m.at("points").non_negative_int())};
+    }
+  }
+  return s;
+}
+
+json job_state_to_json(const JobState& s) {
+  json j = job_spec_to_json(s.spec);
+  json st;
+  st["age"] = s.age;
+  st["restarts"] = s.restarts;
+  if (s.current) {
+    st["current"] = {{"gpu_type", s.current->gpu_type}, {"placement", s.current->placement}};
+  }
+  if (s.restoring) st["restoring"] = true;
+  if (s.attained_service > 0) st["attained_service"] = s.attained_service;
+  if (!s.observations.empty()) {
+    json obs = json::array();
+    for (const auto& o : s.observations) obs.push_back(profile_point_to_json(o));
+    st["observations"] = obs;
+  }
+  if (s.gradient) st["gradient"] = {{"grad_sqr", s.gradient->sqr}, {"grad_var", s.gradient->var}};
+  if (!s.models.empty()) {
+    json models;
+    for (const auto& [type, m] : s.models) {
+      models[type] = {{"params", m.params.to_array()}, {"points", m.points}};
+    }
+    st["models"] = models;
+  }
+  j["state"] = st;
+  return j;
+}
+
+std::vector<JobState> jobs_from_documents(const std::vector<Document>& docs) {
+  std::vector<JobState> out;
+  std::set<std::string> names;
+  auto add = [&](const Node& n) {
+    JobState s = parse_job_state(n);
+    if (!names.insert(s.spec.name).second) {
+      n.at("name").fail("duplicate job \"" + s.spec.name + "\"");
+    }
+    out.push_back(std::move(s));
+  };
+  for (const auto& d : docs) {
+    if (d.kind == "JobSpec") {
+      add(d.data());
+    } else {
+      d.data().at("jobs").each(add);
+    }
+  }
+  return out;
+}
+
+}  // namespace sia

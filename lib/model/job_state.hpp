@@ -1,0 +1,60 @@
+// JobState: a job as the scheduler knows it between rounds -- its spec plus what happened
+// to it: age, restarts, the configuration it holds, whether it is inside a
+// checkpoint-restore, what its workers reported (iteration times per GPU type and
+// placement, the latest gradient statistics) and the throughput models already fitted to
+// those reports (a cache, refitted when the reports change).
+// In a Jobs document each job is its JobSpec fields plus an optional "state" object;
+// a bare JobSpec document is a job with an empty state (just submitted).
+// Thread-safety: plain values.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/document.hpp"
+#include "core/job_spec.hpp"
+#include "core/profile.hpp"
+#include "model/perf_model.hpp"
+
+namespace sia {
+
+struct CurrentAllocation {
+  std::string gpu_type;
+  std::vector<int> placement;  // GPUs per node
+  int nodes() const { return static_cast<int>(placement.size()); }
+  int gpus() const;
+};
+
+struct FittedModel {
+  PerfParams params;
+  int points = 0;  // observations it was fitted to (a cheap staleness check)
+};
+
+struct JobState {
+  JobSpec spec;
+  double age = 0;  // seconds since submission
+  int restarts = 0;
+  std::optional<CurrentAllocation> current;
+  bool restoring = false;
+  double attained_service = 0;               // GPU-seconds
+  std::vector<ProfilePoint> observations;    // from reports while running
+  std::optional<GradientStats> gradient;     // latest reported
+  std::map<std::string, FittedModel> models;  // by GPU type
+
+  // Where the job was read from, for messages ("jobs.json", "jobs[3]"); not serialised.
+  std::string file;
+  std::string path;
+  // "jobs.json: jobs[3].model" for field "model".
+  std::string where(const std::string& field = "") const;
+};
+
+JobState parse_job_state(const Node& job);  // JobSpec fields + optional "state"
+nlohmann::json job_state_to_json(const JobState& job);
+// Reads every job from documents of kind Jobs ({"jobs": [...]}) or JobSpec.
+std::vector<JobState> jobs_from_documents(const std::vector<Document>& docs);
+
+}  // namespace sia

@@ -1,0 +1,172 @@
+#include <catch2/catch.hpp>
+
+#include "model/estimator.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+
+namespace {
+
+struct Fixture {
+  Cluster cluster = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  Catalog catalog{test::catalog_dir()};
+};
+
+JobState job(const std::string& name, const std::string& model) {
+  JobState j;
+  j.spec.name = name;
+  j.spec.model = model;
+  return j;
+}
+
+// A job that ran on 4 A100s and reported gradient statistics.
+JobState ran_on_a100(const Catalog& catalog) {
+  JobState j = job("c", "cifar10");
+  j.age = 600;
+  j.current = CurrentAllocation{"a100", {4}};
+  for (const auto& r : catalog.get("cifar10").gpu("a100")->placements) {
+    if ((r.placement == "2" || r.placement == "4") && r.local_bsz >= 128 && r.local_bsz <= 512) {
+      j.observations.push_back({"a100", 1, r.replicas, r.local_bsz, r.step_time, r.sync_time});
+    }
+  }
+  j.gradient = GradientStats{1.9, 1.6};
+  return j;
+}
+
+const GoodputEntry* find(const GoodputRow& r, int type, int gpus) {
+  for (const auto& e : r.entries) {
+    if (e.config.type == type && e.config.gpus == gpus) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a new job is offered one GPU of each type, valued by its profile", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog);
+  JobState j = job("new", "cifar10");
+  GoodputRow r = est.estimate_job(j);
+  REQUIRE(r.entries.size() == 3);
+  CHECK(r.max_gpus == 1);
+  for (const auto& e : r.entries) {
+    CHECK(e.config.gpus == 1);
+    CHECK(e.source == GoodputSource::model);
+    CHECK(e.batch_size == 128);
+  }
+  // Normalised: the slowest type (t4) is worth 1, the A100 more than the RTX.
+  CHECK(r.entries[0].goodput == Approx(1.0));
+  CHECK(r.entries[1].goodput > r.entries[2].goodput);
+  CHECK(r.entries[2].goodput > 1.0);
+  CHECK(r.restart_penalty == 50);  // the simulated checkpoint-restore of cifar10
+  CHECK(j.models.size() == 3);     // fits cached in the job's state
+}
+
+TEST_CASE("reference profile: a new job is indifferent between types", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog, reference_estimator_options());
+  JobState j = job("new", "cifar10");
+  GoodputRow r = est.estimate_job(j);
+  REQUIRE(r.entries.size() == 3);
+  for (const auto& e : r.entries) {
+    CHECK(e.goodput == 1.0);
+    CHECK(e.config.gpus == 1);
+    CHECK(e.source == GoodputSource::fallback);
+  }
+  CHECK(r.restart_penalty == 30);  // the artifact's scheduler-side penalty
+}
+
+TEST_CASE("scale-up rule and bootstrapping to other types", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog);
+  JobState j = ran_on_a100(f.catalog);
+  GoodputRow r = est.estimate_job(j);
+  CHECK(r.max_gpus == 8);
+  REQUIRE(r.current);
+  CHECK(r.current->type == 1);
+  CHECK(r.current->gpus == 4);
+  for (const auto& e : r.entries) {
+    CHECK(e.config.gpus <= 8);
+    CHECK(e.source == (e.config.type == 1 ? GoodputSource::model : GoodputSource::bootstrap));
+  }
+  REQUIRE(find(r, 1, 8));
+  REQUIRE(find(r, 0, 8));  // two whole T4 nodes
+  CHECK_FALSE(find(r, 0, 12));
+  // More GPUs of the same type never lose goodput for this job here.
+  CHECK(find(r, 1, 8)->raw_goodput > find(r, 1, 4)->raw_goodput);
+  // Eq. 1: a bootstrapped type has the source's shape, scaled by its 1-GPU ratio.
+  double ratio1 = find(r, 0, 1)->raw_goodput / find(r, 1, 1)->raw_goodput;
+  double ratio4 = find(r, 0, 4)->raw_goodput / find(r, 1, 4)->raw_goodput;
+  CHECK(ratio4 == Approx(ratio1).epsilon(1e-9));
+}
+
+TEST_CASE("reference profile: projection uses the catalog's throughput ratio", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog, reference_estimator_options());
+  JobState j = ran_on_a100(f.catalog);
+  j.spec.batch_size = 4096;
+  GoodputRow r = est.estimate_job(j);
+  const auto& cifar = f.catalog.get("cifar10");
+  double x_t4 = cifar.gpu("t4")->single_gpu_throughput();
+  double x_a100 = cifar.gpu("a100")->single_gpu_throughput();
+  REQUIRE(find(r, 0, 4));
+  REQUIRE(find(r, 1, 4));
+  CHECK(find(r, 0, 4)->raw_goodput == Approx(find(r, 1, 4)->raw_goodput * x_t4 / x_a100));
+  CHECK(find(r, 0, 4)->source == GoodputSource::bootstrap);
+  // The row minimum is 1.
+  double m = 1e9;
+  for (const auto& e : r.entries) m = std::min(m, e.goodput);
+  CHECK(m == Approx(1.0));
+}
+
+TEST_CASE("constraints: allowed types, max GPUs, rigid jobs", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog);
+  JobState j = ran_on_a100(f.catalog);
+  j.spec.allowed_gpu_types = {"a100"};
+  j.spec.max_gpus = 2;
+  GoodputRow r = est.estimate_job(j);
+  for (const auto& e : r.entries) {
+    CHECK(e.config.type == 1);
+    CHECK(e.config.gpus <= 2);
+  }
+  JobState rigid = job("r", "bert");
+  rigid.spec.adaptivity = Adaptivity::rigid;
+  rigid.spec.gpus = 6;
+  rigid.spec.batch_size = 96;
+  GoodputRow rr = est.estimate_job(rigid);
+  REQUIRE(rr.entries.size() == 3);
+  double m = 1e9;
+  for (const auto& e : rr.entries) {
+    CHECK(e.config.gpus == 6);
+    CHECK(e.batch_size == 96);
+    m = std::min(m, e.goodput);
+  }
+  CHECK(m == Approx(6.0));
+  CHECK(rr.entries[0].config.nodes == 2);  // 6 T4s need two 4-GPU nodes
+}
+
+TEST_CASE("estimator errors name the job's field", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog);
+  JobState j = job("x", "nosuchmodel");
+  j.file = "jobs.json";
+  j.path = "jobs[4]";
+  auto e = test::error_of([&] { est.estimate_job(j); });
+  CHECK(e.first == 65);
+  CHECK(e.second.rfind("jobs.json: jobs[4].model: unknown model \"nosuchmodel\"", 0) == 0);
+}
+
+TEST_CASE("cached fits are reused while the observations are unchanged", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog);
+  JobState j = ran_on_a100(f.catalog);
+  GoodputRow a = est.estimate_job(j);
+  PerfParams cached = j.models.at("a100").params;
+  GoodputRow b = est.estimate_job(j);
+  CHECK(j.models.at("a100").params == cached);
+  REQUIRE(a.entries.size() == b.entries.size());
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    CHECK(a.entries[i].goodput == b.entries[i].goodput);
+  }
+}
