@@ -168,17 +168,16 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
   try {
     parsed = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
+    // JSON Lines only if the first non-empty line is a complete value on its own;
+    // otherwise this is one broken document and its own error is the useful one.
     single = false;
-    // Is it JSON Lines? Only if there are several non-empty lines.
-    std::size_t lines = 0;
-    for (std::size_t start = 0; start < text.size();) {
-      std::size_t end = text.find('\n', start);
-      if (end == std::string_view::npos) end = text.size();
-      std::string_view line = text.substr(start, end - start);
-      if (line.find_first_not_of(" \t\r") != std::string_view::npos) ++lines;
-      start = end + 1;
-    }
-    if (lines < 2) throw Error(status, located(name, "", json_parse_message(e)));
+    std::size_t start = text.find_first_not_of(" \t\r\n");
+    std::size_t end = text.find('\n', start);
+    std::string_view first = text.substr(start, end == std::string_view::npos ? end : end - start);
+    bool lines = end != std::string_view::npos &&
+                 text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
+                 json::accept(first.begin(), first.end());
+    if (!lines) throw Error(status, located(name, "", json_parse_message(e)));
   }
   if (single) {
     docs.push_back(make_document(std::make_shared<json>(std::move(parsed)), name, kinds, status,

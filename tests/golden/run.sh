@@ -13,8 +13,9 @@ set -u
 BIN=$1
 SRC=$2
 CASE=$3
-DATA=$SRC/data
-TESTDATA=$SRC/tests/data
+# Relative paths, so that messages naming files do not depend on where the tree lives.
+DATA=data
+TESTDATA=tests/data
 export BIN DATA CASE TESTDATA
 export NO_COLOR=1 SIA_DATA_DIR="$DATA"
 unset SIA_CLUSTER SIA_CATALOG SIA_CONFIG
