@@ -65,9 +65,9 @@ SyntheticRound synthetic_round(const Catalog& catalog, int scale, int njobs, uns
     const int gpn = r.cluster.types[t].gpus_per_node;
     int want = 1 << static_cast<int>(u(rng) * 5);  // 1 .. 16
     if (want > gpn) want = (want / gpn) * gpn;
-    // Observations: the real rows of placements this job has "run".
+    // Observations: a dozen real rows of placements this job has "run".
     for (const auto& row : g->placements) {
-      if (row.replicas <= want && row.nodes <= 2 && u(rng) < 0.3) {
+      if (row.replicas <= want && row.nodes <= 2 && u(rng) < 0.04) {
         j.observations.push_back(
             {g->name, row.nodes, row.replicas, row.local_bsz, row.step_time, row.sync_time});
       }

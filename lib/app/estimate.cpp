@@ -45,6 +45,20 @@ int run_estimate(const EstimateArgs& args) {
   if (args.no_seed_profiles) opt.seed_profiles = false;
   Estimator est(cluster, catalog, opt);
   GoodputMatrix m = est.estimate(jobs);
+  for (const auto& j : jobs) {
+    if (j.current && cluster.type_index(j.current->gpu_type) < 0) {
+      cli::info("sia-estimate", "warning: " + j.where("state.current.gpu_type") +
+                                    ": GPU type \"" + j.current->gpu_type +
+                                    "\" is not in cluster " + cluster.name + "; treated as not running");
+    }
+  }
+  for (const auto& r : m.jobs) {
+    if (r.entries.empty()) {
+      cli::info("sia-estimate", "warning: job " + r.job +
+                                    ": no GPU type it may use is in the cluster (" +
+                                    cluster.type_names() + "); it cannot be scheduled");
+    }
+  }
   if (!args.save_jobs.empty()) {
     json list = json::array();
     for (const auto& j : jobs) list.push_back(job_state_to_json(j));
@@ -55,7 +69,7 @@ int run_estimate(const EstimateArgs& args) {
     cli::write_stdout(render_table(m));
   } else {
     json meta{{"generator", "sia-estimate"}, {"cluster", cluster.name}};
-    cli::print_document("GoodputMatrix", meta, goodput_matrix_to_json(m));
+    cli::write_stdout(goodput_matrix_document(m, meta, cli::stdout_is_tty()) + "\n");
   }
   return 0;
 }

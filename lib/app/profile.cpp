@@ -53,6 +53,13 @@ int run_import(const ImportArgs& args) {
 int run_seed(const SeedArgs& args) {
   Catalog catalog(args.catalog.empty() ? default_catalog_dir() : args.catalog);
   const ModelInfo& m = catalog.get(args.model);
+  for (const auto& g : m.gpus) {
+    if (g.pipeline_stages > 1) {
+      throw Error(ExitStatus::data,
+                  args.model + ": a pipeline-parallel model: its catalog rows are per-stage "
+                               "micro-batch times, not single-GPU profiles");
+    }
+  }
   Profile p = m.seed_profile();
   p.job = args.job;
   cli::print_document("Profile", json::object(), profile_to_json(p));

@@ -39,6 +39,22 @@ json allocation_to_json(const Allocation& a) {
       x["config"] = nullptr;
       if (!j.reason.empty()) x["reason"] = j.reason;
     }
+    if (j.explain) {
+      const Explanation& e = *j.explain;
+      json ex{{"value", e.value},
+              {"restart_factor", e.restart_factor},
+              {"goodput", e.goodput},
+              {"pinned", e.pinned},
+              {"max_gpus", e.max_gpus}};
+      if (e.alternative) {
+        ex["alternative"] = config_ref_to_json(*e.alternative, a.cluster);
+        ex["alternative"]["goodput"] = e.alternative_goodput;
+        ex["alternative"]["value"] = e.alternative_value;
+      } else {
+        ex["alternative"] = nullptr;
+      }
+      x["explain"] = std::move(ex);
+    }
     jobs.push_back(std::move(x));
   }
   out["jobs"] = std::move(jobs);

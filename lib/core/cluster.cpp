@@ -77,7 +77,7 @@ Cluster parse_cluster(const Node& data) {
       if (declared_types) {
         type.fail("unknown GPU type \"" + ng.gpu_type + "\" (declared: " + c.type_names() + ")");
       }
-      if (!valid_name(ng.gpu_type)) type.expected("a GPU type name of letters, digits, '-', '_'");
+      if (!valid_name(ng.gpu_type)) type.expected("a GPU type name of letters, digits, '-', '_', '.'");
       GpuType t;
       t.name = ng.gpu_type;
       c.types.push_back(t);

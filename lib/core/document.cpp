@@ -3,10 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -39,17 +36,26 @@ std::string display_name(const std::string& file) { return file == "-" ? "<stdin
 
 std::string read_input(const std::string& file) {
   if (file == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    if (std::cin.bad()) throw Error(ExitStatus::io, "<stdin>: read error");
-    return ss.str();
+    std::string text;
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
+    if (std::ferror(stdin)) throw Error(ExitStatus::io, "<stdin>: read error");
+    return text;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw Error(ExitStatus::no_input, file + ": cannot open: " + std::strerror(errno));
+  std::FILE* f = std::fopen(file.c_str(), "rb");
+  if (!f) throw Error(ExitStatus::no_input, file + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  bool bad = std::ferror(f);
+  int err = errno;
+  std::fclose(f);
+  if (bad) {
+    throw Error(err == EISDIR ? ExitStatus::no_input : ExitStatus::io,
+                file + ": read error: " + std::strerror(err));
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(ExitStatus::io, file + ": read error");
   return text;
 }
 

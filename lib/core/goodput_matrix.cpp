@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/document.hpp"
+#include "core/json_writer.hpp"
+
 namespace sia {
 
 using nlohmann::json;
@@ -86,6 +89,90 @@ json goodput_matrix_to_json(const GoodputMatrix& m) {
   }
   out["jobs"] = std::move(jobs);
   return out;
+}
+
+std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata, bool pretty) {
+  JsonWriter w(pretty);
+  w.begin_object();
+  w.key("apiVersion");
+  w.string(kApiVersion);
+  w.key("kind");
+  w.string("GoodputMatrix");
+  w.key("metadata");
+  w.raw(metadata.is_null() ? json::object() : metadata);
+  w.key("data");
+  w.begin_object();
+  w.key("cluster");
+  w.raw(cluster_to_json(m.cluster));
+  w.key("jobs");
+  w.begin_array();
+  for (const auto& r : m.jobs) {
+    w.begin_object();
+    w.key("adaptivity");
+    w.string(to_string(r.adaptivity));
+    w.key("age");
+    w.number(r.age);
+    w.key("attained_service");
+    w.number(r.attained_service);
+    w.key("current");
+    if (r.current) {
+      w.raw(config_ref_to_json(*r.current, m.cluster));
+    } else {
+      w.null();
+    }
+    w.key("entries");
+    w.begin_array();
+    for (const auto& e : r.entries) {
+      w.begin_object();
+      w.key("accum_steps");
+      w.integer(e.accum_steps);
+      w.key("batch_size");
+      w.number(e.batch_size);
+      w.key("goodput");
+      w.number(e.goodput);
+      w.key("gpu_type");
+      w.string(m.cluster.types[e.config.type].name);
+      w.key("gpus");
+      w.integer(e.config.gpus);
+      w.key("local_bsz");
+      w.integer(e.local_bsz);
+      w.key("nodes");
+      w.integer(e.config.nodes);
+      w.key("raw_goodput");
+      w.number(e.raw_goodput);
+      w.key("source");
+      w.string(to_string(e.source));
+      w.key("throughput");
+      w.number(e.throughput);
+      w.end_object();
+    }
+    w.end_array();
+    w.key("max_gpus");
+    w.integer(r.max_gpus);
+    w.key("min_gpus");
+    w.integer(r.min_gpus);
+    w.key("name");
+    w.string(r.job);
+    w.key("normalizer");
+    w.number(r.normalizer);
+    w.key("preemptible");
+    w.boolean(r.preemptible);
+    w.key("priority");
+    w.integer(r.priority);
+    w.key("restart_penalty");
+    w.number(r.restart_penalty);
+    w.key("restarts");
+    w.integer(r.restarts);
+    w.key("restoring");
+    w.boolean(r.restoring);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("profile");
+  w.string(m.profile);
+  w.end_object();
+  w.end_object();
+  return std::move(w.str());
 }
 
 GoodputMatrix parse_goodput_matrix(const Node& data) {

@@ -1,7 +1,7 @@
 // GoodputMatrix: what sia-estimate hands to sia-solve -- for every active job and every
 // configuration it may run in, the goodput the job would reach, normalised per row so
-// that the job's smallest valid configuration is worth its GPU count (the Sia policy's
-// scale), with the raw figures, the batch the job would use and where the number came
+// that the row's smallest goodput is worth its base unit -- 1 GPU, a pipeline's stages, or
+// a rigid job's GPU count (the Sia policy's scale) -- with the raw figures, the batch the job would use and where the number came
 // from ("model": the job's own fitted model on that type; "bootstrap": projected from
 // another type (Sia Eq. 1); "default": nothing known yet, a single GPU is offered).
 // The row also carries what the policy needs of the job's history (age, restarts, restart
@@ -59,6 +59,10 @@ struct GoodputMatrix {
 };
 
 nlohmann::json goodput_matrix_to_json(const GoodputMatrix& m);
+// The whole GoodputMatrix document, written by the streaming writer: the same bytes as
+// dump_document("GoodputMatrix", metadata, goodput_matrix_to_json(m), pretty), faster.
+std::string goodput_matrix_document(const GoodputMatrix& m, const nlohmann::json& metadata,
+                                    bool pretty);
 GoodputMatrix parse_goodput_matrix(const Node& data);
 // Shared by the Allocation and Placement readers: {"gpu_type", "nodes", "gpus"}.
 Config parse_config_ref(const Node& n, const Cluster& cluster);

@@ -31,7 +31,7 @@ const JobPlacement* Placement::find(const std::string& job) const {
 
 json placement_to_json(const Placement& p, const Cluster& cluster) {
   json out;
-  out["cluster"] = p.cluster_name;
+  out["cluster_name"] = p.cluster_name;
   json jobs = json::array();
   for (const auto& j : p.jobs) {
     json nodes = json::array();
@@ -52,7 +52,7 @@ json placement_to_json(const Placement& p, const Cluster& cluster) {
 
 Placement parse_placement(const Node& data, const Cluster& cluster) {
   Placement p;
-  p.cluster_name = data.string_or("cluster", cluster.name);
+  p.cluster_name = data.string_or("cluster_name", cluster.name);
   std::map<std::string, const ClusterNode*> by_name;
   for (const auto& n : cluster.nodes) by_name[n.name] = &n;
   std::set<std::string> seen;

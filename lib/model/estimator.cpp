@@ -102,18 +102,20 @@ std::vector<TypeModel> Estimator::type_models(JobState& job) {
     for (const auto& p : pts) tm.multi_gpu |= p.replicas > 1;
     if (pts.empty()) continue;
     tm.has_model = true;
+    const std::uint64_t print = fingerprint_points(pts);
     auto cached = job.models.find(type);
-    if (cached != job.models.end() && cached->second.points == tm.points) {
+    if (cached != job.models.end() && cached->second.points == tm.points &&
+        cached->second.fingerprint == print) {
       tm.params = cached->second.params;
     } else {
-      std::vector<FitPoint> fp;
-      fp.reserve(pts.size());
+      std::vector<FitPoint> fit;
+      fit.reserve(pts.size());
       for (const auto& p : pts) {
-        fp.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
-                      std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
+        fit.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
+                       std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
       }
-      tm.params = fit_perf_params(fp);
-      job.models[type] = FittedModel{tm.params, tm.points};
+      tm.params = fit_perf_params(fit);
+      job.models[type] = FittedModel{tm.params, tm.points, print};
     }
     if (!g) {
       // Own profile: the single-GPU throughput at the largest measured batch.
@@ -172,36 +174,49 @@ GoodputRow Estimator::estimate_job(JobState& job) {
   bool any_multi = false;
   for (std::size_t t = 0; t < ntypes; ++t) any_multi |= own[t] && tms[t].multi_gpu;
 
-  // Replica bounds (the scale-up rule).
-  int min_rep = std::max(1, spec.min_gpus);
-  std::vector<int> max_rep(ntypes, 1);
-  int shared_max = 1;
+  // Replica bounds (the scale-up rule), in replicas: GPUs / stages.
+  auto observed = [&](const std::string& type) {
+    int r = 0;
+    for (const auto& o : job.observations) {
+      if (!type.empty() && o.gpu_type != type) continue;
+      int t = cluster_.type_index(o.gpu_type);
+      int stages = t >= 0 ? tms[t].stages : 1;
+      r = std::max(r, o.replicas / std::max(1, stages));
+    }
+    return r;
+  };
+  std::vector<int> min_rep(ntypes, 1), max_rep(ntypes, 1), cap(ntypes, 1);
+  int shared = 1;
   for (std::size_t t = 0; t < ntypes; ++t) {
     if (!tms[t].usable) continue;
-    int m;
-    if (ref) {
-      int obs = max_observed_replicas(job, cluster_.types[t].name);
-      int cap_b = static_cast<int>((info ? info->max_batch_size : bmax) / tms[t].min_local);
-      m = std::min({std::max(2 * obs, 1), 64, std::max(cap_b, 0)});
-    } else {
-      int obs = max_observed_replicas(job, options_.share_max_replicas ? "" : cluster_.types[t].name);
-      m = std::max(options_.scale_up * obs, 1);
-      int cap_b = static_cast<int>(std::floor(bmax / tms[t].min_local + 1e-9));
-      m = std::min(m, std::max(cap_b, 1));
+    const std::string& type = cluster_.types[t].name;
+    const int u = tms[t].stages;
+    const double batch_cap = ref && info ? info->max_batch_size : bmax;
+    cap[t] = std::max(1, static_cast<int>(std::floor(batch_cap / tms[t].min_local + 1e-9)));
+    if (ref) cap[t] = std::min(cap[t], 64);
+    int grow = std::max(options_.scale_up * observed(options_.share_max_replicas && !ref ? "" : type), 1);
+    if (ref) grow = std::min(grow, cap[t]);  // the artifact caps per type, then shares
+    max_rep[t] = grow;
+    shared = std::max(shared, grow);
+    min_rep[t] = std::max(1, (spec.min_gpus + u - 1) / u);
+  }
+  for (std::size_t t = 0; t < ntypes; ++t) {
+    if (!tms[t].usable) continue;
+    const int u = tms[t].stages;
+    if (options_.share_max_replicas) max_rep[t] = shared;
+    if (!ref) max_rep[t] = std::min(max_rep[t], cap[t]);
+    if (spec.max_gpus) max_rep[t] = std::min(max_rep[t], std::max(1, spec.max_gpus / u));
+    if (spec.adaptivity != Adaptivity::adaptive && spec.gpus > 0) {
+      max_rep[t] = std::max(1, spec.gpus / u);
     }
-    if (spec.max_gpus) m = std::min(m, spec.max_gpus / tms[t].stages);
-    max_rep[t] = m;
-    shared_max = std::max(shared_max, m);
+    // A job that needs at least N GPUs starts at N, whatever it was observed with.
+    max_rep[t] = std::max(max_rep[t], min_rep[t]);
   }
-  if (options_.share_max_replicas) {
-    for (auto& m : max_rep) m = shared_max;
-  }
-  if (spec.adaptivity != Adaptivity::adaptive && spec.gpus > 0) {
-    for (auto& m : max_rep) m = spec.gpus;
-  }
-  row.min_gpus = min_rep;
+  row.min_gpus = std::max(1, spec.min_gpus);
   row.max_gpus = 1;
-  for (auto m : max_rep) row.max_gpus = std::max(row.max_gpus, m);
+  for (std::size_t t = 0; t < ntypes; ++t) {
+    if (tms[t].usable) row.max_gpus = std::max(row.max_gpus, max_rep[t] * tms[t].stages);
+  }
   if (spec.adaptivity == Adaptivity::rigid) row.min_gpus = row.max_gpus = spec.gpus;
 
   // Batch limits per type.
@@ -319,7 +334,7 @@ GoodputRow Estimator::estimate_job(JobState& job) {
       }
       for (const Config& c : configs_[t]) {
         if (c.nodes > max_nodes) continue;
-        if (c.gpus < min_rep * u || c.gpus > max_rep[t] * u) continue;
+        if (c.gpus < min_rep[t] * u || c.gpus > max_rep[t] * u) continue;
         if (u > 1 && c.gpus % u != 0) continue;
         add_entry(c);
       }

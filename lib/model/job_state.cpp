@@ -1,6 +1,8 @@
 #include "model/job_state.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,26 @@ int CurrentAllocation::gpus() const {
   int n = 0;
   for (int g : placement) n += g;
   return n;
+}
+
+std::uint64_t fingerprint_points(const std::vector<ProfilePoint>& points) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const void* data, std::size_t n) {
+    const auto* b = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) {
+      h ^= b[i];
+      h *= 1099511628211ull;
+    }
+  };
+  for (const auto& p : points) {
+    mix(p.gpu_type.data(), p.gpu_type.size());
+    mix(&p.nodes, sizeof p.nodes);
+    mix(&p.replicas, sizeof p.replicas);
+    mix(&p.local_bsz, sizeof p.local_bsz);
+    mix(&p.step_time, sizeof p.step_time);
+    mix(&p.sync_time, sizeof p.sync_time);
+  }
+  return h;
 }
 
 std::string JobState::where(const std::string& field) const {
@@ -62,8 +84,15 @@ JobState parse_job_state(const Node& job) {
       if (p.size() != 7) p.expected("7 parameters");
       std::array<double, 7> a{};
       for (std::size_t i = 0; i < 7; ++i) a[i] = p[i].as_number();
-      s.models[type] = FittedModel{PerfParams::from_array(a),
-                                   static_cast<int>(m.at("points").non_negative_int())};
+      FittedModel fm{PerfParams::from_array(a),
+                     static_cast<int>(m.at("points").non_negative_int()), 0};
+      if (auto f = m.get("fingerprint")) {
+        std::string hex = f->as_string();
+        char* end = nullptr;
+        fm.fingerprint = std::strtoull(hex.c_str(), &end, 16);
+        if (hex.empty() || *end != '\0') f->expected("a hexadecimal fingerprint");
+      }
+      s.models[type] = fm;
     }
   }
   return s;
@@ -88,7 +117,9 @@ json job_state_to_json(const JobState& s) {
   if (!s.models.empty()) {
     json models;
     for (const auto& [type, m] : s.models) {
-      models[type] = {{"params", m.params.to_array()}, {"points", m.points}};
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(m.fingerprint));
+      models[type] = {{"params", m.params.to_array()}, {"points", m.points}, {"fingerprint", hex}};
     }
     st["models"] = models;
   }

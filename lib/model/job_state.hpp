@@ -8,6 +8,7 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,8 +32,12 @@ struct CurrentAllocation {
 
 struct FittedModel {
   PerfParams params;
-  int points = 0;  // observations it was fitted to (a cheap staleness check)
+  int points = 0;                 // measurements it was fitted to
+  std::uint64_t fingerprint = 0;  // of those measurements: refit when they change
 };
+
+// FNV-1a over the measurements a model is fitted to.
+std::uint64_t fingerprint_points(const std::vector<ProfilePoint>& points);
 
 struct JobState {
   JobSpec spec;

@@ -88,3 +88,36 @@ TEST_CASE("documents are written deterministically and never with NaN", "[docume
   nlohmann::json bad{{"x", std::nan("")}};
   CHECK(error_of([&] { dump_document("X", {}, bad, false); }).first == 70);
 }
+
+#include "core/goodput_matrix.hpp"
+#include "core/json_writer.hpp"
+
+TEST_CASE("the streaming writer produces the same bytes as the tree", "[document]") {
+  GoodputMatrix m;
+  auto docs = parse_documents("[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 2\n",
+                              "c.toml", {"Cluster"});
+  m.cluster = cluster_from_document(docs.front());
+  GoodputRow r;
+  r.job = "a\"b";
+  r.age = 12.5;
+  r.current = Config{0, 1, 2};
+  for (double g : {1.0, 1.75, 0.0001, 123456789.125, 3e-9, 1e20}) {
+    GoodputEntry e;
+    e.config = Config{0, 1, 1};
+    e.goodput = g;
+    e.raw_goodput = g * 3;
+    e.batch_size = 128;
+    r.entries.push_back(e);
+  }
+  m.jobs.push_back(r);
+  GoodputRow empty;
+  empty.job = "z";
+  m.jobs.push_back(empty);
+  nlohmann::json meta{{"generator", "test"}};
+  for (bool pretty : {false, true}) {
+    CHECK(goodput_matrix_document(m, meta, pretty) ==
+          dump_document("GoodputMatrix", meta, goodput_matrix_to_json(m), pretty));
+  }
+  JsonWriter w(false);
+  CHECK_THROWS(w.number(std::nan("")));
+}

@@ -21,12 +21,12 @@ int main(int argc, char** argv) {
   if (const char* c = std::getenv("SIA_CLUSTER")) a.cluster = c;
   if (const char* c = std::getenv("SIA_CATALOG")) a.catalog = c;
   app.add_option("jobs", a.inputs, "Job files, or - for stdin (default: stdin)");
-  app.add_option("--cluster", a.cluster, "Cluster description (TOML or a Cluster document)");
-  app.add_option("--catalog", a.catalog, "Model catalog directory (default: the bundled one)");
+  app.add_option("--cluster", a.cluster, "Cluster description (TOML or a Cluster document; default $SIA_CLUSTER)");
+  app.add_option("--catalog", a.catalog, "Model catalog directory (default $SIA_CATALOG, else the bundled one)");
   app.add_option("--compat", a.compat, "Behaviour profile")
       ->check(CLI::IsMember({"default", "reference"}))
       ->capture_default_str();
-  app.add_option("--scale-up", a.scale_up, "Scale-up limit: x the largest observed GPU count")
+  app.add_option("--scale-up", a.scale_up, "Scale-up limit: at most this many times the largest replica count observed")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   app.add_flag("--no-projection", a.no_projection, "Do not estimate unvisited GPU types");

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   sia::cli::CommonFlags common;
   sia::cli::add_common_flags(app, common, {"json"});
   app.require_subcommand(0, 1);
+  app.fallthrough();  // -o, -q, -v also after the subcommand
 
   sia::app::ImportArgs imp;
   auto* import_cmd = app.add_subcommand(
@@ -43,6 +44,6 @@ int main(int argc, char** argv) {
       return sia::app::run_import(imp);
     }
     if (seed_cmd->parsed()) return sia::app::run_seed(seed);
-    throw sia::Error(sia::ExitStatus::usage, "expected a subcommand: import or seed (see --help)");
+    throw sia::Error(sia::ExitStatus::usage, "expected a subcommand: import or seed (see sia-profile --help)");
   });
 }

@@ -1,0 +1,90 @@
+// Sia policy runtime on synthetic rounds shaped like the paper's scaling study (3 GPU
+// types; 64 .. 2,048 GPUs; about one active job per two GPUs): per cluster size, the
+// median and p95 of the solve time over 20 rounds, the worst gap and the statuses; then
+// the wall time of the whole `sia-estimate | sia-solve | sia-place` pipeline through pipes.
+//   bench/policy_runtime [BIN_DIR]    (BIN_DIR holds the sia-* programs; default: beside
+//                                      this binary)
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/document.hpp"
+#include "model/estimator.hpp"
+#include "policy/sia_policy.hpp"
+#include "synthetic.hpp"
+
+using namespace sia;
+using namespace sia::bench;
+namespace fs = std::filesystem;
+
+int main(int argc, char** argv) {
+  std::string bin = argc > 1 ? argv[1] : fs::read_symlink("/proc/self/exe").parent_path().string();
+  Catalog catalog(default_catalog_dir());
+  const int rounds = 20;
+  std::printf("Solve (in-process, warm fits; time limit 2 s, gap target 1e-4)\n");
+  std::printf("%6s %6s %8s %10s %10s %10s %10s  %s\n", "GPUs", "jobs", "columns", "median ms",
+              "p95 ms", "max ms", "max gap", "statuses");
+  fs::path tmp = fs::temp_directory_path() / ("sia-bench-" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  std::map<int, std::pair<std::string, std::string>> files;
+  for (int scale : {1, 4, 8, 16, 32}) {
+    const int njobs = scale * 32;
+    std::vector<double> t;
+    double worst_gap = 0;
+    std::size_t columns = 0;
+    std::map<std::string, int> statuses;
+    for (int r = 0; r < rounds; ++r) {
+      SyntheticRound round = synthetic_round(catalog, scale, njobs, 100 + r);
+      Estimator est(round.cluster, catalog);
+      GoodputMatrix m = est.estimate(round.jobs);
+      SiaPolicy sia(PolicyOptions{});
+      Allocation a = sia.allocate(m, std::nullopt);
+      t.push_back(1e3 * sia.last_solve_seconds());
+      worst_gap = std::max(worst_gap, a.gap);
+      ++statuses[sia.last_solution().status + "/" + sia.last_solution().method];
+      columns = 0;
+      for (const auto& row : m.jobs) columns += row.entries.size();
+      if (r == 0) {
+        nlohmann::json jobs = nlohmann::json::array();
+        for (const auto& j : round.jobs) jobs.push_back(job_state_to_json(j));
+        std::string jf = (tmp / ("jobs-" + std::to_string(scale) + ".json")).string();
+        std::string cf = (tmp / ("cluster-" + std::to_string(scale) + ".json")).string();
+        write_file_atomic(jf, dump_document("Jobs", {}, {{"jobs", jobs}}, false));
+        write_file_atomic(cf, dump_document("Cluster", {}, cluster_to_json(round.cluster), false));
+        files[scale] = {cf, jf};
+      }
+    }
+    std::string st;
+    for (const auto& [k, v] : statuses) st += k + " x" + std::to_string(v) + " ";
+    std::printf("%6d %6d %8zu %10.2f %10.2f %10.2f %10.1e  %s\n", 64 * scale, njobs, columns,
+                median(t), percentile(t, 95), percentile(t, 100), worst_gap, st.c_str());
+  }
+  std::printf("\nPipeline through pipes: sia-estimate | sia-solve | sia-place (fits cached in "
+              "the jobs file; median of 5)\n");
+  std::printf("%6s %12s\n", "GPUs", "median ms");
+  for (auto& [scale, f] : files) {
+    // Warm the fit cache the way a controller would: save the jobs with their models.
+    std::string warm = f.second + ".warm";
+    std::string prep = bin + "/sia-estimate --cluster " + f.first + " " + f.second +
+                       " --save-jobs " + warm + " > /dev/null";
+    if (std::system(prep.c_str()) != 0) return 1;
+    std::string cmd = bin + "/sia-estimate --cluster " + f.first + " " + warm + " | " + bin +
+                      "/sia-solve | " + bin + "/sia-place > /dev/null";
+    std::vector<double> t;
+    for (int k = 0; k < 5; ++k) {
+      double t0 = now_seconds();
+      if (std::system(cmd.c_str()) != 0) return 1;
+      t.push_back(1e3 * (now_seconds() - t0));
+    }
+    std::printf("%6d %12.1f\n", 64 * scale, median(t));
+  }
+  fs::remove_all(tmp);
+  return 0;
+}

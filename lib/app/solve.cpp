@@ -1,0 +1,117 @@
+#include "app/solve.hpp"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/table.hpp"
+#include "core/document.hpp"
+#include "core/error.hpp"
+#include "core/placement.hpp"
+#include "place/placer.hpp"
+
+namespace sia::app {
+
+using nlohmann::json;
+
+static std::string solve_table(const Allocation& a, bool explain) {
+  std::vector<std::string> head = {"job", "config", "goodput", "batch"};
+  if (explain) head.insert(head.end(), {"value", "restart", "alternative"});
+  head.push_back("note");
+  cli::Table t(head);
+  for (const auto& j : a.jobs) {
+    std::vector<std::string> row = {j.job, j.config ? format_config(*j.config, a.cluster) : "-",
+                                    j.config ? cli::fixed(j.goodput, 3) : "",
+                                    j.config ? cli::fixed(j.batch_size, 0) : ""};
+    if (explain) {
+      const auto& e = j.explain;
+      row.push_back(e && j.config ? cli::fixed(e->value, 4) : "");
+      row.push_back(e ? cli::fixed(e->restart_factor, 3) : "");
+      row.push_back(e && e->alternative ? format_config(*e->alternative, a.cluster) + " " +
+                                              cli::fixed(e->alternative_goodput, 3)
+                                        : "");
+    }
+    std::string note = j.config ? "" : "waiting: " + j.reason;
+    if (j.explain && j.explain->pinned) note = "pinned (checkpoint-restore or not preemptible)";
+    row.push_back(note);
+    t.add(row);
+  }
+  return t.render() + "status " + a.status + ", objective " + cli::fixed(a.objective, 4) +
+         ", gap " + cli::fixed(a.gap * 100, 4) + "%\n";
+}
+
+int run_solve(const SolveArgs& args) {
+  Document doc = read_document(args.input, {"GoodputMatrix"});
+  GoodputMatrix m = parse_goodput_matrix(doc.data());
+  std::optional<Allocation> previous;
+  if (!args.previous.empty()) {
+    previous = parse_allocation(read_document(args.previous, {"Allocation"}).data());
+  }
+  PolicyOptions o = args.options;
+  o.reference = args.compat == "reference";
+  auto policy = make_policy(args.policy, o);
+  auto t0 = std::chrono::steady_clock::now();
+  Allocation a = policy->allocate(m, previous);
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  cli::debug("sia-solve", "policy " + args.policy + ": " + a.status + " in " +
+                              cli::fixed(secs * 1e3, 1) + " ms, gap " + cli::fixed(a.gap, 6));
+  if (args.format == cli::Format::table) {
+    cli::write_stdout(solve_table(a, o.explain));
+  } else {
+    cli::print_document("Allocation", json{{"generator", "sia-solve"}}, allocation_to_json(a));
+  }
+  return 0;
+}
+
+static std::string place_table(const Placement& p, const Cluster& c) {
+  cli::Table t({"job", "type", "nodes", "restart"});
+  for (const auto& j : p.jobs) {
+    std::string nodes;
+    for (const auto& ng : j.nodes) {
+      if (!nodes.empty()) nodes += " ";
+      nodes += ng.node + ":";
+      for (std::size_t k = 0; k < ng.gpus.size(); ++k) {
+        nodes += (k ? "," : "") + std::to_string(ng.gpus[k]);
+      }
+    }
+    t.add({j.job, c.types[j.type].name, nodes, j.restart ? "yes" : "no"});
+  }
+  for (const auto& w : p.waiting) t.add({w, "-", "not placed", ""});
+  std::string out = t.render();
+  if (!p.evicted.empty()) {
+    out += "evicted:";
+    for (const auto& e : p.evicted) out += " " + e;
+    out += "\n";
+  }
+  return out;
+}
+
+int run_place(const PlaceArgs& args) {
+  Document doc = read_document(args.input, {"Allocation"});
+  Allocation a = parse_allocation(doc.data());
+  Cluster cluster = args.cluster.empty() ? a.cluster : read_cluster(args.cluster);
+  // Every allocated type must exist in the cluster we place on.
+  for (const auto& j : a.jobs) {
+    if (j.config && cluster.type_index(a.cluster.types[j.config->type].name) < 0) {
+      throw Error(ExitStatus::data,
+                  display_name(args.input) + ": job \"" + j.job + "\": GPU type \"" +
+                      a.cluster.types[j.config->type].name + "\" is not in cluster " +
+                      cluster.name + " (" + cluster.type_names() + ")");
+    }
+  }
+  std::optional<Placement> previous;
+  if (!args.previous.empty()) {
+    previous = parse_placement(read_document(args.previous, {"Placement"}).data(), cluster);
+  }
+  Placement p = args.compat == "reference" ? reference_placement(a, cluster, previous)
+                                           : place(a, cluster, previous);
+  if (args.format == cli::Format::table) {
+    cli::write_stdout(place_table(p, cluster));
+  } else {
+    cli::print_document("Placement", json{{"generator", "sia-place"}},
+                        placement_to_json(p, cluster));
+  }
+  return 0;
+}
+
+}  // namespace sia::app

@@ -1,0 +1,73 @@
+// The problem under Sia's allocation ILP, stated without policy details: a multiple-choice
+// knapsack. Each job picks at most one of its choices (or none); a choice has a value and
+// uses some amount of a few capacity rows (one per GPU type, plus size-class rows for
+// virtual nodes); a job may be forced to a choice (pins, reservations). Maximise the total
+// value of the picks within every row's capacity.
+//
+// solve_mckp() first runs a Lagrangian method over the row prices: each job takes its
+// best choice at current prices, prices move to clear each row (an exact line search per
+// row, repeated until the dual bound stops improving), then the picks are repaired to
+// feasibility and improved greedily. This yields a feasible solution and an upper bound
+// (the dual value); the LP relaxation has at most one fractional job per row, so the two
+// are usually within a hair. If the gap is above the target, GLPK's branch and cut
+// (glp_intopt, presolve on) takes over with the heuristic solution as its first incumbent
+// and a time limit; it can only improve on it. The answer is never "nothing".
+// Thread-safety: re-entrant (GLPK keeps no global state between calls here).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sia {
+
+struct MckpChoice {
+  double value = 0;
+  std::vector<std::pair<int, int>> usage;  // (row, amount)
+};
+
+struct MckpProblem {
+  std::vector<double> capacity;               // per row
+  std::vector<std::vector<MckpChoice>> jobs;  // choices per job
+  std::vector<int> forced;                    // per job: a choice index, or -1
+};
+
+struct MckpOptions {
+  double mip_gap = 1e-4;     // relative gap at which to stop
+  double time_limit = 2.0;   // seconds for the whole solve
+  bool use_glpk = true;      // false: heuristic only
+  // Branch and cut only below this many columns, and for at most this share of the time
+  // limit: on larger problems it rarely closes the last hundredths of a percent in time;
+  // the LP rounding gets within about 1e-3 there.
+  std::size_t branch_columns = 3000;
+  double branch_time_fraction = 0.25;
+  // Solve the LP relaxation on every column up to this size (exact bound); above it, only
+  // on the columns the Lagrangian prices leave in play.
+  std::size_t full_lp_columns = 3000;
+  // After the LP: how many of the least clear-cut jobs branch and cut re-decides exactly,
+  // and how long that rounding step may take at most.
+  int core_size = 0;
+  double round_time = 0.25;
+};
+
+struct MckpSolution {
+  std::vector<int> pick;  // per job: choice index or -1
+  double value = 0;
+  double bound = 0;       // an upper bound on the optimum
+  double gap = 0;         // (bound - value) / max(|value|, 1e-9)
+  std::string status;     // "optimal" (within the gap), "feasible" (gap above the target),
+                          // "time-limit", "infeasible" (the forced choices do not fit)
+  std::string method;     // what found it: "lagrangian", "lp-round" or "glpk"
+  std::vector<double> prices;  // the final row prices (explanations)
+};
+
+MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options);
+
+// Value of a pick vector, and whether it respects every row and every forced choice.
+double mckp_value(const MckpProblem& problem, const std::vector<int>& pick);
+bool mckp_feasible(const MckpProblem& problem, const std::vector<int>& pick);
+
+// Exhaustive search, for tests on small instances.
+MckpSolution solve_mckp_brute_force(const MckpProblem& problem);
+
+}  // namespace sia

@@ -1,0 +1,49 @@
+#include "policy/policy.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "policy/sia_policy.hpp"
+
+namespace sia {
+
+static std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+void validate_policy_options(const PolicyOptions& o) {
+  if (!std::isfinite(o.p) || o.p == 0) {
+    throw Error(ExitStatus::usage, "--p: the fairness power must be non-zero");
+  }
+  if (!std::isfinite(o.lambda_n) || (o.lambda_n > 0) == (o.p > 0) || o.lambda_n == 0) {
+    throw Error(ExitStatus::usage,
+                "--lambda-n: must have the opposite sign of --p (p = " + format_number(o.p) +
+                    "): with the same sign leaving jobs waiting would score better than running "
+                    "them");
+  }
+  if (std::fabs(o.lambda_n) <= 1) {
+    throw Error(ExitStatus::usage,
+                "--lambda-n: |lambda_n| must exceed 1, the smallest value of any allocation; "
+                "otherwise jobs may be left waiting while GPUs idle");
+  }
+  if (!(o.lambda_a >= 0)) throw Error(ExitStatus::usage, "--lambda-a: must be >= 0");
+  if (!(o.time_limit > 0)) throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds");
+  if (!(o.mip_gap >= 0)) throw Error(ExitStatus::usage, "--mip-gap: must be >= 0");
+}
+
+std::vector<std::string> policy_names() { return {"sia"}; }
+
+std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options) {
+  if (name == "sia") {
+    validate_policy_options(options);
+    return std::make_unique<SiaPolicy>(options);
+  }
+  std::string known;
+  for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;
+  throw Error(ExitStatus::usage, "--policy: unknown policy \"" + name + "\" (known: " + known + ")");
+}
+
+}  // namespace sia

@@ -1,0 +1,47 @@
+// Policies: every scheduling policy turns one round's GoodputMatrix (plus the previous
+// round's Allocation) into an Allocation. sia-solve --policy NAME and the simulator pick
+// one by name; baselines plug in behind the same interface and keep whatever state they
+// need between rounds inside the object (and in Allocation::policy_state for the
+// one-shot CLI, which feeds it back through --previous).
+// Thread-safety: a Policy object is used by one thread at a time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/allocation.hpp"
+#include "core/goodput_matrix.hpp"
+
+namespace sia {
+
+struct PolicyOptions {
+  double p = -0.5;          // fairness power (p < 0: minimise sum of goodput^p)
+  double lambda_n = 1.1;    // value of leaving a job unallocated
+  double lambda_a = 0;      // penalty per changed allocation entry
+  double time_limit = 2.0;  // seconds for the solver
+  double mip_gap = 1e-4;
+  bool explain = false;
+  bool reference = false;   // the published artifact's quirks (--compat reference)
+  bool use_glpk = true;     // false: the Lagrangian heuristic alone
+};
+
+// Checks the knobs: p != 0, sign(lambda_n) != sign(p), |lambda_n| > 1; throws Error(usage).
+void validate_policy_options(const PolicyOptions& options);
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string name() const = 0;
+  // `previous` is the last round's allocation, when known.
+  virtual Allocation allocate(const GoodputMatrix& matrix,
+                              const std::optional<Allocation>& previous) = 0;
+};
+
+// Known names; "sia" for now.
+std::vector<std::string> policy_names();
+// Throws Error(usage) for an unknown name.
+std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options);
+
+}  // namespace sia

@@ -1,0 +1,187 @@
+#include "policy/sia_policy.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "policy/explain.hpp"
+
+namespace sia {
+
+double SiaPolicy::restart_factor(const GoodputRow& row) {
+  const double s = row.restart_penalty;
+  const double age = row.adaptivity == Adaptivity::rigid ? row.attained_service : row.age;
+  if (age < s) return 1.0;
+  const double a = row.age;
+  return std::max(a - row.restarts * s, 0.0) / (a + s);
+}
+
+namespace {
+
+struct Column {
+  int entry = -1;  // index into the row's entries (-1: a synthetic pin column)
+  double goodput = 0;  // after the restart factor
+  double value = 0;
+};
+
+int find_entry(const GoodputRow& row, const Config& c) {
+  for (std::size_t e = 0; e < row.entries.size(); ++e) {
+    if (row.entries[e].config == c) return static_cast<int>(e);
+  }
+  return -1;
+}
+
+}  // namespace
+
+Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Allocation>& previous) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const PolicyOptions& o = options_;
+  const Cluster& cluster = m.cluster;
+  const auto rows = capacity_rows(cluster);
+  const double sign = o.p > 0 ? 1.0 : -1.0;
+
+  MckpProblem prob;
+  for (const auto& r : rows) prob.capacity.push_back(r.capacity);
+  std::vector<std::vector<Column>> columns(m.jobs.size());
+  std::vector<std::optional<Config>> prev(m.jobs.size());
+  std::vector<double> factor(m.jobs.size(), 1.0);
+  std::vector<bool> pinned(m.jobs.size(), false);
+  prob.jobs.resize(m.jobs.size());
+  prob.forced.assign(m.jobs.size(), -1);
+
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) {
+    const GoodputRow& row = m.jobs[i];
+    prev[i] = row.current;
+    if (!prev[i] && previous) {
+      if (const JobAllocation* a = previous->find(row.job); a && a->config) {
+        int t = cluster.type_index(previous->cluster.types[a->config->type].name);
+        if (t >= 0) prev[i] = Config{t, a->config->nodes, a->config->gpus};
+      }
+    }
+    pinned[i] = prev[i] && (row.restoring || !row.preemptible);
+    double r = prev[i] && !(pinned[i] && o.reference) ? restart_factor(row) : 1.0;
+    factor[i] = r;
+    int prev_entry = prev[i] ? find_entry(row, *prev[i]) : -1;
+    for (std::size_t e = 0; e < row.entries.size(); ++e) {
+      const GoodputEntry& en = row.entries[e];
+      const bool is_prev = static_cast<int>(e) == prev_entry;
+      if (pinned[i] && !is_prev && o.reference && row.adaptivity == Adaptivity::rigid) continue;
+      double g = is_prev ? en.goodput : en.goodput * r;
+      double a;
+      if (o.reference) {
+        a = g > 0 ? std::pow(g, o.p) : (o.p < 0 ? 3000.0 : 0.0);
+        a = std::min(std::round(a * 100) / 100, 3000.0);
+      } else {
+        if (!(g > 0)) {
+          if (!is_prev) continue;
+          g = 1e-9;
+        }
+        a = std::pow(g, o.p);
+      }
+      double value = sign * (a - o.lambda_n);
+      if (o.lambda_a > 0) value -= o.lambda_a * (is_prev ? -1.0 : 1.0);
+      if (!o.reference) {
+        // Deterministic tie-breaking, far below any meaningful difference.
+        if (is_prev) value += 1e-7;
+        value -= 1e-10 * en.config.gpus + 1e-12 * en.config.type;
+      }
+      MckpChoice ch;
+      ch.value = value;
+      const int gpn = cluster.types[en.config.type].gpus_per_node;
+      for (std::size_t k = 0; k < rows.size(); ++k) {
+        int u = row_usage(rows[k], en.config, gpn);
+        if (u > 0) ch.usage.push_back({static_cast<int>(k), u});
+      }
+      columns[i].push_back({static_cast<int>(e), g, value});
+      prob.jobs[i].push_back(std::move(ch));
+    }
+    if (pinned[i]) {
+      int col = -1;
+      for (std::size_t c = 0; c < columns[i].size(); ++c) {
+        if (columns[i][c].entry == prev_entry && prev_entry >= 0) col = static_cast<int>(c);
+      }
+      if (col < 0) {
+        // The pinned configuration is not among the estimates (e.g. past the scale-up cap):
+        // keep it anyway, at no value.
+        MckpChoice ch;
+        const int gpn = cluster.types[prev[i]->type].gpus_per_node;
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+          int u = row_usage(rows[k], *prev[i], gpn);
+          if (u > 0) ch.usage.push_back({static_cast<int>(k), u});
+        }
+        columns[i].push_back({-1, 0, 0});
+        prob.jobs[i].push_back(std::move(ch));
+        col = static_cast<int>(columns[i].size()) - 1;
+      }
+      prob.forced[i] = col;
+    }
+  }
+
+  MckpOptions mo;
+  mo.mip_gap = o.mip_gap;
+  mo.time_limit = o.time_limit;
+  mo.use_glpk = o.use_glpk;
+  MckpSolution sol = solve_mckp(prob, mo);
+  std::string status = sol.status;
+  if (sol.status == "infeasible") {
+    // The pinned jobs no longer fit (the cluster shrank): keep only the jobs inside a
+    // checkpoint-restore pinned, then none.
+    for (std::size_t i = 0; i < m.jobs.size(); ++i) {
+      if (!m.jobs[i].restoring) prob.forced[i] = -1;
+    }
+    sol = solve_mckp(prob, mo);
+    if (sol.status == "infeasible") {
+      std::fill(prob.forced.begin(), prob.forced.end(), -1);
+      sol = solve_mckp(prob, mo);
+    }
+    status = sol.status + " (pins dropped: they exceed the cluster)";
+  }
+
+  Allocation out;
+  out.cluster = cluster;
+  out.policy = "sia";
+  out.status = status;
+  out.objective = sol.value;
+  out.bound = sol.bound;
+  out.gap = sol.gap;
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) {
+    const GoodputRow& row = m.jobs[i];
+    JobAllocation ja;
+    ja.job = row.job;
+    int c = sol.pick[i];
+    if (c >= 0) {
+      const Column& col = columns[i][c];
+      if (col.entry >= 0) {
+        const GoodputEntry& en = row.entries[col.entry];
+        ja.config = en.config;
+        ja.batch_size = en.batch_size;
+        ja.local_bsz = en.local_bsz;
+        ja.accum_steps = en.accum_steps;
+        ja.goodput = en.goodput;
+      } else {
+        ja.config = prev[i];
+      }
+    }
+    out.jobs.push_back(std::move(ja));
+  }
+
+  ExplainInput ex;
+  ex.matrix = &m;
+  ex.rows = &rows;
+  ex.problem = &prob;
+  ex.solution = &sol;
+  ex.factor = &factor;
+  ex.pinned = &pinned;
+  ex.entry_of = [&](std::size_t i, int c) { return columns[i][c].entry; };
+  ex.goodput_of = [&](std::size_t i, int c) { return columns[i][c].goodput; };
+  explain_allocation(ex, out, o.explain);
+  std::sort(out.jobs.begin(), out.jobs.end(),
+            [](const auto& a, const auto& b) { return a.job < b.job; });
+  last_ = sol;
+  last_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace sia

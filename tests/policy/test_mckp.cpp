@@ -1,0 +1,109 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "policy/mckp.hpp"
+
+using namespace sia;
+
+namespace {
+
+MckpProblem random_problem(std::mt19937& rng, int jobs, int rows, bool pins) {
+  MckpProblem p;
+  std::uniform_int_distribution<int> cap(2, 12), amount(1, 6), nchoices(0, 4), row(0, rows - 1);
+  std::uniform_real_distribution<double> value(-0.3, 1.5);
+  for (int r = 0; r < rows; ++r) p.capacity.push_back(cap(rng));
+  for (int j = 0; j < jobs; ++j) {
+    std::vector<MckpChoice> cs;
+    int n = nchoices(rng);
+    for (int c = 0; c < n; ++c) {
+      MckpChoice ch;
+      ch.value = value(rng);
+      ch.usage.push_back({row(rng), amount(rng)});
+      if (rows > 3 && c % 3 == 0) {  // a size-class row as well
+        if (ch.usage[0].first == rows - 1) {
+          ch.usage[0].second += 1;
+        } else {
+          ch.usage.push_back({rows - 1, 1});
+        }
+      }
+      cs.push_back(ch);
+    }
+    p.jobs.push_back(cs);
+  }
+  p.forced.assign(jobs, -1);
+  if (pins) {
+    // Pin a few jobs to choices that fit together.
+    std::vector<double> left = p.capacity;
+    for (int j = 0; j < jobs; j += 3) {
+      if (p.jobs[j].empty()) continue;
+      bool fits = true;
+      for (auto [r, a] : p.jobs[j][0].usage) fits &= a <= left[r];
+      if (!fits) continue;
+      for (auto [r, a] : p.jobs[j][0].usage) left[r] -= a;
+      p.forced[j] = 0;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("the solver matches brute force on small instances", "[mckp]") {
+  std::mt19937 rng(42);
+  MckpOptions exact;
+  exact.mip_gap = 0;
+  exact.time_limit = 10;
+  for (int trial = 0; trial < 300; ++trial) {
+    int jobs = 2 + trial % 6;
+    int rows = 1 + trial % 4;
+    MckpProblem p = random_problem(rng, jobs, rows, trial % 2 == 1);
+    MckpSolution brute = solve_mckp_brute_force(p);
+    MckpSolution s = solve_mckp(p, exact);
+    INFO("trial " << trial);
+    REQUIRE(mckp_feasible(p, s.pick));
+    CHECK(s.value == Approx(brute.value).margin(1e-9));
+    CHECK(s.bound >= s.value - 1e-9);
+    CHECK(s.status == "optimal");
+  }
+}
+
+TEST_CASE("the heuristic alone is feasible and its bound is valid", "[mckp]") {
+  std::mt19937 rng(7);
+  MckpOptions heuristic;
+  heuristic.use_glpk = false;
+  for (int trial = 0; trial < 300; ++trial) {
+    MckpProblem p = random_problem(rng, 3 + trial % 5, 1 + trial % 3, trial % 3 == 0);
+    MckpSolution brute = solve_mckp_brute_force(p);
+    MckpSolution s = solve_mckp(p, heuristic);
+    INFO("trial " << trial);
+    REQUIRE(mckp_feasible(p, s.pick));
+    CHECK(s.value <= brute.value + 1e-9);
+    CHECK(s.bound >= brute.value - 1e-9);  // the Lagrangian dual bounds the optimum
+    for (std::size_t j = 0; j < p.forced.size(); ++j) {
+      if (p.forced[j] >= 0) CHECK(s.pick[j] == p.forced[j]);
+    }
+  }
+}
+
+TEST_CASE("pins that exceed capacity are reported as infeasible", "[mckp]") {
+  MckpProblem p;
+  p.capacity = {4};
+  p.jobs = {{MckpChoice{1.0, {{0, 3}}}}, {MckpChoice{1.0, {{0, 3}}}}};
+  p.forced = {0, 0};
+  MckpSolution s = solve_mckp(p, {});
+  CHECK(s.status == "infeasible");
+}
+
+TEST_CASE("larger instances: within the gap, and GLPK only improves", "[mckp]") {
+  std::mt19937 rng(3);
+  MckpProblem p = random_problem(rng, 400, 3, true);
+  for (auto& c : p.capacity) c *= 30;
+  MckpOptions h;
+  h.use_glpk = false;
+  MckpSolution heur = solve_mckp(p, h);
+  MckpSolution full = solve_mckp(p, {});
+  REQUIRE(mckp_feasible(p, full.pick));
+  CHECK(full.value >= heur.value - 1e-9);
+  CHECK(full.gap <= 1e-3);
+}

@@ -1,0 +1,178 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "policy/sia_policy.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+
+namespace {
+
+// The Sia paper's Table 1: one node of 2 GPUs of type A, one node of 4 GPUs of type B.
+GoodputMatrix table1() {
+  GoodputMatrix m;
+  auto docs = parse_documents(
+      "[[node_groups]]\ngpu_type = \"A\"\ngpus_per_node = 2\ncount = 1\n"
+      "[[node_groups]]\ngpu_type = \"B\"\ngpus_per_node = 4\ncount = 1\n",
+      "table1.toml", {"Cluster"});
+  m.cluster = cluster_from_document(docs.front());
+  const Config cfg[] = {{0, 1, 1}, {0, 1, 2}, {1, 1, 1}, {1, 1, 2}, {1, 1, 4}};
+  const double j1[] = {1, 1.5, 1.5, 2.5, 3.5};
+  const double j2[] = {1.2, 2.1, 1, 1.9, 3.6};
+  for (int j = 0; j < 2; ++j) {
+    GoodputRow r;
+    r.job = std::string(j == 0 ? "J1" : "J2");
+    for (int c = 0; c < 5; ++c) {
+      GoodputEntry e;
+      e.config = cfg[c];
+      e.goodput = e.raw_goodput = j == 0 ? j1[c] : j2[c];
+      r.entries.push_back(e);
+    }
+    m.jobs.push_back(r);
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the paper's worked example (Table 1)", "[sia]") {
+  for (auto [p, ln] : {std::pair{1.0, -1.1}, std::pair{-0.5, 1.1}}) {
+    PolicyOptions o;
+    o.p = p;
+    o.lambda_n = ln;
+    o.mip_gap = 0;
+    SiaPolicy sia(o);
+    Allocation a = sia.allocate(table1(), std::nullopt);
+    INFO("p = " << p);
+    REQUIRE(a.jobs.size() == 2);
+    REQUIRE(a.jobs[0].config);
+    REQUIRE(a.jobs[1].config);
+    CHECK(*a.jobs[0].config == Config{1, 1, 4});  // J1 -> (1, 4, B)
+    CHECK(*a.jobs[1].config == Config{0, 1, 2});  // J2 -> (1, 2, A)
+    CHECK(a.status == "optimal");
+  }
+}
+
+TEST_CASE("inconsistent knobs are rejected", "[sia]") {
+  auto bad = [](double p, double ln) {
+    PolicyOptions o;
+    o.p = p;
+    o.lambda_n = ln;
+    return test::error_of([&] { validate_policy_options(o); });
+  };
+  CHECK(bad(0, 1.1).first == 64);
+  CHECK(bad(-0.5, -1.1).first == 64);
+  CHECK(bad(0.5, 1.1).first == 64);
+  CHECK(bad(-0.5, 0.9).first == 64);
+  CHECK(bad(-0.5, 1.1).first == 0);
+  CHECK(bad(1, -2).first == 0);
+  CHECK(test::error_of([] { make_policy("nope", {}); }).second.find("unknown policy") !=
+        std::string::npos);
+}
+
+TEST_CASE("the restart factor", "[sia]") {
+  GoodputRow r;
+  r.restart_penalty = 30;
+  r.age = 20;
+  CHECK(SiaPolicy::restart_factor(r) == 1.0);  // younger than one restart
+  r.age = 300;
+  r.restarts = 2;
+  CHECK(SiaPolicy::restart_factor(r) == Approx((300.0 - 60) / 330));
+  r.restarts = 20;
+  CHECK(SiaPolicy::restart_factor(r) == 0.0);
+}
+
+TEST_CASE("restarts are charged off the current configuration; pins hold", "[sia]") {
+  GoodputMatrix m = table1();
+  // J1 runs on (1, 2, B), has restarted a lot: moving is worth little.
+  m.jobs[0].current = Config{1, 1, 2};
+  m.jobs[0].age = 600;
+  m.jobs[0].restarts = 15;
+  m.jobs[0].restart_penalty = 30;
+  PolicyOptions o;
+  o.mip_gap = 0;
+  o.explain = true;
+  SiaPolicy sia(o);
+  Allocation a = sia.allocate(m, std::nullopt);
+  REQUIRE(a.jobs[0].config);
+  CHECK(*a.jobs[0].config == Config{1, 1, 2});
+  REQUIRE(a.jobs[0].explain);
+  CHECK(a.jobs[0].explain->restart_factor == Approx((600.0 - 450) / 630));
+  // Pinned (inside a checkpoint-restore): keeps (1, 2, A) even though B is better.
+  GoodputMatrix pin = table1();
+  pin.jobs[1].current = Config{0, 1, 1};
+  pin.jobs[1].restoring = true;
+  Allocation b = SiaPolicy(o).allocate(pin, std::nullopt);
+  REQUIRE(b.jobs[1].config);
+  CHECK(*b.jobs[1].config == Config{0, 1, 1});
+  CHECK(b.jobs[1].explain->pinned);
+}
+
+TEST_CASE("waiting jobs say why", "[sia]") {
+  GoodputMatrix m = table1();
+  // A third job that only fits on B, which J1 fills.
+  GoodputRow r = m.jobs[0];
+  r.job = "J3";
+  r.entries = {r.entries[4]};
+  m.jobs.push_back(r);
+  GoodputRow none;
+  none.job = "J4";
+  m.jobs.push_back(none);
+  Allocation a = SiaPolicy(PolicyOptions{}).allocate(m, std::nullopt);
+  const JobAllocation* j3 = a.find("J3");
+  const JobAllocation* j4 = a.find("J4");
+  REQUIRE(j3);
+  REQUIRE(j4);
+  int allocated_b4 = 0;
+  for (const auto& j : a.jobs) allocated_b4 += j.config && *j.config == Config{1, 1, 4};
+  CHECK(allocated_b4 == 1);
+  if (!j3->config) CHECK(j3->reason.rfind("capacity: its best configuration (1, 4, B)", 0) == 0);
+  CHECK_FALSE(j4->config);
+  CHECK(j4->reason.rfind("no valid configuration", 0) == 0);
+}
+
+TEST_CASE("random matrices: capacity, one configuration per job, pins", "[sia]") {
+  std::mt19937 rng(11);
+  Cluster c = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  auto configs = configs_for_cluster(c);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int trial = 0; trial < 40; ++trial) {
+    GoodputMatrix m;
+    m.cluster = c;
+    std::vector<int> used(3, 0);
+    for (int j = 0; j < 30; ++j) {
+      GoodputRow r;
+      r.job = "j" + std::to_string(100 + j);
+      double base = 1;
+      for (const auto& cfg : configs) {
+        if (u(rng) < 0.5) continue;
+        GoodputEntry e;
+        e.config = cfg;
+        e.goodput = base * std::pow(cfg.gpus, 0.3 + 0.6 * u(rng)) * (1 + u(rng));
+        r.entries.push_back(e);
+      }
+      if (!r.entries.empty() && u(rng) < 0.2) {
+        const Config& cur = r.entries.front().config;
+        if (used[cur.type] + cur.gpus <= c.types[cur.type].capacity()) {
+          used[cur.type] += cur.gpus;
+          r.current = cur;
+          r.restoring = true;
+          r.age = 100;
+        }
+      }
+      m.jobs.push_back(r);
+    }
+    Allocation a = SiaPolicy(PolicyOptions{}).allocate(m, std::nullopt);
+    std::vector<int> total(3, 0);
+    for (std::size_t j = 0; j < a.jobs.size(); ++j) {
+      const GoodputRow& row = m.jobs[j];
+      if (row.restoring) {
+        REQUIRE(a.jobs[j].config);
+        CHECK(*a.jobs[j].config == *row.current);
+      }
+      if (a.jobs[j].config) total[a.jobs[j].config->type] += a.jobs[j].config->gpus;
+    }
+    for (int t = 0; t < 3; ++t) CHECK(total[t] <= c.types[t].capacity());
+  }
+}

@@ -1,0 +1,37 @@
+// sia-place: Allocation (+ Cluster, previous Placement) -> Placement.
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "app/solve.hpp"
+#include "common/cli_app.hpp"
+
+int main(int argc, char** argv) {
+  const char* program = "sia-place";
+  CLI::App app{
+      "Map an allocation onto nodes and GPU indices.\n\n"
+      "Reads an Allocation (sia-solve) and writes a Placement for sia-run.\n\n"
+      "Examples:\n"
+      "  sia-estimate --cluster c.toml jobs.json | sia-solve | sia-place --cluster c.toml\n"
+      "  sia-place --previous last-placement.json -o table allocation.json",
+      program};
+  sia::cli::CommonFlags common;
+  sia::app::PlaceArgs a;
+  if (const char* c = std::getenv("SIA_CLUSTER")) a.cluster = c;
+  app.add_option("allocation", a.input, "Allocation file, or - for stdin (default: stdin)");
+  app.add_option("--cluster", a.cluster,
+                 "Cluster description (default: the one the allocation carries)");
+  app.add_option("--previous", a.previous, "The previous round's Placement");
+  app.add_option("--compat", a.compat, "Behaviour profile")
+      ->check(CLI::IsMember({"default", "reference"}))
+      ->capture_default_str();
+  sia::cli::add_common_flags(app, common);
+  if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
+  a.format = common.format();
+  return sia::cli::run(program, [&] {
+    if (a.input == "-" && isatty(0)) {
+      throw sia::Error(sia::ExitStatus::usage, "no allocation given and stdin is a terminal");
+    }
+    return sia::app::run_place(a);
+  });
+}

@@ -1,0 +1,49 @@
+// sia-solve: GoodputMatrix -> Allocation.
+#include <unistd.h>
+
+#include "app/solve.hpp"
+#include "common/cli_app.hpp"
+
+int main(int argc, char** argv) {
+  const char* program = "sia-solve";
+  CLI::App app{
+      "Choose a configuration (nodes, GPUs, GPU type) for every job: the Sia ILP.\n\n"
+      "Reads a GoodputMatrix (sia-estimate) and writes an Allocation for sia-place.\n\n"
+      "Examples:\n"
+      "  sia-estimate --cluster c.toml jobs.json | sia-solve | sia-place\n"
+      "  sia-solve --explain -o table goodput.json\n"
+      "  sia-solve --p 1 --lambda-n -1.1 --previous last-allocation.json goodput.json",
+      program};
+  sia::cli::CommonFlags common;
+  sia::app::SolveArgs a;
+  app.add_option("matrix", a.input, "GoodputMatrix file, or - for stdin (default: stdin)");
+  app.add_option("--policy", a.policy, "Scheduling policy")->capture_default_str();
+  app.add_option("--p", a.options.p, "Fairness power p (non-zero; < 0 favours fairness)")
+      ->capture_default_str();
+  app.add_option("--lambda-n", a.options.lambda_n,
+                 "Value of leaving a job waiting (|.| > 1, sign opposite to p)")
+      ->capture_default_str();
+  app.add_option("--lambda-a", a.options.lambda_a, "Penalty for changing a job's allocation")
+      ->capture_default_str();
+  app.add_option("--time-limit", a.options.time_limit, "Solver time limit in seconds")
+      ->capture_default_str();
+  app.add_option("--mip-gap", a.options.mip_gap, "Relative optimality gap to stop at")
+      ->capture_default_str();
+  app.add_flag("--no-glpk", [&](std::int64_t) { a.options.use_glpk = false; },
+               "Heuristic only: skip GLPK's branch and cut");
+  app.add_option("--previous", a.previous, "The previous round's Allocation");
+  app.add_option("--compat", a.compat, "Behaviour profile")
+      ->check(CLI::IsMember({"default", "reference"}))
+      ->capture_default_str();
+  app.add_flag("--explain", a.options.explain,
+               "Say why each job got its configuration or waits");
+  sia::cli::add_common_flags(app, common);
+  if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
+  a.format = common.format();
+  return sia::cli::run(program, [&] {
+    if (a.input == "-" && isatty(0)) {
+      throw sia::Error(sia::ExitStatus::usage, "no goodput matrix given and stdin is a terminal");
+    }
+    return sia::app::run_solve(a);
+  });
+}
