@@ -93,8 +93,6 @@ Placement parse_placement(const Node& data, const Cluster& cluster) {
       std::sort(ng.gpus.begin(), ng.gpus.end());
       jp.nodes.push_back(std::move(ng));
     });
-    std::sort(jp.nodes.begin(), jp.nodes.end(),
-              [](const auto& a, const auto& b) { return a.node < b.node; });
     jp.restart = j.bool_or("restart", false);
     jp.batch_size = j.number_or("batch_size", 0);
     jp.local_bsz = static_cast<int>(j.int_or("local_bsz", 0));

@@ -21,7 +21,7 @@ struct NodeGpus {
 struct JobPlacement {
   std::string job;
   int type = 0;
-  std::vector<NodeGpus> nodes;  // sorted by node name
+  std::vector<NodeGpus> nodes;  // by node name (sia's placer) or in visit order (reference)
   bool restart = false;
   double batch_size = 0;
   int local_bsz = 0;

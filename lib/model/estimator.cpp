@@ -55,74 +55,77 @@ double Estimator::restart_penalty(const JobState& job) const {
   return 30;
 }
 
-std::vector<TypeModel> Estimator::type_models(JobState& job) {
+TypeModel Estimator::type_model(JobState& job, std::size_t t) {
   const ModelInfo* info = model_of(job);
-  std::vector<TypeModel> out(cluster_.types.size());
-  for (std::size_t t = 0; t < cluster_.types.size(); ++t) {
-    TypeModel& tm = out[t];
-    const std::string& type = cluster_.types[t].name;
-    if (!job.spec.allows_type(type)) continue;
-    const ModelGpu* g = info ? info->gpu(type) : nullptr;
-    std::vector<ProfilePoint> pts;
-    if (options_.seed_profiles && !options_.reference) {
-      if (job.spec.profile) {
-        for (const auto& p : job.spec.profile->points) {
-          if (p.gpu_type == type) pts.push_back(p);
-        }
-      } else if (g) {
-        int stages = std::max(1, g->pipeline_stages);
-        for (const auto& r : g->placements) {
-          if (r.nodes == 1 && r.replicas == stages) {
-            pts.push_back({type, 1, 1, r.local_bsz, r.step_time, r.sync_time});
-          }
+  TypeModel tm;
+  const std::string& type = cluster_.types[t].name;
+  if (!job.spec.allows_type(type)) return tm;
+  const ModelGpu* g = info ? info->gpu(type) : nullptr;
+  std::vector<ProfilePoint> pts;
+  if (options_.seed_profiles && !options_.reference) {
+    if (job.spec.profile) {
+      for (const auto& p : job.spec.profile->points) {
+        if (p.gpu_type == type) pts.push_back(p);
+      }
+    } else if (g) {
+      int stages = std::max(1, g->pipeline_stages);
+      for (const auto& r : g->placements) {
+        if (r.nodes == 1 && r.replicas == stages) {
+          pts.push_back({type, 1, 1, r.local_bsz, r.step_time, r.sync_time});
         }
       }
-    }
-    for (const auto& o : job.observations) {
-      if (o.gpu_type == type) pts.push_back(o);
-    }
-    if (g) {
-      tm.min_local = g->min_local_bsz;
-      tm.max_local = g->max_local_bsz;
-      tm.stages = std::max(1, g->pipeline_stages);
-      tm.single_gpu_throughput = g->single_gpu_throughput();
-      tm.usable = true;
-    } else if (!pts.empty()) {
-      tm.min_local = INT32_MAX;
-      tm.max_local = 0;
-      for (const auto& p : pts) {
-        tm.min_local = std::min(tm.min_local, p.local_bsz);
-        tm.max_local = std::max(tm.max_local, p.local_bsz);
-      }
-      tm.usable = true;
-    }
-    if (job.spec.pipeline_stages > 0) tm.stages = job.spec.pipeline_stages;
-    if (!tm.usable) continue;
-    tm.points = static_cast<int>(pts.size());
-    for (const auto& p : pts) tm.multi_gpu |= p.replicas > 1;
-    if (pts.empty()) continue;
-    tm.has_model = true;
-    const std::uint64_t print = fingerprint_points(pts);
-    auto cached = job.models.find(type);
-    if (cached != job.models.end() && cached->second.points == tm.points &&
-        cached->second.fingerprint == print) {
-      tm.params = cached->second.params;
-    } else {
-      std::vector<FitPoint> fit;
-      fit.reserve(pts.size());
-      for (const auto& p : pts) {
-        fit.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
-                       std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
-      }
-      tm.params = fit_perf_params(fit);
-      job.models[type] = FittedModel{tm.params, tm.points, print};
-    }
-    if (!g) {
-      // Own profile: the single-GPU throughput at the largest measured batch.
-      tm.single_gpu_throughput =
-          tm.max_local / iteration_time(tm.params, 1, 1, tm.max_local, 0);
     }
   }
+  for (const auto& o : job.observations) {
+    if (o.gpu_type == type) pts.push_back(o);
+  }
+  if (g) {
+    tm.min_local = g->min_local_bsz;
+    tm.max_local = g->max_local_bsz;
+    tm.stages = std::max(1, g->pipeline_stages);
+    tm.single_gpu_throughput = g->single_gpu_throughput();
+    tm.usable = true;
+  } else if (!pts.empty()) {
+    tm.min_local = INT32_MAX;
+    tm.max_local = 0;
+    for (const auto& p : pts) {
+      tm.min_local = std::min(tm.min_local, p.local_bsz);
+      tm.max_local = std::max(tm.max_local, p.local_bsz);
+    }
+    tm.usable = true;
+  }
+  if (job.spec.pipeline_stages > 0) tm.stages = job.spec.pipeline_stages;
+  if (!tm.usable) return tm;
+  tm.points = static_cast<int>(pts.size());
+  for (const auto& p : pts) tm.multi_gpu |= p.replicas > 1;
+  if (pts.empty()) return tm;
+  tm.has_model = true;
+  const std::uint64_t print = fingerprint_points(pts);
+  auto cached = job.models.find(type);
+  if (cached != job.models.end() && cached->second.points == tm.points &&
+      cached->second.fingerprint == print) {
+    tm.params = cached->second.params;
+  } else {
+    std::vector<FitPoint> fit;
+    fit.reserve(pts.size());
+    for (const auto& p : pts) {
+      fit.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
+                     std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
+    }
+    tm.params = fit_perf_params(fit);
+    job.models[type] = FittedModel{tm.params, tm.points, print};
+  }
+  if (!g) {
+    // Own profile: the single-GPU throughput at the largest measured batch.
+    tm.single_gpu_throughput =
+        tm.max_local / iteration_time(tm.params, 1, 1, tm.max_local, 0);
+  }
+  return tm;
+}
+
+std::vector<TypeModel> Estimator::type_models(JobState& job) {
+  std::vector<TypeModel> out(cluster_.types.size());
+  for (std::size_t t = 0; t < cluster_.types.size(); ++t) out[t] = type_model(job, t);
   return out;
 }
 

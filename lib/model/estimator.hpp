@@ -62,8 +62,9 @@ class Estimator {
   GoodputMatrix estimate(std::vector<JobState>& jobs);
   GoodputRow estimate_job(JobState& job);
 
-  // Resolved per-type models of a job (fits if needed).
+  // Resolved per-type models of a job (fits if needed, caching the fit in the job).
   std::vector<TypeModel> type_models(JobState& job);
+  TypeModel type_model(JobState& job, std::size_t type);
 
   // Initial and maximum global batch of a job (spec, else catalog).
   double init_batch_size(const JobState& job) const;

@@ -79,6 +79,12 @@ BatchChoice GoodputFunction::optimize(int nodes, int replicas, const BatchLimits
   for (int i = 0; i < n; ++i) {
     int b = 0, s = 0;
     split_batch(cand[i], replicas, limits.max_local, init_batch_size_, &b, &s);
+    if (i == 0) {
+      // With no valid candidate the first one is reported (goodput 0), as Pollux does.
+      best.local_bsz = b;
+      best.accum_steps = s;
+      best.batch_size = static_cast<double>(replicas) * b * (s + 1);
+    }
     if (b < limits.min_local || b > limits.max_local) continue;
     BatchChoice c = evaluate(nodes, replicas, b, s);
     if (c.goodput > best.goodput) best = c;

@@ -6,7 +6,7 @@
 //   when the batch is fixed); local = B / R; s = ceil(local / max_local) - 1 (at least 1 on
 //   one replica when local > B0, so the gradient noise can still be measured); b = ceil(local
 //   / (s + 1)); candidates with b outside [min_local, max_local] score 0; the first best
-//   wins.
+//   wins (with none valid: the first candidate's batch, at goodput 0).
 // Hybrid-parallel (pipeline) jobs: S stages, M micro-batches of one sample per pipeline;
 //   iteration = 3 * ((S - 1) + M) * T_c(1) + T_n, throughput = R * M / iteration, with R the
 //   number of pipelines (GPUs / S); the global batch is M * R and is never tuned.

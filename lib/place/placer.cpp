@@ -344,35 +344,47 @@ Placement place(const Allocation& alloc, const Cluster& cluster,
 }
 
 Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
-                              const std::optional<Placement>& previous) {
+                              const std::optional<Placement>& previous,
+                              const std::vector<std::string>* order) {
   Placement out;
   out.cluster_name = cluster.name;
+  // Jobs in the caller's order (the workload's, for the artifact), else by name.
+  std::vector<int> jobs;
+  if (order) {
+    std::map<std::string, int> index;
+    for (std::size_t j = 0; j < alloc.jobs.size(); ++j) index[alloc.jobs[j].job] = static_cast<int>(j);
+    for (const auto& name : *order) {
+      if (auto it = index.find(name); it != index.end()) jobs.push_back(it->second);
+    }
+  } else {
+    for (std::size_t j = 0; j < alloc.jobs.size(); ++j) jobs.push_back(static_cast<int>(j));
+  }
   for (std::size_t t = 0; t < cluster.types.size(); ++t) {
     std::vector<int> node_index = cluster.nodes_of_type(static_cast<int>(t));
     const int nn = static_cast<int>(node_index.size());
     const int gpn = cluster.types[t].gpus_per_node;
     std::vector<int> remaining(nn, gpn);
-    std::vector<int> order;
-    for (std::size_t j = 0; j < alloc.jobs.size(); ++j) {
+    std::vector<int> mine;
+    for (int j : jobs) {
       const auto& a = alloc.jobs[j];
       if (a.config && cluster.type_index(alloc.cluster.types[a.config->type].name) ==
                           static_cast<int>(t)) {
-        order.push_back(static_cast<int>(j));
+        mine.push_back(j);
       }
     }
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    std::stable_sort(mine.begin(), mine.end(), [&](int a, int b) {
       return alloc.jobs[a].config->gpus > alloc.jobs[b].config->gpus;
     });
     int ptr = 0;
-    for (int j : order) {
+    for (int j : mine) {
       const auto& a = alloc.jobs[j];
       int need = a.config->gpus;
-      std::vector<int> per_node(nn, 0);
+      std::vector<std::pair<int, int>> taken;  // (node slot, GPUs) in visit order
       int full = need / gpn;
       for (int i = 0; i < nn && full > 0; ++i) {
         if (remaining[ptr] == gpn) {
           remaining[ptr] = 0;
-          per_node[ptr] += gpn;
+          taken.push_back({ptr, gpn});
           need -= gpn;
           --full;
         }
@@ -382,14 +394,14 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
         int take = std::min(need, remaining[ptr]);
         if (take > 0) {
           remaining[ptr] -= take;
-          per_node[ptr] += take;
+          taken.push_back({ptr, take});
           need -= take;
         }
         ptr = (ptr + 1) % nn;
       }
       if (need > 0) {
         out.waiting.push_back(a.job);
-        for (int k = 0; k < nn; ++k) remaining[k] += per_node[k];
+        for (auto [slot, n] : taken) remaining[slot] += n;
         continue;
       }
       JobPlacement jp;
@@ -398,15 +410,14 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
       jp.batch_size = a.batch_size;
       jp.local_bsz = a.local_bsz;
       jp.accum_steps = a.accum_steps;
-      // GPU indices: the lowest free ones on each node, in the order taken.
-      std::map<std::string, std::vector<int>> by_node;
-      for (int k = 0; k < nn; ++k) {
-        if (per_node[k] == 0) continue;
-        int used_before = gpn - remaining[k] - per_node[k];
-        auto& v = by_node[cluster.nodes[node_index[k]].name];
-        for (int g = 0; g < per_node[k]; ++g) v.push_back(used_before + g);
+      // GPU indices: the lowest free ones on each node; nodes in the order visited.
+      for (auto [slot, n] : taken) {
+        int first = gpn - remaining[slot] - n;
+        NodeGpus ng;
+        ng.node = cluster.nodes[node_index[slot]].name;
+        for (int g = 0; g < n; ++g) ng.gpus.push_back(first + g);
+        jp.nodes.push_back(std::move(ng));
       }
-      for (auto& [name, gpus] : by_node) jp.nodes.push_back({name, gpus});
       out.jobs.push_back(std::move(jp));
     }
   }

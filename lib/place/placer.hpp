@@ -25,8 +25,12 @@ namespace sia {
 Placement place(const Allocation& allocation, const Cluster& cluster,
                 const std::optional<Placement>& previous);
 
+// `order` (job names) sets the order jobs are taken in before the stable sort by size (the
+// artifact uses its workload order); by default, by name. Each job's nodes are listed in
+// the order the placer visited them, which is the artifact's placement tuple.
 Placement reference_placement(const Allocation& allocation, const Cluster& cluster,
-                              const std::optional<Placement>& previous);
+                              const std::optional<Placement>& previous,
+                              const std::vector<std::string>* order = nullptr);
 
 // Marks restart on jobs whose GPU set differs from `previous` (or that were not placed).
 void mark_restarts(Placement& placement, const std::optional<Placement>& previous);

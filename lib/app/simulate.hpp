@@ -1,0 +1,27 @@
+// `sia-ctl simulate` as a library call: load the cluster, the workload (a file, or a
+// directory of them whose results are pooled), run the simulator, print a summary table
+// for people or a SimResult document, per-job results as JSON Lines, per-round events.
+#pragma once
+
+#include <string>
+
+#include "cli/tool.hpp"
+#include "sim/simulator.hpp"
+
+namespace sia::app {
+
+struct SimulateArgs {
+  std::string cluster;   // "" = the bundled heterogeneous 64-GPU cluster
+  std::string workload;  // "" = the bundled Philly workload 1; a directory = all its files
+  std::string catalog;
+  std::string compat = "default";
+  std::string jobs_out;    // per-job results (JSON Lines)
+  std::string events_out;  // per-round records (JSON Lines)
+  bool no_timing = false;  // zero the wall-clock figures (byte-identical reruns)
+  SimOptions options;
+  cli::Format format = cli::Format::table;
+};
+
+int run_simulate(const SimulateArgs& args);
+
+}  // namespace sia::app

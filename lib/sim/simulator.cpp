@@ -1,0 +1,283 @@
+#include "sim/simulator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/atomic_file.hpp"
+#include "core/document.hpp"
+#include "core/error.hpp"
+#include "place/placer.hpp"
+#include "sim/fairness.hpp"
+#include "sim/ground_truth.hpp"
+#include "sim/sim_job.hpp"
+
+namespace sia {
+
+namespace {
+
+// Ground truth shared by the jobs of one model.
+struct ModelTruth {
+  std::unique_ptr<ValidationTruth> validation;
+  std::vector<std::unique_ptr<GroundTruth>> per_type;  // cluster type order, null if none
+};
+
+std::vector<int> shape_of(const JobPlacement& jp) {
+  std::vector<int> s;
+  for (const auto& ng : jp.nodes) s.push_back(static_cast<int>(ng.gpus.size()));
+  return s;
+}
+
+bool same_nodes(const JobPlacement* a, const JobPlacement* b) {
+  if (!a || !b) return a == b;
+  if (a->type != b->type || a->nodes.size() != b->nodes.size()) return false;
+  for (std::size_t k = 0; k < a->nodes.size(); ++k) {
+    if (a->nodes[k].node != b->nodes[k].node ||
+        a->nodes[k].gpus.size() != b->nodes[k].gpus.size()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The artifact's fix for shapes past the largest profiled node count: spread the GPUs
+// evenly over that many nodes.
+std::vector<int> physical_fix(std::vector<int> shape, int max_nodes) {
+  if (max_nodes <= 0 || static_cast<int>(shape.size()) <= max_nodes) return shape;
+  int total = 0;
+  for (int g : shape) total += g;
+  const int per = (total + max_nodes - 1) / max_nodes;
+  std::vector<int> out;
+  while (total > 0) {
+    out.push_back(std::min(per, total));
+    total -= out.back();
+  }
+  return out;
+}
+
+std::string round_prefix(const std::string& dir, int round) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "r%06d", round);
+  return (std::filesystem::path(dir) / buf).string();
+}
+
+}  // namespace
+
+SimResult simulate(const Cluster& cluster, const Catalog& catalog,
+                   const std::vector<JobSpec>& workload, const SimOptions& opts) {
+  if (!(opts.round > 0)) throw Error(ExitStatus::usage, "--round: must be > 0 seconds");
+  EstimatorOptions eo = opts.reference ? reference_estimator_options() : EstimatorOptions{};
+  eo.cap_profiled_nodes = true;  // the ground truth ends where the measurements end
+  Estimator est(cluster, catalog, eo);
+  PolicyOptions po = opts.policy_options;
+  po.reference = opts.reference;
+  std::unique_ptr<Policy> policy = make_policy(opts.policy, po);
+
+  std::map<std::string, ModelTruth> truths;
+  std::vector<SimJob> jobs;
+  jobs.reserve(workload.size());
+  for (const auto& spec : workload) {
+    if (spec.model.empty()) {
+      throw Error(ExitStatus::data, "job " + spec.name + ": the simulator needs a catalog model");
+    }
+    const ModelInfo& m = catalog.get(spec.model, "job " + spec.name);
+    auto& mt = truths[spec.model];
+    if (!mt.validation) {
+      for (const auto& g : m.gpus) {
+        if (g.pipeline_stages > 1) {
+          throw Error(ExitStatus::data, "job " + spec.name + ": model " + m.name +
+                                            " is pipeline-parallel; the simulator has no ground "
+                                            "truth for pipelines");
+        }
+      }
+      mt.validation = std::make_unique<ValidationTruth>(m);
+      for (const auto& t : cluster.types) {
+        const ModelGpu* g = m.gpu(t.name);
+        mt.per_type.push_back(g ? std::make_unique<GroundTruth>(m, *g) : nullptr);
+      }
+    }
+    std::vector<GroundTruth*> per_type;
+    for (auto& p : mt.per_type) per_type.push_back(p.get());
+    JobState js;
+    js.spec = spec;
+    double cost = spec.restart_cost >= 0 ? spec.restart_cost : m.restart_cost;
+    jobs.emplace_back(std::move(js), m, per_type, *mt.validation, cluster, cost,
+                      SimJobOptions{opts.reference});
+  }
+
+  SimResult result;
+  result.cluster = cluster.name;
+  result.policy = opts.policy;
+  result.profile = opts.reference ? "reference" : "default";
+  result.round = opts.round;
+  for (const auto& t : cluster.types) result.gpu_types.push_back(t.name);
+  std::vector<double> alloc_gpu_seconds(jobs.size(), 0.0);
+  std::vector<double> queued(jobs.size(), 0.0);
+  std::map<std::string, Config> decided;
+  std::optional<Allocation> prev_alloc;
+  std::optional<Placement> prev_place;
+  if (!opts.save_rounds_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(opts.save_rounds_dir, ec);
+    if (ec) throw Error(ExitStatus::cant_create, opts.save_rounds_dir + ": " + ec.message());
+    write_file_atomic((std::filesystem::path(opts.save_rounds_dir) / "cluster.json").string(),
+                      dump_document("Cluster", {}, cluster_to_json(cluster), true) + "\n");
+  }
+
+  double now = 0;
+  int done = 0, round_no = 0;
+  const int total = static_cast<int>(jobs.size());
+  while (done < total) {
+    for (auto& j : jobs) j.step(opts.round, est);
+    now += opts.round;
+    ++round_no;
+    done = 0;
+    std::vector<int> active;
+    for (int i = 0; i < total; ++i) {
+      if (jobs[i].completed()) {
+        ++done;
+      } else if (jobs[i].submission_time() <= now) {
+        active.push_back(i);
+      }
+    }
+    RoundRecord rec;
+    rec.t = now;
+    rec.active = static_cast<int>(active.size());
+    if (!active.empty()) {
+      GoodputMatrix m;
+      m.cluster = cluster;
+      m.profile = result.profile;
+      std::vector<std::string> order;
+      std::vector<JobState*> views;
+      for (int i : active) {
+        auto d = decided.find(jobs[i].name());
+        JobState& view = jobs[i].scheduler_view(
+            now, d == decided.end() ? std::optional<Config>() : std::optional<Config>(d->second));
+        m.jobs.push_back(est.estimate_job(view));
+        order.push_back(jobs[i].name());
+        views.push_back(&view);
+      }
+      std::sort(m.jobs.begin(), m.jobs.end(),
+                [](const GoodputRow& a, const GoodputRow& b) { return a.job < b.job; });
+      // Keep only active jobs' previous decisions, as a policy sees them.
+      if (prev_alloc) {
+        std::vector<JobAllocation> kept;
+        for (const auto& ja : prev_alloc->jobs) {
+          if (std::find(order.begin(), order.end(), ja.job) != order.end()) kept.push_back(ja);
+        }
+        prev_alloc->jobs = std::move(kept);
+      }
+      auto t0 = std::chrono::steady_clock::now();
+      Allocation alloc = policy->allocate(m, prev_alloc);
+      result.policy_runtimes.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      Placement place_now = opts.reference ? reference_placement(alloc, cluster, prev_place, &order)
+                                           : place(alloc, cluster, prev_place);
+      if (!opts.save_rounds_dir.empty()) {
+        const std::string pre = round_prefix(opts.save_rounds_dir, round_no);
+        nlohmann::json list = nlohmann::json::array();
+        for (JobState* v : views) list.push_back(job_state_to_json(*v));
+        nlohmann::json meta{{"round", round_no}, {"t", now}, {"profile", result.profile}};
+        write_file_atomic(pre + "-jobs.json",
+                          dump_document("Jobs", meta, nlohmann::json{{"jobs", list}}, true) + "\n");
+        write_file_atomic(pre + "-goodput.json", goodput_matrix_document(m, meta, true) + "\n");
+        write_file_atomic(pre + "-allocation.json",
+                          dump_document("Allocation", meta, allocation_to_json(alloc), true) + "\n");
+        write_file_atomic(pre + "-placement.json",
+                          dump_document("Placement", meta, placement_to_json(place_now, cluster),
+                                        true) +
+                              "\n");
+      }
+      for (int i : active) {
+        SimJob& job = jobs[i];
+        job.contention().push_back(static_cast<int>(active.size()));
+        const JobPlacement* now_p = place_now.find(job.name());
+        const JobPlacement* before = prev_place ? prev_place->find(job.name()) : nullptr;
+        if (!same_nodes(now_p, before)) {
+          if (now_p) {
+            std::vector<int> shape = shape_of(*now_p);
+            bool restart = now_p->restart;
+            if (opts.reference) {
+              const ModelGpu* g = catalog.get(job.state().spec.model).gpu(cluster.types[now_p->type].name);
+              shape = physical_fix(shape, g ? g->max_profiled_nodes : 0);
+              restart = now_p->type != job.type() || shape != job.placement();
+            }
+            job.apply(now_p->type, shape, restart, est);
+          } else {
+            job.apply(-1, {}, false, est);
+          }
+        }
+        if (const JobAllocation* ja = alloc.find(job.name()); ja && ja->config && now_p) {
+          decided[job.name()] = *ja->config;
+        } else {
+          decided.erase(job.name());
+        }
+      }
+      prev_alloc = std::move(alloc);
+      prev_place = std::move(place_now);
+    }
+    for (int i : active) {
+      if (jobs[i].placement().empty()) {
+        queued[i] += opts.round;
+      } else {
+        ++rec.running;
+        alloc_gpu_seconds[i] += jobs[i].gpus() * opts.round;
+      }
+    }
+    if (opts.record_rounds) {
+      for (int i : active) {
+        const SimJob& j = jobs[i];
+        rec.jobs.push_back({j.name(), j.type(), j.placement(), j.batch_size(), j.accum_steps(),
+                            j.epoch(), j.progress(), j.restarts(), j.completion_time()});
+      }
+    }
+    result.rounds.push_back(std::move(rec));
+    if (opts.progress) opts.progress(now, done, total);
+    if (now > opts.max_time && done < total) {
+      std::string stuck;
+      for (int i : active) {
+        if (stuck.size() > 200) break;
+        stuck += (stuck.empty() ? "" : ", ") + jobs[i].name();
+      }
+      throw Error(ExitStatus::data, "simulation passed " + std::to_string(opts.max_time / 86400) +
+                                        " days with jobs unfinished (" + stuck +
+                                        "): can the cluster run them at all?");
+    }
+  }
+
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const SimJob& j = jobs[i];
+    JobResult r;
+    r.name = j.name();
+    r.model = j.state().spec.model;
+    r.submission = j.submission_time();
+    r.completion = *j.completion_time();
+    r.jct = r.completion - r.submission;
+    r.restarts = j.restarts();
+    r.queued = queued[i];
+    r.gpu_seconds = opts.reference ? std::vector<double>(cluster.types.size(), 0.0)
+                                   : j.gpu_seconds_by_type();
+    if (opts.reference) {
+      // The artifact's pooling: whole rounds of the GPUs allocated, on the type held.
+      double held = 0;
+      for (double s : j.gpu_seconds_by_type()) held += s;
+      for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+        r.gpu_seconds[t] = held > 0 ? alloc_gpu_seconds[i] * j.gpu_seconds_by_type()[t] / held : 0;
+      }
+    }
+    double c = 0;
+    for (int x : j.contention()) c += x;
+    r.contention = j.contention().empty() ? 0 : c / j.contention().size();
+    result.jobs.push_back(std::move(r));
+  }
+  if (opts.fairness) add_finish_time_fairness(result, cluster, catalog, workload, opts);
+  result.summary = summarize(result, opts.reference);
+  return result;
+}
+
+}  // namespace sia

@@ -1,0 +1,104 @@
+// The trace-driven simulator behind `sia-ctl simulate`: every round (default 60 s) it
+// advances every job through the measured ground truth, then runs the real stages --
+// estimate -> solve (any policy) -> place -- on what the jobs have reported, exactly as a
+// deployment would, and applies the new placement (restarts and restore delays included).
+// The policy never sees the tables: only the jobs' observations and fitted models.
+// "reference" reproduces the published artifact's behaviour for comparison: its estimator
+// and solver quirks, its placer (small jobs spread round-robin, a restart whenever the
+// placement tuple changes) and its metric pooling.
+// Deterministic: the same inputs give the same results (wall-clock timings aside).
+// Thread-safety: simulate() is re-entrant (its state is local).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "core/job_spec.hpp"
+#include "model/catalog.hpp"
+#include "model/estimator.hpp"
+#include "policy/policy.hpp"
+
+namespace sia {
+
+struct SimOptions {
+  double round = 60;  // seconds
+  std::string policy = "sia";
+  PolicyOptions policy_options;
+  bool reference = false;     // --compat reference
+  bool fairness = true;       // finish-time fairness (isolated runs per job)
+  double max_time = 60 * 86400.0;  // give up (error) past this simulated time
+  std::string save_rounds_dir;     // write every round's stage inputs and outputs here
+  bool record_rounds = false;      // keep per-round snapshots in the result
+  std::function<void(double now, int done, int total)> progress;  // once per round
+};
+
+struct JobResult {
+  std::string name;
+  std::string model;
+  double submission = 0;
+  double completion = 0;
+  double jct = 0;
+  int restarts = 0;
+  double queued = 0;                 // seconds active without GPUs
+  std::vector<double> gpu_seconds;   // per cluster GPU type (held, incl. restore)
+  double contention = 0;             // mean active jobs over the rounds it was active
+  std::optional<double> isolated_jct;  // alone on its fair share
+  std::optional<double> rho;           // finish-time fairness
+};
+
+struct RoundJob {
+  std::string name;
+  int type = -1;
+  std::vector<int> placement;
+  double batch_size = 0;
+  int accum_steps = 0;
+  int epoch = 0;
+  double progress = 0;
+  int restarts = 0;
+  std::optional<double> completion;
+};
+
+struct RoundRecord {
+  double t = 0;
+  int active = 0;
+  int running = 0;
+  std::vector<RoundJob> jobs;  // filled when record_rounds
+};
+
+struct SimSummary {
+  int jobs = 0;
+  double avg_jct = 0, median_jct = 0, p99_jct = 0;
+  double makespan = 0;
+  double gpu_hours_per_job = 0;
+  double restarts_per_job = 0;
+  double contention_mean = 0, contention_max = 0;
+  double queue_mean = 0, queue_max = 0;
+  double unfair_fraction = 0, worst_rho = 0;
+  double policy_runtime_median = 0, policy_runtime_p95 = 0;  // seconds (wall clock)
+  int rounds = 0;
+};
+
+struct SimResult {
+  std::string cluster;
+  std::string workload;
+  std::string policy;
+  std::string profile;  // default | reference
+  double round = 60;
+  std::vector<std::string> gpu_types;
+  std::vector<JobResult> jobs;  // workload order
+  std::vector<RoundRecord> rounds;
+  std::vector<double> policy_runtimes;  // seconds per round (wall clock)
+  SimSummary summary;
+};
+
+SimResult simulate(const Cluster& cluster, const Catalog& catalog,
+                   const std::vector<JobSpec>& workload, const SimOptions& options);
+
+// Fills the summary from jobs and rounds (nearest-rank percentiles; with `reference`, the
+// artifact's pooling: p99 at index int(0.99 n), GPU hours in whole rounds).
+SimSummary summarize(const SimResult& r, bool reference);
+
+}  // namespace sia

@@ -1,0 +1,24 @@
+// Workloads for the simulator: jobs with submission times.
+//  - The published artifact's CSV: name, time (seconds), application (a catalog model),
+//    num_replicas and batch_size (the hand-tuned fixed configuration baselines use), and an
+//    optional category (adaptive | scale-gpus | rigid).
+//  - JSON Lines (or one Jobs document) of JobSpecs with submit_time.
+// Every row is checked; an error names the file, the line and the column.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/job_spec.hpp"
+#include "model/catalog.hpp"
+
+namespace sia {
+
+// Reads a workload (by extension: .csv, else documents); jobs sorted by submission time,
+// ties in file order. Models are checked against `catalog`.
+std::vector<JobSpec> read_workload(const std::string& file, const Catalog& catalog);
+std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string& file,
+                                        const Catalog& catalog);
+
+}  // namespace sia
