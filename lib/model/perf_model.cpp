@@ -28,7 +28,14 @@ double optim_time(const PerfParams& p, int nodes, int replicas, double local_bsz
   const double tc = compute_time(p, local_bsz);
   const double tn = network_time(p, nodes, replicas);
   const double g = p.gamma;
-  return std::pow(std::pow(tc, g) + std::pow(tn, g), 1.0 / g);
+  if (g == 1.0) return tc + tn;
+  // (tc^g + tn^g)^(1/g) = hi * (1 + (lo/hi)^g)^(1/g): one pow when the smaller term is
+  // negligible, and no overflow for large gamma.
+  const double hi = std::max(tc, tn), lo = std::min(tc, tn);
+  if (!(hi > 0)) return 0;
+  const double r = std::pow(lo / hi, g);
+  if (r < 1e-16) return hi;
+  return hi * std::pow(1.0 + r, 1.0 / g);
 }
 
 double iteration_time(const PerfParams& p, int nodes, int replicas, double local_bsz,

@@ -1,6 +1,10 @@
 #include "sim/fairness.hpp"
 
+#include <atomic>
 #include <cmath>
+#include <thread>
+
+#include "core/error.hpp"
 #include <map>
 #include <tuple>
 
@@ -36,40 +40,86 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
   iso.save_rounds_dir.clear();
   iso.record_rounds = false;
   iso.progress = nullptr;
+  // The isolated runs each job needs, collected first and simulated in parallel.
   std::map<Key, double> cache;  // isolated JCT for a submission at a round boundary
-  auto isolated = [&](const JobSpec& spec, int type, int gpus) -> double {
-    Key key{spec.model, static_cast<int>(spec.adaptivity), spec.batch_size, spec.gpus,
-            spec.restart_cost, cluster.types[type].name, gpus};
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
-    JobSpec alone = spec;
-    alone.submit_time = 0;
-    alone.max_gpus = gpus;
-    if (alone.min_gpus > gpus) alone.min_gpus = gpus;
-    if (alone.gpus > gpus) alone.gpus = gpus;
-    double jct = -1;
-    const ModelInfo& m = catalog.get(spec.model);
-    if (m.gpu(cluster.types[type].name)) {
-      SimResult r = simulate(one_type_cluster(cluster, type, gpus), catalog, {alone}, iso);
-      jct = r.jobs.front().jct;
+  struct Need {
+    JobSpec spec;
+    int type;
+    int gpus;
+  };
+  std::map<Key, Need> needed;
+  auto key_of = [&](const JobSpec& spec, int type, int gpus) {
+    return Key{spec.model, static_cast<int>(spec.adaptivity), spec.batch_size, spec.gpus,
+               spec.restart_cost, cluster.types[type].name, gpus};
+  };
+  auto shares = [&](std::size_t i, std::size_t t, int* lo, int* hi, double* share) {
+    const double n_avg = std::max(1.0, result.jobs[i].contention);
+    *share = cluster.types[t].capacity() / n_avg;
+    *lo = static_cast<int>(std::floor(*share));
+    *hi = static_cast<int>(std::ceil(*share));
+    if (*lo < 1) *lo = *hi = 1;
+  };
+  for (std::size_t i = 0; i < result.jobs.size(); ++i) {
+    for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+      int lo, hi;
+      double share;
+      shares(i, t, &lo, &hi, &share);
+      for (int g : {lo, hi}) needed.emplace(key_of(workload[i], static_cast<int>(t), g),
+                                            Need{workload[i], static_cast<int>(t), g});
     }
-    cache[key] = jct;
-    return jct;
+  }
+  std::vector<std::pair<Key, Need>> work(needed.begin(), needed.end());
+  std::vector<double> jcts(work.size(), -1);
+  std::vector<std::string> errors(work.size());
+  std::atomic<std::size_t> next{0};
+  auto run = [&] {
+    for (std::size_t k = next++; k < work.size(); k = next++) {
+      const Need& n = work[k].second;
+      JobSpec alone = n.spec;
+      alone.submit_time = 0;
+      alone.max_gpus = n.gpus;
+      if (alone.min_gpus > n.gpus) alone.min_gpus = n.gpus;
+      if (alone.gpus > n.gpus) alone.gpus = n.gpus;
+      try {
+        if (catalog.get(n.spec.model).gpu(cluster.types[n.type].name)) {
+          SimResult r = simulate(one_type_cluster(cluster, n.type, n.gpus), catalog, {alone}, iso);
+          jcts[k] = r.jobs.front().jct;
+        }
+      } catch (const std::exception& e) {
+        errors[k] = e.what();
+      }
+    }
+  };
+  const unsigned threads =
+      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), work.size()));
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < threads; ++w) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+  for (std::size_t k = 0; k < work.size(); ++k) {
+    if (!errors[k].empty()) {
+      throw Error(ExitStatus::software, "isolated run of " + work[k].second.spec.name + ": " +
+                                            errors[k]);
+    }
+    cache[work[k].first] = jcts[k];
+  }
+  auto isolated = [&](const JobSpec& spec, int type, int gpus) {
+    return cache.at(key_of(spec, type, gpus));
   };
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
     JobResult& jr = result.jobs[i];
     const JobSpec& spec = workload[i];
-    const double n_avg = std::max(1.0, jr.contention);
     // Waiting for the first round boundary is part of the shared JCT; an isolated run
     // that starts at a boundary waits a whole round, this job waited less.
     const double offset = std::fmod(spec.submit_time, options.round);
     double weight = 0, rho_sum = 0, jct_sum = 0;
     for (std::size_t t = 0; t < cluster.types.size(); ++t) {
       const int cap = cluster.types[t].capacity();
-      const double share = cap / n_avg;
-      const int lo = static_cast<int>(std::floor(share));
-      const int hi = static_cast<int>(std::ceil(share));
+      int lo, hi;
+      double share;
+      shares(i, t, &lo, &hi, &share);
       double j;
-      if (lo < 1) {
+      if (share < 1) {
         double one = isolated(spec, static_cast<int>(t), 1);
         if (one < 0) continue;
         j = one / share;

@@ -48,6 +48,7 @@ static std::string placement_text(const std::vector<int>& p) {
 StepSync GroundTruth::step_sync(const std::vector<int>& placement, int local_bsz) {
   const std::string id = placement_id(placement);
   auto key = std::make_pair(id, local_bsz);
+  std::lock_guard<std::mutex> lock(memo_mu_);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   auto fail = [&](const std::string& why) -> StepSync {
     throw Error(ExitStatus::software,
@@ -156,6 +157,24 @@ GradientStats ValidationTruth::grad_stats(double batch_size, int epoch) const {
   double w = hi->batch_size - lo->batch_size;
   double x = batch_size - lo->batch_size, y = hi->batch_size - batch_size;
   return {(x * b.grad_sqr + y * a.grad_sqr) / w, (x * b.grad_var + y * a.grad_var) / w};
+}
+
+GroundTruth* TruthStore::truth(const ModelInfo& model, const std::string& gpu_type) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto key = std::make_pair(model.name, gpu_type);
+  auto it = truths_.find(key);
+  if (it == truths_.end()) {
+    const ModelGpu* g = model.gpu(gpu_type);
+    it = truths_.emplace(key, g ? std::make_unique<GroundTruth>(model, *g) : nullptr).first;
+  }
+  return it->second.get();
+}
+
+const ValidationTruth& TruthStore::validation(const ModelInfo& model) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& v = validation_[model.name];
+  if (!v) v = std::make_unique<ValidationTruth>(model);
+  return *v;
 }
 
 }  // namespace sia

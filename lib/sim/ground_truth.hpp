@@ -8,11 +8,13 @@
 //  - the per-placement memory cap (largest profiled local batch);
 //  - statistical progress per epoch and gradient statistics per epoch, linear in the
 //    global batch between the validated batch sizes.
-// Thread-safety: step_sync() memoises interpolations: not thread-safe.
+// Thread-safety: step_sync() memoises under a lock; everything else is immutable, so one
+// GroundTruth may serve several simulations at once (TruthStore shares them).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +52,7 @@ class GroundTruth {
   std::map<std::string, std::vector<Row>> by_placement_;
   std::map<int, int> max_local_by_replicas_;
   std::unique_ptr<LinearInterpolator3> interp_;
+  std::mutex memo_mu_;
   std::map<std::pair<std::string, int>, StepSync> memo_;
 };
 
@@ -66,6 +69,20 @@ class ValidationTruth {
  private:
   const ModelInfo* model_;
   std::vector<double> progress_;
+};
+
+// Ground truth built once per (model, GPU type) and shared by every simulation that needs
+// it (a workload's run and its isolated fair-share runs). Thread-safe.
+class TruthStore {
+ public:
+  // Null when the catalog has no measurements of `model` on `gpu_type`.
+  GroundTruth* truth(const ModelInfo& model, const std::string& gpu_type);
+  const ValidationTruth& validation(const ModelInfo& model);
+
+ private:
+  std::mutex mu_;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<GroundTruth>> truths_;
+  std::map<std::string, std::unique_ptr<ValidationTruth>> validation_;
 };
 
 }  // namespace sia

@@ -21,12 +21,6 @@ namespace sia {
 
 namespace {
 
-// Ground truth shared by the jobs of one model.
-struct ModelTruth {
-  std::unique_ptr<ValidationTruth> validation;
-  std::vector<std::unique_ptr<GroundTruth>> per_type;  // cluster type order, null if none
-};
-
 std::vector<int> shape_of(const JobPlacement& jp) {
   std::vector<int> s;
   for (const auto& ng : jp.nodes) s.push_back(static_cast<int>(ng.gpus.size()));
@@ -78,7 +72,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   po.reference = opts.reference;
   std::unique_ptr<Policy> policy = make_policy(opts.policy, po);
 
-  std::map<std::string, ModelTruth> truths;
+  std::shared_ptr<TruthStore> store = opts.truths ? opts.truths : std::make_shared<TruthStore>();
   std::vector<SimJob> jobs;
   jobs.reserve(workload.size());
   for (const auto& spec : workload) {
@@ -86,27 +80,19 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       throw Error(ExitStatus::data, "job " + spec.name + ": the simulator needs a catalog model");
     }
     const ModelInfo& m = catalog.get(spec.model, "job " + spec.name);
-    auto& mt = truths[spec.model];
-    if (!mt.validation) {
-      for (const auto& g : m.gpus) {
-        if (g.pipeline_stages > 1) {
-          throw Error(ExitStatus::data, "job " + spec.name + ": model " + m.name +
-                                            " is pipeline-parallel; the simulator has no ground "
-                                            "truth for pipelines");
-        }
-      }
-      mt.validation = std::make_unique<ValidationTruth>(m);
-      for (const auto& t : cluster.types) {
-        const ModelGpu* g = m.gpu(t.name);
-        mt.per_type.push_back(g ? std::make_unique<GroundTruth>(m, *g) : nullptr);
+    for (const auto& g : m.gpus) {
+      if (g.pipeline_stages > 1) {
+        throw Error(ExitStatus::data, "job " + spec.name + ": model " + m.name +
+                                          " is pipeline-parallel; the simulator has no ground "
+                                          "truth for pipelines");
       }
     }
     std::vector<GroundTruth*> per_type;
-    for (auto& p : mt.per_type) per_type.push_back(p.get());
+    for (const auto& t : cluster.types) per_type.push_back(store->truth(m, t.name));
     JobState js;
     js.spec = spec;
     double cost = spec.restart_cost >= 0 ? spec.restart_cost : m.restart_cost;
-    jobs.emplace_back(std::move(js), m, per_type, *mt.validation, cluster, cost,
+    jobs.emplace_back(std::move(js), m, per_type, store->validation(m), cluster, cost,
                       SimJobOptions{opts.reference});
   }
 
@@ -275,7 +261,11 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     r.contention = j.contention().empty() ? 0 : c / j.contention().size();
     result.jobs.push_back(std::move(r));
   }
-  if (opts.fairness) add_finish_time_fairness(result, cluster, catalog, workload, opts);
+  if (opts.fairness) {
+    SimOptions with_store = opts;
+    with_store.truths = store;
+    add_finish_time_fairness(result, cluster, catalog, workload, with_store);
+  }
   result.summary = summarize(result, opts.reference);
   return result;
 }

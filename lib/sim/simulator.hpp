@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "model/catalog.hpp"
 #include "model/estimator.hpp"
 #include "policy/policy.hpp"
+#include "sim/ground_truth.hpp"
 
 namespace sia {
 
@@ -33,6 +35,9 @@ struct SimOptions {
   std::string save_rounds_dir;     // write every round's stage inputs and outputs here
   bool record_rounds = false;      // keep per-round snapshots in the result
   std::function<void(double now, int done, int total)> progress;  // once per round
+  // Ground truth to share between runs (isolated fair-share runs reuse the workload's);
+  // made on demand when null.
+  std::shared_ptr<TruthStore> truths;
 };
 
 struct JobResult {

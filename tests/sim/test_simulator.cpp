@@ -1,0 +1,107 @@
+#include <catch2/catch.hpp>
+
+#include "sim/simulator.hpp"
+#include "sim/workload.hpp"
+#include <algorithm>
+#include <cmath>
+
+#include "test_util.hpp"
+
+using namespace sia;
+
+namespace {
+
+std::vector<JobSpec> small_workload(const Catalog& c) {
+  return parse_workload_csv(
+      "name,time,application,num_replicas,batch_size\n"
+      "cifar10-0,0,cifar10,4,2048\n"
+      "bert-1,30,bert,8,384\n"
+      "cifar10-2,95,cifar10,4,2048\n"
+      "deepspeech2-3,200,deepspeech2,6,320\n",
+      "small.csv", c);
+}
+
+}  // namespace
+
+TEST_CASE("workload rows are checked, errors name the line", "[workload]") {
+  Catalog c(test::catalog_dir());
+  auto w = small_workload(c);
+  REQUIRE(w.size() == 4);
+  CHECK(w[1].submit_time == 30);
+  CHECK(w[1].gpus == 8);
+  CHECK(w[1].batch_size == 384);
+  auto bad = [&](const std::string& row) {
+    return test::error_of([&] {
+      parse_workload_csv("name,time,application,num_replicas,batch_size\n" + row, "w.csv", c);
+    });
+  };
+  CHECK(bad("a,1,resnet,1,32\n").second.rfind("w.csv:2: column application: unknown model \"resnet\"", 0) == 0);
+  CHECK(bad("a,x,cifar10,1,32\n").second == "w.csv:2: column time: expected a number, got \"x\"");
+  CHECK(bad("a,1,cifar10,0,32\n").second == "w.csv:2: column num_replicas: expected a positive GPU count");
+  CHECK(bad("a,1,cifar10,1\n").second == "w.csv:2: expected 5 columns, got 4");
+  CHECK(bad("a,1,cifar10,1,32\na,2,cifar10,1,32\n").second == "w.csv:3: column name: duplicate job \"a\"");
+  CHECK(bad("a,-1,cifar10,1,32\n").first == 65);
+}
+
+TEST_CASE("a small workload runs to completion, deterministically", "[simulator]") {
+  Catalog c(test::catalog_dir());
+  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  auto w = small_workload(c);
+  for (bool reference : {false, true}) {
+    SimOptions o;
+    o.reference = reference;
+    o.record_rounds = true;
+    SimResult a = simulate(cl, c, w, o);
+    SimResult b = simulate(cl, c, w, o);
+    INFO("reference " << reference);
+    REQUIRE(a.jobs.size() == 4);
+    for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+      CHECK(a.jobs[i].jct == b.jobs[i].jct);
+      CHECK(a.jobs[i].restarts == b.jobs[i].restarts);
+      CHECK(a.jobs[i].jct > 0);
+      CHECK(a.jobs[i].completion == std::floor(a.jobs[i].completion));
+      REQUIRE(a.jobs[i].rho);
+      CHECK(*a.jobs[i].rho > 0);
+    }
+    // The first decision happens at t = round: nothing runs before.
+    CHECK(a.rounds.front().t == 60);
+    // cifar10-2, submitted at 95 s, is first scheduled at 120 s: its JCT includes 25 s.
+    CHECK(a.jobs[2].jct >= 25 + 50);
+    CHECK(a.summary.jobs == 4);
+    CHECK(a.summary.makespan == Approx(std::max({a.jobs[0].completion, a.jobs[1].completion,
+                                                 a.jobs[2].completion, a.jobs[3].completion})));
+  }
+}
+
+TEST_CASE("summary metrics on a hand-made result", "[metrics]") {
+  SimResult r;
+  r.round = 60;
+  r.gpu_types = {"t4"};
+  for (int i = 0; i < 100; ++i) {
+    JobResult j;
+    j.name = "j" + std::to_string(i);
+    j.submission = i;
+    j.jct = 100 + i;  // 100 .. 199
+    j.completion = j.submission + j.jct;
+    j.restarts = i % 3;
+    j.gpu_seconds = {3600.0};
+    j.rho = i < 10 ? 1.5 : 0.5;
+    r.jobs.push_back(j);
+  }
+  r.rounds = {{60, 4, 3, {}}, {120, 6, 6, {}}, {180, 2, 1, {}}};
+  r.policy_runtimes = {0.001, 0.002, 0.003};
+  SimSummary s = summarize(r, false);
+  CHECK(s.avg_jct == Approx(149.5));
+  CHECK(s.median_jct == 149);    // nearest rank: the 50th of 100
+  CHECK(s.p99_jct == 198);       // the 99th of 100
+  CHECK(summarize(r, true).p99_jct == 199);  // the artifact: index int(0.99 n) = 99
+  CHECK(s.makespan == Approx(99 + 199 - 0));
+  CHECK(s.gpu_hours_per_job == Approx(1.0));
+  CHECK(s.restarts_per_job == Approx(0.99));
+  CHECK(s.unfair_fraction == Approx(0.1));
+  CHECK(s.worst_rho == Approx(1.5));
+  CHECK(s.contention_mean == Approx(4.0));
+  CHECK(s.contention_max == 6);
+  CHECK(s.queue_mean == Approx(2.0 / 3));
+  CHECK(s.policy_runtime_median == Approx(0.002));
+}
