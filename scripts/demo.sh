@@ -1,7 +1,8 @@
 #!/bin/sh
-# The README's main job: set up, build, and run sia on the bundled example.
+# The README's main job: set up, build, and simulate the bundled workload (Philly
+# workload 1, 160 jobs over 8 hours) on the bundled heterogeneous 64-GPU cluster with the
+# Sia policy, printing a summary for people.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-exec ./build/bin/sia-estimate --cluster data/clusters/sia-hetero-64.toml \
-  data/examples/jobs.json data/examples/job.toml -o table
+exec ./build/bin/sia-ctl simulate "$@"

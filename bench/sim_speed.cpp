@@ -1,0 +1,49 @@
+// Simulator speed: one 8-hour, 160-job workload (Philly workload-1) on the heterogeneous
+// 64-GPU cluster with the Sia policy, with and without the isolated runs behind
+// finish-time fairness, in both profiles; then a 48-hour, 960-job workload made of six
+// Saturn workloads laid end to end (8 hours apart) -- the length of the paper's newTrace.
+//   bench/sim_speed [DATA_DIR]
+#include <cstdio>
+#include <string>
+
+#include "core/cluster.hpp"
+#include "sim/simulator.hpp"
+#include "sim/workload.hpp"
+#include "synthetic.hpp"
+
+using namespace sia;
+using namespace sia::bench;
+
+static void run(const char* label, const Cluster& c, const Catalog& cat,
+                const std::vector<JobSpec>& w, bool reference, bool fairness) {
+  SimOptions o;
+  o.reference = reference;
+  o.fairness = fairness;
+  double t0 = now_seconds();
+  SimResult r = simulate(c, cat, w, o);
+  double t = now_seconds() - t0;
+  std::printf("%-34s %-9s %-8s %6zu jobs %9.2f s   avg JCT %.3f h, %d rounds\n", label,
+              reference ? "reference" : "default", fairness ? "fairness" : "-", w.size(), t,
+              r.summary.avg_jct / 3600, r.summary.rounds);
+}
+
+int main(int argc, char** argv) {
+  std::string data = argc > 1 ? argv[1] : default_data_dir();
+  Catalog cat(data + "/models");
+  Cluster c = read_cluster(data + "/clusters/sia-hetero-64.toml");
+  auto philly = read_workload(data + "/workloads/philly/workload-1.csv", cat);
+  for (bool ref : {false, true}) {
+    for (bool fair : {false, true}) run("philly/workload-1 (8 h)", c, cat, philly, ref, fair);
+  }
+  std::vector<JobSpec> long_w;
+  for (int k = 0; k < 6; ++k) {
+    auto part = read_workload(data + "/workloads/saturn/workload-" + std::to_string(k + 1) + ".csv", cat);
+    for (auto& j : part) {
+      j.name = "w" + std::to_string(k + 1) + "-" + j.name;
+      j.submit_time += k * 8 * 3600.0;
+      long_w.push_back(j);
+    }
+  }
+  for (bool ref : {false, true}) run("saturn 1-6 end to end (48 h)", c, cat, long_w, ref, true);
+  return 0;
+}
