@@ -46,17 +46,27 @@ int run_estimate(const EstimateArgs& args) {
   Estimator est(cluster, catalog, opt);
   GoodputMatrix m = est.estimate(jobs);
   for (const auto& j : jobs) {
-    if (j.current && cluster.type_index(j.current->gpu_type) < 0) {
-      cli::info("sia-estimate", "warning: " + j.where("state.current.gpu_type") +
-                                    ": GPU type \"" + j.current->gpu_type +
-                                    "\" is not in cluster " + cluster.name + "; treated as not running");
+    if (!j.current) continue;
+    const GoodputRow* row = nullptr;
+    for (const auto& r : m.jobs) {
+      if (r.job == j.spec.name) row = &r;
+    }
+    if (row && !row->current) {
+      cli::info("sia-estimate", "warning: " + j.where("state.current") + ": " +
+                                    std::to_string(j.current->gpus()) + " GPU(s) of type \"" +
+                                    j.current->gpu_type + "\" on " +
+                                    std::to_string(j.current->nodes()) +
+                                    " node(s) cannot exist on cluster " + cluster.name +
+                                    "; treated as not running");
     }
   }
   for (const auto& r : m.jobs) {
     if (r.entries.empty()) {
-      cli::info("sia-estimate", "warning: job " + r.job +
-                                    ": no GPU type it may use is in the cluster (" +
-                                    cluster.type_names() + "); it cannot be scheduled");
+      cli::info("sia-estimate",
+                "warning: job " + r.job +
+                    ": no configuration on this cluster (its allowed GPU types are missing, its "
+                    "model has no measurements on them, or it needs more GPUs than they have); "
+                    "it cannot be scheduled");
     }
   }
   if (!args.save_jobs.empty()) {

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 static std::string solve_table(const Allocation& a, bool explain) {
   std::vector<std::string> head = {"job", "config", "goodput", "batch"};
-  if (explain) head.insert(head.end(), {"value", "restart", "alternative"});
+  if (explain) head.insert(head.end(), {"effective", "value", "restart", "alternative"});
   head.push_back("note");
   cli::Table t(head);
   for (const auto& j : a.jobs) {
@@ -25,6 +25,7 @@ static std::string solve_table(const Allocation& a, bool explain) {
                                     j.config ? cli::fixed(j.batch_size, 0) : ""};
     if (explain) {
       const auto& e = j.explain;
+      row.push_back(e && j.config ? cli::fixed(e->goodput, 3) : "");
       row.push_back(e && j.config ? cli::fixed(e->value, 4) : "");
       row.push_back(e ? cli::fixed(e->restart_factor, 3) : "");
       row.push_back(e && e->alternative ? format_config(*e->alternative, a.cluster) + " " +
@@ -37,19 +38,20 @@ static std::string solve_table(const Allocation& a, bool explain) {
     t.add(row);
   }
   return t.render() + "status " + a.status + ", objective " + cli::fixed(a.objective, 4) +
-         ", gap " + cli::fixed(a.gap * 100, 4) + "%\n";
+         ", gap " + cli::fixed(a.gap * 100, 4) + "%" + (a.note.empty() ? "" : " (" + a.note + ")") +
+         "\n";
 }
 
 int run_solve(const SolveArgs& args) {
+  PolicyOptions o = args.options;
+  o.reference = args.compat == "reference";
+  auto policy = make_policy(args.policy, o);  // bad knobs are usage errors, before any input
   Document doc = read_document(args.input, {"GoodputMatrix"});
   GoodputMatrix m = parse_goodput_matrix(doc.data());
   std::optional<Allocation> previous;
   if (!args.previous.empty()) {
     previous = parse_allocation(read_document(args.previous, {"Allocation"}).data());
   }
-  PolicyOptions o = args.options;
-  o.reference = args.compat == "reference";
-  auto policy = make_policy(args.policy, o);
   auto t0 = std::chrono::steady_clock::now();
   Allocation a = policy->allocate(m, previous);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -63,8 +65,14 @@ int run_solve(const SolveArgs& args) {
   return 0;
 }
 
-static std::string place_table(const Placement& p, const Cluster& c) {
-  cli::Table t({"job", "type", "nodes", "restart"});
+static std::string place_table(const Placement& p, const Cluster& c, bool explain) {
+  std::vector<std::string> head = {"job", "type", "nodes", "restart"};
+  if (explain) head.push_back("note");
+  cli::Table t(head);
+  auto note = [&](const std::string& job) {
+    auto it = p.notes.find(job);
+    return it == p.notes.end() ? std::string() : it->second;
+  };
   for (const auto& j : p.jobs) {
     std::string nodes;
     for (const auto& ng : j.nodes) {
@@ -74,9 +82,15 @@ static std::string place_table(const Placement& p, const Cluster& c) {
         nodes += (k ? "," : "") + std::to_string(ng.gpus[k]);
       }
     }
-    t.add({j.job, c.types[j.type].name, nodes, j.restart ? "yes" : "no"});
+    std::vector<std::string> row = {j.job, c.types[j.type].name, nodes, j.restart ? "yes" : "no"};
+    if (explain) row.push_back(note(j.job));
+    t.add(row);
   }
-  for (const auto& w : p.waiting) t.add({w, "-", "not placed", ""});
+  for (const auto& w : p.waiting) {
+    std::vector<std::string> row = {w, "-", "not placed", ""};
+    if (explain) row.push_back(note(w));
+    t.add(row);
+  }
   std::string out = t.render();
   if (!p.evicted.empty()) {
     out += "evicted:";
@@ -101,15 +115,21 @@ int run_place(const PlaceArgs& args) {
   }
   std::optional<Placement> previous;
   if (!args.previous.empty()) {
-    previous = parse_placement(read_document(args.previous, {"Placement"}).data(), cluster);
+    Document pd = read_document(args.previous, {"Placement"});
+    previous = parse_placement(pd.data(), cluster);
+    if (previous->cluster_name != cluster.name) {
+      throw Error(ExitStatus::data, display_name(args.previous) + ": cluster_name: a placement on \"" +
+                                        previous->cluster_name + "\", not on \"" + cluster.name +
+                                        "\"");
+    }
   }
   Placement p = args.compat == "reference" ? reference_placement(a, cluster, previous)
                                            : place(a, cluster, previous);
   if (args.format == cli::Format::table) {
-    cli::write_stdout(place_table(p, cluster));
+    cli::write_stdout(place_table(p, cluster, args.explain));
   } else {
     cli::print_document("Placement", json{{"generator", "sia-place"}},
-                        placement_to_json(p, cluster));
+                        placement_to_json(p, cluster, args.explain));
   }
   return 0;
 }

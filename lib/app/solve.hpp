@@ -24,6 +24,7 @@ struct PlaceArgs {
   std::string cluster;      // default: the allocation's own
   std::string previous;     // previous Placement (optional)
   std::string compat = "default";
+  bool explain = false;
   cli::Format format = cli::Format::json;
 };
 

@@ -22,6 +22,7 @@ json allocation_to_json(const Allocation& a) {
   out["cluster"] = cluster_to_json(a.cluster);
   out["policy"] = a.policy;
   out["status"] = a.status;
+  if (!a.note.empty()) out["note"] = a.note;
   out["objective"] = a.objective;
   out["bound"] = a.bound;
   out["gap"] = a.gap;
@@ -88,6 +89,7 @@ Allocation parse_allocation(const Node& data) {
   a.cluster = parse_cluster(data.at("cluster"));
   a.policy = data.string_or("policy", "");
   a.status = data.string_or("status", "");
+  a.note = data.string_or("note", "");
   a.objective = data.number_or("objective", 0);
   a.bound = data.number_or("bound", 0);
   a.gap = data.number_or("gap", 0);

@@ -41,7 +41,8 @@ struct JobAllocation {
 struct Allocation {
   Cluster cluster;
   std::string policy;
-  std::string status;  // optimal | feasible | time-limit | previous | heuristic
+  std::string status;  // optimal | feasible | time-limit | infeasible
+  std::string note;    // e.g. that pins were dropped because they exceed the cluster
   double objective = 0;
   double bound = 0;
   double gap = 0;

@@ -29,24 +29,37 @@ const JobPlacement* Placement::find(const std::string& job) const {
   return it != jobs.end() && it->job == job ? &*it : nullptr;
 }
 
-json placement_to_json(const Placement& p, const Cluster& cluster) {
+json placement_to_json(const Placement& p, const Cluster& cluster, bool explain) {
   json out;
   out["cluster_name"] = p.cluster_name;
   json jobs = json::array();
   for (const auto& j : p.jobs) {
     json nodes = json::array();
     for (const auto& ng : j.nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
-    jobs.push_back({{"name", j.job},
-                    {"gpu_type", cluster.types[j.type].name},
-                    {"nodes", nodes},
-                    {"restart", j.restart},
-                    {"batch_size", j.batch_size},
-                    {"local_bsz", j.local_bsz},
-                    {"accum_steps", j.accum_steps}});
+    json x{{"name", j.job},
+           {"gpu_type", cluster.types[j.type].name},
+           {"nodes", nodes},
+           {"restart", j.restart},
+           {"batch_size", j.batch_size},
+           {"local_bsz", j.local_bsz},
+           {"accum_steps", j.accum_steps}};
+    if (explain) {
+      auto it = p.notes.find(j.job);
+      x["note"] = it == p.notes.end() ? "" : it->second;
+    }
+    jobs.push_back(std::move(x));
   }
   out["jobs"] = std::move(jobs);
   out["evicted"] = p.evicted;
   out["waiting"] = p.waiting;
+  if (explain) {
+    json reasons = json::object();
+    for (const auto& w : p.waiting) {
+      auto it = p.notes.find(w);
+      reasons[w] = it == p.notes.end() ? "" : it->second;
+    }
+    out["waiting_reasons"] = reasons;
+  }
   return out;
 }
 

@@ -4,6 +4,7 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,13 @@ struct Placement {
   std::vector<JobPlacement> jobs;    // sorted by name
   std::vector<std::string> evicted;  // allocated but displaced to make room (sorted)
   std::vector<std::string> waiting;  // not placed this round (sorted)
+  std::map<std::string, std::string> notes;  // why each job is where it is, or waits
 
   const JobPlacement* find(const std::string& job) const;
 };
 
-nlohmann::json placement_to_json(const Placement& p, const Cluster& cluster);
+// With `explain`, each job carries its note and "waiting_reasons" maps waiting jobs to theirs.
+nlohmann::json placement_to_json(const Placement& p, const Cluster& cluster, bool explain = false);
 // Node names and GPU indices are checked against `cluster`.
 Placement parse_placement(const Node& data, const Cluster& cluster);
 

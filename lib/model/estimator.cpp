@@ -156,8 +156,17 @@ GoodputRow Estimator::estimate_job(JobState& job) {
   row.preemptible = spec.preemptible;
   row.restoring = job.restoring;
   if (job.current) {
+    // A current allocation that cannot exist on this cluster (a type it lacks, or more
+    // nodes or GPUs than the type has) is treated as none.
     int t = cluster_.type_index(job.current->gpu_type);
-    if (t >= 0) row.current = Config{t, job.current->nodes(), job.current->gpus()};
+    if (t >= 0) {
+      Config c{t, job.current->nodes(), job.current->gpus()};
+      const GpuType& gt = cluster_.types[t];
+      if (c.nodes >= 1 && c.nodes <= gt.node_count && c.gpus >= c.nodes &&
+          c.gpus <= c.nodes * gt.gpus_per_node) {
+        row.current = c;
+      }
+    }
   }
 
   const double b0 = init_batch_size(job);
@@ -357,11 +366,27 @@ GoodputRow Estimator::estimate_job(JobState& job) {
   row.normalizer = m > 0 ? base / m : 1.0;
   for (auto& e : entries) e.goodput = e.raw_goodput * row.normalizer;
   for (std::size_t t : no_info) {
-    const int u = spec.adaptivity == Adaptivity::rigid ? spec.gpus : tms[t].stages;
     const int gpn = cluster_.types[t].gpus_per_node;
+    int u = tms[t].stages;
+    Config cfg{static_cast<int>(t), 0, 0};
+    if (spec.adaptivity == Adaptivity::rigid) {
+      u = spec.gpus;
+      cfg = Config{static_cast<int>(t), (u + gpn - 1) / gpn, u};
+    } else {
+      // The smallest valid configuration that meets the job's minimum.
+      const int need = std::max(u, min_rep[t] * tms[t].stages);
+      for (const Config& c : configs_[t]) {
+        if (c.gpus >= need && c.gpus % tms[t].stages == 0) {
+          cfg = c;
+          break;
+        }
+      }
+      if (cfg.gpus == 0) continue;
+      u = cfg.gpus;
+    }
     if (u > cluster_.types[t].capacity()) continue;
     GoodputEntry e;
-    e.config = Config{static_cast<int>(t), (u + gpn - 1) / gpn, u};
+    e.config = cfg;
     e.goodput = u;
     e.source = GoodputSource::fallback;
     double batch = spec.adaptivity == Adaptivity::adaptive

@@ -88,9 +88,10 @@ JobState parse_job_state(const Node& job) {
                      static_cast<int>(m.at("points").non_negative_int()), 0};
       if (auto f = m.get("fingerprint")) {
         std::string hex = f->as_string();
-        char* end = nullptr;
-        fm.fingerprint = std::strtoull(hex.c_str(), &end, 16);
-        if (hex.empty() || *end != '\0') f->expected("a hexadecimal fingerprint");
+        bool ok = hex.size() == 16;
+        for (char c : hex) ok = ok && std::isxdigit(static_cast<unsigned char>(c));
+        if (!ok) f->expected("a fingerprint of 16 hexadecimal digits");
+        fm.fingerprint = std::strtoull(hex.c_str(), nullptr, 16);
       }
       s.models[type] = fm;
     }

@@ -26,6 +26,7 @@ struct Work {
   Config config;
   bool placed = false;
   int evictions = 0;
+  std::string note;
   std::vector<std::pair<int, std::vector<int>>> gpus;  // (node slot, GPU indices)
 };
 
@@ -71,6 +72,16 @@ class TypePlacer {
     gpn_ = cluster.types[type].gpus_per_node;
   }
 
+  // Only jobs that fit on one node may be evicted to make room; a job with whole nodes (or
+  // a multi-node remainder) stays.
+  bool single_node(int w) const { return work_[w].config.nodes == 1 && work_[w].config.gpus < gpn_; }
+  bool holds_multi_node(int slot) const {
+    for (int o : nodes_[slot].owner) {
+      if (o >= 0 && !single_node(o)) return true;
+    }
+    return false;
+  }
+
   void take(int w, int slot, const std::vector<int>& gpus) {
     for (int g : gpus) nodes_[slot].owner[g] = w;
     work_[w].gpus.push_back({slot, gpus});
@@ -112,6 +123,7 @@ class TypePlacer {
       if (static_cast<int>(gpus.size()) == gpn_ && c.gpus >= gpn_) nodes_[slot].whole = true;
     }
     work_[w].placed = true;
+    work_[w].note = "kept its GPUs (same type and GPU count)";
     return true;
   }
 
@@ -123,20 +135,30 @@ class TypePlacer {
       if (static_cast<int>(chosen.size()) == count) break;
       if (nodes_[slot].free() == gpn_) chosen.push_back(slot);
     }
+    int evicted_here = 0;
     while (static_cast<int>(chosen.size()) < count) {
       int best = -1;
       for (int slot = 0; slot < static_cast<int>(nodes_.size()); ++slot) {
-        if (nodes_[slot].whole || std::count(chosen.begin(), chosen.end(), slot)) continue;
+        if (nodes_[slot].whole || holds_multi_node(slot) ||
+            std::count(chosen.begin(), chosen.end(), slot)) {
+          continue;
+        }
         if (best < 0 || nodes_[slot].free() > nodes_[best].free()) best = slot;
       }
-      if (best < 0) return false;
+      if (best < 0) {
+        work_[w].note = "not enough nodes free of whole-node jobs for " + std::to_string(count) +
+                        " whole node(s)";
+        return false;
+      }
       std::set<int> victims(nodes_[best].owner.begin(), nodes_[best].owner.end());
       victims.erase(-1);
       for (int v : victims) {
         release(v);
         ++work_[v].evictions;
+        work_[v].note = "evicted to free a whole node";
         evicted_.insert(v);
         queue.push_back(v);
+        ++evicted_here;
       }
       chosen.push_back(best);
     }
@@ -146,6 +168,10 @@ class TypePlacer {
       take(w, slot, all);
       nodes_[slot].whole = true;
     }
+    work_[w].note = "whole nodes, taken from the highest index" +
+                    (evicted_here ? ", after evicting " + std::to_string(evicted_here) +
+                                        " single-node job(s)"
+                                  : std::string());
     return true;
   }
 
@@ -167,31 +193,54 @@ class TypePlacer {
     }
     if (best < 0 && may_evict) {
       // The node with the most free GPUs, then the fewest evictions to make room.
+      // The node with the most room that only single-node jobs share (multi-node jobs
+      // are never evicted), then the smallest jobs first until the block fits.
       int target = -1;
       for (int slot = 0; slot < static_cast<int>(nodes_.size()); ++slot) {
         if (nodes_[slot].whole || static_cast<int>(nodes_[slot].owner.size()) < g) continue;
+        int room = nodes_[slot].free();
+        for (int o : nodes_[slot].owner) room += o >= 0 && single_node(o);
+        if (room < g) continue;
         if (target < 0 || nodes_[slot].free() > nodes_[target].free()) target = slot;
       }
-      if (target < 0) return false;
-      // Evict the smallest jobs first until the block fits.
+      if (target < 0) {
+        work_[w].note = "no node can hold " + std::to_string(g) +
+                        " GPUs even after evicting single-node jobs";
+        return false;
+      }
       std::map<int, int> sizes;
       for (int o : nodes_[target].owner) {
-        if (o >= 0) ++sizes[o];
+        if (o >= 0 && single_node(o)) ++sizes[o];
       }
       std::vector<std::pair<int, int>> by_size;
       for (auto [o, n] : sizes) by_size.push_back({n, o});
       std::sort(by_size.begin(), by_size.end());
+      int evicted_here = 0;
       for (auto [n, o] : by_size) {
         if (!pick_gpus(nodes_[target].owner, g, nullptr).empty()) break;
         release(o);
         ++work_[o].evictions;
+        work_[o].note = "evicted to make room for a larger job";
         evicted_.insert(o);
         queue.push_back(o);
+        ++evicted_here;
       }
-      if (pick_gpus(nodes_[target].owner, g, nullptr).empty()) return false;
+      if (pick_gpus(nodes_[target].owner, g, nullptr).empty()) {
+        work_[w].note = "no block of " + std::to_string(g) + " GPUs on any node";
+        return false;
+      }
       best = target;
+      work_[w].note = "on the node with the most room, after evicting " +
+                      std::to_string(evicted_here) + " smaller job(s)";
+    } else if (best >= 0) {
+      work_[w].note = std::string(work_[w].evictions ? "re-placed after eviction: " : "") +
+                      "best fit (the fullest node that holds it" +
+                      (best_aligned ? ", in an aligned block)" : ")");
     }
-    if (best < 0) return false;
+    if (best < 0) {
+      if (work_[w].note.empty()) work_[w].note = "no node has " + std::to_string(g) + " free GPUs";
+      return false;
+    }
     take(w, best, pick_gpus(nodes_[best].owner, g, nullptr));
     return true;
   }
@@ -227,10 +276,13 @@ class TypePlacer {
         release(w);
         continue;
       }
+      std::string whole_note = work_[w].note;
       if (rem > 0 && !place_partial(w, rem, queue, false)) {
         release(w);
+        work_[w].note = "no node has room for its " + std::to_string(rem) + " remaining GPUs";
         continue;
       }
+      if (rem > 0) work_[w].note = whole_note + "; the remaining GPUs " + work_[w].note;
       work_[w].placed = true;
     }
     partial.insert(partial.end(), queue.begin(), queue.end());
@@ -333,6 +385,7 @@ Placement place(const Allocation& alloc, const Cluster& cluster,
       } else {
         out.waiting.push_back(a.job);
       }
+      out.notes[a.job] = work[w].note;
     }
     for (int w : tp.evicted()) evicted.insert(alloc.jobs[work[w].job].job);
   }
@@ -401,6 +454,7 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
       }
       if (need > 0) {
         out.waiting.push_back(a.job);
+        out.notes[a.job] = "reference placer: not enough free GPUs";
         for (auto [slot, n] : taken) remaining[slot] += n;
         continue;
       }
@@ -410,6 +464,7 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
       jp.batch_size = a.batch_size;
       jp.local_bsz = a.local_bsz;
       jp.accum_steps = a.accum_steps;
+      out.notes[a.job] = "reference placer: whole nodes, then free GPUs round-robin";
       // GPU indices: the lowest free ones on each node; nodes in the order visited.
       for (auto [slot, n] : taken) {
         int first = gpn - remaining[slot] - n;

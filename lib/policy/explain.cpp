@@ -46,7 +46,7 @@ void explain_allocation(const ExplainInput& in, Allocation& out, bool detailed) 
         double g = p.jobs[i].empty() ? 0 : in.goodput_of(i, alt);
         ja.reason = "waiting scores better: its best configuration is worth goodput " + num(g) +
                     " after the restart factor " + num((*in.factor)[i]) +
-                    ", below what lambda_n requires";
+                    ", below what lambda_n (and lambda_a) require";
       } else {
         std::string why;
         for (auto [r, a] : p.jobs[i][alt].usage) {

@@ -763,7 +763,7 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   auto trace = [&](const char* what, const std::vector<int>& pk) {
     if (!dbg) return;
     double v = reduced_value(r, pk);
-    std::fprintf(stderr, "  %-10s value %.6f bound %.6f gap %.2e at %.1f ms\n", what, v, bound,
+    std::fprintf(stderr, "mckp: %-10s value %.6f bound %.6f gap %.2e at %.1f ms\n", what, v, bound,
                  relative_gap(v, bound), 1e3 * seconds_since(t0));
   };
   std::vector<int> pick = h.pick;

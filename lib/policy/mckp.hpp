@@ -9,9 +9,12 @@
 // row, repeated until the dual bound stops improving), then the picks are repaired to
 // feasibility and improved greedily. This yields a feasible solution and an upper bound
 // (the dual value); the LP relaxation has at most one fractional job per row, so the two
-// are usually within a hair. If the gap is above the target, GLPK's branch and cut
-// (glp_intopt, presolve on) takes over with the heuristic solution as its first incumbent
-// and a time limit; it can only improve on it. The answer is never "nothing".
+// are usually within a hair. If the gap is above the target, the LP relaxation (GLPK
+// simplex; on every column when small, else on the columns the prices leave in play) is
+// rounded, and on small problems GLPK's branch and cut (glp_intopt with MIR and Gomory
+// cuts; presolve off, so that the heuristic solution, in our own columns, can be its first
+// incumbent) runs within a share of the time limit; it can only improve on it. The answer
+// is never "nothing". SIA_MCKP_DEBUG=1 in the environment traces the steps on stderr.
 // Thread-safety: re-entrant (GLPK keeps no global state between calls here).
 #pragma once
 

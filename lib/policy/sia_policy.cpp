@@ -123,7 +123,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
   mo.time_limit = o.time_limit;
   mo.use_glpk = o.use_glpk;
   MckpSolution sol = solve_mckp(prob, mo);
-  std::string status = sol.status;
+  std::string status = sol.status, note;
   if (sol.status == "infeasible") {
     // The pinned jobs no longer fit (the cluster shrank): keep only the jobs inside a
     // checkpoint-restore pinned, then none.
@@ -135,13 +135,16 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       std::fill(prob.forced.begin(), prob.forced.end(), -1);
       sol = solve_mckp(prob, mo);
     }
-    status = sol.status + " (pins dropped: they exceed the cluster)";
+    status = sol.status;
+    note = "pinned allocations exceed the cluster: pins dropped";
+    for (std::size_t i = 0; i < m.jobs.size(); ++i) pinned[i] = prob.forced[i] >= 0;
   }
 
   Allocation out;
   out.cluster = cluster;
   out.policy = "sia";
   out.status = status;
+  out.note = note;
   out.objective = sol.value;
   out.bound = sol.bound;
   out.gap = sol.gap;

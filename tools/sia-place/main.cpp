@@ -20,11 +20,12 @@ int main(int argc, char** argv) {
   if (const char* c = std::getenv("SIA_CLUSTER")) a.cluster = c;
   app.add_option("allocation", a.input, "Allocation file, or - for stdin (default: stdin)");
   app.add_option("--cluster", a.cluster,
-                 "Cluster description (default: the one the allocation carries)");
+                 "Cluster description (default $SIA_CLUSTER, else the one the allocation carries)");
   app.add_option("--previous", a.previous, "The previous round's Placement");
   app.add_option("--compat", a.compat, "Behaviour profile")
       ->check(CLI::IsMember({"default", "reference"}))
       ->capture_default_str();
+  app.add_flag("--explain", a.explain, "Say why each job is where it is, or why it waits");
   sia::cli::add_common_flags(app, common);
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
   a.format = common.format();
