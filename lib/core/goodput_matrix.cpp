@@ -52,7 +52,14 @@ json config_ref_to_json(const Config& c, const Cluster& cluster) {
   return json{{"gpu_type", cluster.types[c.type].name}, {"nodes", c.nodes}, {"gpus", c.gpus}};
 }
 
+static std::vector<std::string> type_names_of(const Cluster& c) {
+  std::vector<std::string> out;
+  for (const auto& t : c.types) out.push_back(t.name);
+  return out;
+}
+
 json goodput_matrix_to_json(const GoodputMatrix& m) {
+  const std::vector<std::string> types = type_names_of(m.cluster);
   json out;
   out["cluster"] = cluster_to_json(m.cluster);
   out["profile"] = m.profile;
@@ -72,19 +79,28 @@ json goodput_matrix_to_json(const GoodputMatrix& m) {
     j["min_gpus"] = r.min_gpus;
     j["max_gpus"] = r.max_gpus;
     j["normalizer"] = r.normalizer;
-    json entries = json::array();
-    for (const auto& e : r.entries) {
-      json x = config_ref_to_json(e.config, m.cluster);
-      x["goodput"] = e.goodput;
-      x["raw_goodput"] = e.raw_goodput;
-      x["throughput"] = e.throughput;
-      x["batch_size"] = e.batch_size;
-      x["local_bsz"] = e.local_bsz;
-      x["accum_steps"] = e.accum_steps;
-      x["source"] = to_string(e.source);
-      entries.push_back(std::move(x));
-    }
-    j["entries"] = std::move(entries);
+    auto entry_list = [&](const std::vector<GoodputEntry>& list) {
+      json entries = json::array();
+      for (const auto& e : list) {
+        json x = config_ref_to_json(e.config, m.cluster);
+        x["goodput"] = e.goodput;
+        x["raw_goodput"] = e.raw_goodput;
+        x["throughput"] = e.throughput;
+        x["batch_size"] = e.batch_size;
+        x["local_bsz"] = e.local_bsz;
+        x["accum_steps"] = e.accum_steps;
+        x["source"] = to_string(e.source);
+        entries.push_back(std::move(x));
+      }
+      return entries;
+    };
+    j["entries"] = entry_list(r.entries);
+    j["fixed"] = entry_list(r.fixed);
+    j["fixed_gpus"] = r.fixed_gpus;
+    j["fixed_batch"] = r.fixed_batch;
+    j["model"] = job_model_info_to_json(r.model, types);
+    j["progress"] = r.progress ? json{{"done", r.progress->done}, {"total", r.progress->total}}
+                               : json(nullptr);
     jobs.push_back(std::move(j));
   }
   out["jobs"] = std::move(jobs);
@@ -92,6 +108,7 @@ json goodput_matrix_to_json(const GoodputMatrix& m) {
 }
 
 std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata, bool pretty) {
+  const std::vector<std::string> types = type_names_of(m.cluster);
   JsonWriter w(pretty);
   w.begin_object();
   w.key("apiVersion");
@@ -120,37 +137,48 @@ std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata
     } else {
       w.null();
     }
+    auto entry_list = [&](const std::vector<GoodputEntry>& list) {
+      w.begin_array();
+      for (const auto& e : list) {
+        w.begin_object();
+        w.key("accum_steps");
+        w.integer(e.accum_steps);
+        w.key("batch_size");
+        w.number(e.batch_size);
+        w.key("goodput");
+        w.number(e.goodput);
+        w.key("gpu_type");
+        w.string(m.cluster.types[e.config.type].name);
+        w.key("gpus");
+        w.integer(e.config.gpus);
+        w.key("local_bsz");
+        w.integer(e.local_bsz);
+        w.key("nodes");
+        w.integer(e.config.nodes);
+        w.key("raw_goodput");
+        w.number(e.raw_goodput);
+        w.key("source");
+        w.string(to_string(e.source));
+        w.key("throughput");
+        w.number(e.throughput);
+        w.end_object();
+      }
+      w.end_array();
+    };
     w.key("entries");
-    w.begin_array();
-    for (const auto& e : r.entries) {
-      w.begin_object();
-      w.key("accum_steps");
-      w.integer(e.accum_steps);
-      w.key("batch_size");
-      w.number(e.batch_size);
-      w.key("goodput");
-      w.number(e.goodput);
-      w.key("gpu_type");
-      w.string(m.cluster.types[e.config.type].name);
-      w.key("gpus");
-      w.integer(e.config.gpus);
-      w.key("local_bsz");
-      w.integer(e.local_bsz);
-      w.key("nodes");
-      w.integer(e.config.nodes);
-      w.key("raw_goodput");
-      w.number(e.raw_goodput);
-      w.key("source");
-      w.string(to_string(e.source));
-      w.key("throughput");
-      w.number(e.throughput);
-      w.end_object();
-    }
-    w.end_array();
+    entry_list(r.entries);
+    w.key("fixed");
+    entry_list(r.fixed);
+    w.key("fixed_batch");
+    w.number(r.fixed_batch);
+    w.key("fixed_gpus");
+    w.integer(r.fixed_gpus);
     w.key("max_gpus");
     w.integer(r.max_gpus);
     w.key("min_gpus");
     w.integer(r.min_gpus);
+    w.key("model");
+    write_job_model_info(w, r.model, types);
     w.key("name");
     w.string(r.job);
     w.key("normalizer");
@@ -159,6 +187,17 @@ std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata
     w.boolean(r.preemptible);
     w.key("priority");
     w.integer(r.priority);
+    w.key("progress");
+    if (r.progress) {
+      w.begin_object();
+      w.key("done");
+      w.number(r.progress->done);
+      w.key("total");
+      w.number(r.progress->total);
+      w.end_object();
+    } else {
+      w.null();
+    }
     w.key("restart_penalty");
     w.number(r.restart_penalty);
     w.key("restarts");
@@ -202,7 +241,16 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
     if (auto v = j.get("min_gpus")) r.min_gpus = static_cast<int>(v->positive_int());
     if (auto v = j.get("max_gpus")) r.max_gpus = static_cast<int>(v->positive_int());
     r.normalizer = j.number_or("normalizer", 1.0);
-    j.at("entries").each([&](const Node& e) {
+    const std::vector<std::string> types = type_names_of(m.cluster);
+    if (auto mi = j.get("model")) r.model = parse_job_model_info(*mi, types);
+    if (r.model.types.size() != types.size()) r.model.types.resize(types.size());
+    if (auto p = j.get("progress")) {
+      r.progress = JobProgress{p->at("done").non_negative_number(),
+                               p->at("total").non_negative_number()};
+    }
+    r.fixed_gpus = static_cast<int>(j.int_or("fixed_gpus", 0));
+    r.fixed_batch = j.number_or("fixed_batch", 0);
+    auto parse_entry = [&](const Node& e) {
       GoodputEntry x;
       x.config = parse_config_ref(e, m.cluster);
       x.goodput = e.at("goodput").non_negative_number();
@@ -217,8 +265,10 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
                    : v == "bootstrap" ? GoodputSource::bootstrap
                                       : GoodputSource::fallback;
       }
-      r.entries.push_back(x);
-    });
+      return x;
+    };
+    j.at("entries").each([&](const Node& e) { r.entries.push_back(parse_entry(e)); });
+    if (auto f = j.get("fixed")) f->each([&](const Node& e) { r.fixed.push_back(parse_entry(e)); });
     m.jobs.push_back(std::move(r));
   });
   std::sort(m.jobs.begin(), m.jobs.end(),

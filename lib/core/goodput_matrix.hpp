@@ -17,6 +17,7 @@
 
 #include "core/cluster.hpp"
 #include "core/configuration.hpp"
+#include "core/job_model_info.hpp"
 #include "core/job_spec.hpp"
 
 namespace sia {
@@ -50,6 +51,15 @@ struct GoodputRow {
   int max_gpus = 1;         // after the scale-up rule
   double normalizer = 1;    // goodput = raw_goodput * normalizer
   std::vector<GoodputEntry> entries;  // type order, then GPUs ascending
+
+  // For the baselines. The job's tuned fixed configuration (the "TunedJobs" GPU count and
+  // batch of the paper's baselines), evaluated on every GPU type that can hold it
+  // (goodput normalised like the entries; throughput in samples/s), when the job has one.
+  int fixed_gpus = 0;
+  double fixed_batch = 0;
+  std::vector<GoodputEntry> fixed;
+  JobModelInfo model;                  // fitted models, gradient, batch limits
+  std::optional<JobProgress> progress; // how far the job is, when known
 };
 
 struct GoodputMatrix {

@@ -55,14 +55,18 @@ double Estimator::restart_penalty(const JobState& job) const {
   return 30;
 }
 
-TypeModel Estimator::type_model(JobState& job, std::size_t t) {
+TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   const ModelInfo* info = model_of(job);
   TypeModel tm;
   const std::string& type = cluster_.types[t].name;
   if (!job.spec.allows_type(type)) return tm;
   const ModelGpu* g = info ? info->gpu(type) : nullptr;
   std::vector<ProfilePoint> pts;
-  if (options_.seed_profiles && !options_.reference) {
+  const bool seeded = with_seed || (options_.seed_profiles && !options_.reference);
+  const std::string cache_key = seeded && !(options_.seed_profiles && !options_.reference)
+                                    ? type + "+seed"
+                                    : type;
+  if (seeded) {
     if (job.spec.profile) {
       for (const auto& p : job.spec.profile->points) {
         if (p.gpu_type == type) pts.push_back(p);
@@ -101,7 +105,7 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t) {
   if (pts.empty()) return tm;
   tm.has_model = true;
   const std::uint64_t print = fingerprint_points(pts);
-  auto cached = job.models.find(type);
+  auto cached = job.models.find(cache_key);
   if (cached != job.models.end() && cached->second.points == tm.points &&
       cached->second.fingerprint == print) {
     tm.params = cached->second.params;
@@ -113,7 +117,7 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t) {
                      std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
     }
     tm.params = fit_perf_params(fit);
-    job.models[type] = FittedModel{tm.params, tm.points, print};
+    job.models[cache_key] = FittedModel{tm.params, tm.points, print};
   }
   if (!g) {
     // Own profile: the single-GPU throughput at the largest measured batch.
@@ -405,7 +409,100 @@ GoodputRow Estimator::estimate_job(JobState& job) {
     return a.config.nodes < b.config.nodes;
   });
   row.entries = std::move(entries);
+  fill_baseline_info(job, row, tms, max_rep, b0, bmax, gradient);
   return row;
+}
+
+void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
+                                   const std::vector<TypeModel>& tms,
+                                   const std::vector<int>& max_rep, double b0, double bmax,
+                                   const std::optional<GradientStats>& gradient) {
+  const ModelInfo* info = model_of(job);
+  const JobSpec& spec = job.spec;
+  JobModelInfo& mi = row.model;
+  mi.init_batch_size = b0;
+  mi.max_batch_size = bmax;
+  mi.gradient = gradient;
+  mi.types.assign(tms.size(), TypeModelInfo{});
+  for (std::size_t t = 0; t < tms.size(); ++t) {
+    TypeModelInfo& x = mi.types[t];
+    x.known = tms[t].has_model;
+    x.params = tms[t].params.to_array();
+    x.min_local = tms[t].min_local;
+    x.max_local = tms[t].max_local;
+    x.stages = tms[t].stages;
+    x.max_replicas = max_rep[t];
+  }
+  for (const auto& o : job.observations) {
+    mi.max_observed_replicas = std::max(mi.max_observed_replicas, o.replicas);
+  }
+  // One model over every type's measurements (the first measurement of a shape wins), with
+  // the batch limits of the first type the model has: heterogeneity-unaware policies.
+  std::vector<ProfilePoint> merged;
+  for (const auto& o : job.observations) {
+    bool seen = false;
+    for (const auto& m : merged) {
+      seen |= m.nodes == o.nodes && m.replicas == o.replicas && m.local_bsz == o.local_bsz;
+    }
+    if (!seen) merged.push_back(o);
+  }
+  if (!merged.empty()) {
+    const std::uint64_t print = fingerprint_points(merged);
+    auto cached = job.models.find("*");
+    if (cached != job.models.end() && cached->second.fingerprint == print &&
+        cached->second.points == static_cast<int>(merged.size())) {
+      mi.blind_params = cached->second.params.to_array();
+    } else {
+      std::vector<FitPoint> fit;
+      for (const auto& p : merged) {
+        fit.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
+                       std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
+      }
+      PerfParams pp = fit_perf_params(fit);
+      job.models["*"] = FittedModel{pp, static_cast<int>(merged.size()), print};
+      mi.blind_params = pp.to_array();
+    }
+    mi.blind_known = true;
+  }
+  for (std::size_t t = 0; t < tms.size(); ++t) {
+    if (tms[t].usable) {
+      mi.blind_min_local = tms[t].min_local;
+      mi.blind_max_local = tms[t].max_local;
+      break;
+    }
+  }
+  // How far the job is.
+  double total = job.target_progress > 0 ? job.target_progress
+                                         : (info ? info->target_progress() : 0.0);
+  if (total > 0) row.progress = JobProgress{job.progress, total};
+  // The tuned fixed configuration on every type that can hold it.
+  if (spec.gpus > 0 && spec.batch_size > 0) {
+    row.fixed_gpus = spec.gpus;
+    row.fixed_batch = spec.batch_size;
+    double m = 0;
+    for (std::size_t t = 0; t < tms.size(); ++t) {
+      if (!tms[t].usable) continue;
+      const int gpn = cluster_.types[t].gpus_per_node;
+      if (spec.gpus > cluster_.types[t].capacity()) continue;
+      TypeModel tm = type_model(job, t, /*with_seed=*/true);
+      if (!tm.has_model) continue;
+      GoodputFunction f(tm.params, gradient, b0, tm.stages);
+      const int nodes = (spec.gpus + gpn - 1) / gpn;
+      BatchChoice bc = f.fixed_batch(nodes, spec.gpus / tm.stages, spec.batch_size, tm.max_local);
+      if (!(bc.throughput > 0)) continue;
+      GoodputEntry e;
+      e.config = Config{static_cast<int>(t), nodes, spec.gpus};
+      e.raw_goodput = bc.goodput;
+      e.throughput = bc.throughput;
+      e.batch_size = spec.batch_size;
+      e.local_bsz = bc.local_bsz;
+      e.accum_steps = bc.accum_steps;
+      e.source = tms[t].multi_gpu ? GoodputSource::model : GoodputSource::bootstrap;
+      row.fixed.push_back(e);
+      if (m == 0 || e.raw_goodput < m) m = e.raw_goodput;
+    }
+    for (auto& e : row.fixed) e.goodput = m > 0 ? e.raw_goodput * spec.gpus / m : 0;
+  }
 }
 
 GoodputMatrix Estimator::estimate(std::vector<JobState>& jobs) {

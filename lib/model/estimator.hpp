@@ -64,7 +64,9 @@ class Estimator {
 
   // Resolved per-type models of a job (fits if needed, caching the fit in the job).
   std::vector<TypeModel> type_models(JobState& job);
-  TypeModel type_model(JobState& job, std::size_t type);
+  // `with_seed` forces the catalog's single-GPU rows into the fit even in the reference
+  // profile (the baselines' throughput estimates for fixed configurations need them).
+  TypeModel type_model(JobState& job, std::size_t type, bool with_seed = false);
 
   // Initial and maximum global batch of a job (spec, else catalog).
   double init_batch_size(const JobState& job) const;
@@ -73,6 +75,9 @@ class Estimator {
 
  private:
   const ModelInfo* model_of(const JobState& job) const;
+  void fill_baseline_info(JobState& job, GoodputRow& row, const std::vector<TypeModel>& tms,
+                          const std::vector<int>& max_rep, double b0, double bmax,
+                          const std::optional<GradientStats>& gradient);
 
   Cluster cluster_;
   const Catalog& catalog_;

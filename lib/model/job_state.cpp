@@ -62,6 +62,8 @@ JobState parse_job_state(const Node& job) {
     s.current = a;
   }
   s.restoring = st->bool_or("restoring", false);
+  if (auto v = st->get("progress")) s.progress = v->non_negative_number();
+  if (auto v = st->get("target_progress")) s.target_progress = v->non_negative_number();
   if (auto v = st->get("attained_service")) s.attained_service = v->non_negative_number();
   if (auto obs = st->get("observations")) {
     obs->each([&](const Node& o) {
@@ -108,6 +110,8 @@ json job_state_to_json(const JobState& s) {
     st["current"] = {{"gpu_type", s.current->gpu_type}, {"placement", s.current->placement}};
   }
   if (s.restoring) st["restoring"] = true;
+  if (s.progress > 0) st["progress"] = s.progress;
+  if (s.target_progress > 0) st["target_progress"] = s.target_progress;
   if (s.attained_service > 0) st["attained_service"] = s.attained_service;
   if (!s.observations.empty()) {
     json obs = json::array();

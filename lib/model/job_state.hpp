@@ -48,6 +48,8 @@ struct JobState {
   double attained_service = 0;               // GPU-seconds
   std::vector<ProfilePoint> observations;    // from reports while running
   std::optional<GradientStats> gradient;     // latest reported
+  double progress = 0;         // statistical progress so far (iterations at the initial batch)
+  double target_progress = 0;  // needed to finish; 0: from the catalog
   std::map<std::string, FittedModel> models;  // by GPU type
 
   // Where the job was read from, for messages ("jobs.json", "jobs[3]"); not serialised.

@@ -173,6 +173,8 @@ JobState& SimJob::scheduler_view(double now, const std::optional<Config>& decide
   job_.restarts = restarts();
   job_.restoring = rescale_left_ > 0;
   job_.attained_service = attained_;
+  job_.progress = progress_;
+  job_.target_progress = validation_->progress_at(validation_->max_epochs());
   job_.current.reset();
   if (decided) {
     const int gpn = cluster_->types[decided->type].gpus_per_node;
