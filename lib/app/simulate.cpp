@@ -149,6 +149,7 @@ int run_simulate(const SimulateArgs& a) {
 
   SimOptions opt = a.options;
   opt.reference = a.compat == "reference";
+  if (opt.round == 0) opt.round = default_round(opt.policy);
   opt.record_rounds = !a.events_out.empty();
   std::vector<SimResult> results(files.size());
   const bool tty = cli::stderr_is_tty() && cli::verbosity() >= 0;

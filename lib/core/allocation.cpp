@@ -59,6 +59,7 @@ json allocation_to_json(const Allocation& a) {
     jobs.push_back(std::move(x));
   }
   out["jobs"] = std::move(jobs);
+  if (!a.policy_state.empty()) out["policy_state"] = json::parse(a.policy_state);
   return out;
 }
 
@@ -94,6 +95,10 @@ Allocation parse_allocation(const Node& data) {
   a.bound = data.number_or("bound", 0);
   a.gap = data.number_or("gap", 0);
   a.jobs = parse_job_allocations(data.at("jobs"), a.cluster);
+  if (auto ps = data.get("policy_state")) {
+    if (!ps->is_object()) ps->expected("an object");
+    a.policy_state = ps->json().dump();
+  }
   return a;
 }
 

@@ -47,6 +47,9 @@ struct Allocation {
   double bound = 0;
   double gap = 0;
   std::vector<JobAllocation> jobs;  // sorted by name
+  // A policy's own state between rounds (Gavel's time counters, Themis' leases...), as JSON
+  // text; fed back through sia-solve --previous. Empty: none.
+  std::string policy_state;
 
   const JobAllocation* find(const std::string& job) const;
 };

@@ -409,7 +409,14 @@ GoodputRow Estimator::estimate_job(JobState& job) {
     return a.config.nodes < b.config.nodes;
   });
   row.entries = std::move(entries);
-  fill_baseline_info(job, row, tms, max_rep, b0, bmax, gradient);
+  if (options_.baseline_info) {
+    fill_baseline_info(job, row, tms, max_rep, b0, bmax, gradient);
+  } else {
+    const ModelInfo* info = model_of(job);
+    double total = job.target_progress > 0 ? job.target_progress
+                                           : (info ? info->target_progress() : 0.0);
+    if (total > 0) row.progress = JobProgress{job.progress, total};
+  }
   return row;
 }
 

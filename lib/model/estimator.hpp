@@ -35,6 +35,7 @@ struct EstimatorOptions {
   int scale_up = 2;
   ConfigLimits limits;          // per-configuration caps (reference: 64 GPUs)
   bool cap_profiled_nodes = false;  // no more nodes than the catalog ever measured
+  bool baseline_info = true;  // fill the rows' fixed configurations and type-blind models
 };
 
 // What the estimator resolved about one job on one GPU type (exposed for tests and for the

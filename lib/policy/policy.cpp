@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "policy/baselines.hpp"
 #include "policy/sia_policy.hpp"
 
 namespace sia {
@@ -34,13 +35,33 @@ void validate_policy_options(const PolicyOptions& o) {
   if (!(o.mip_gap >= 0)) throw Error(ExitStatus::usage, "--mip-gap: must be >= 0");
 }
 
-std::vector<std::string> policy_names() { return {"sia"}; }
+std::vector<std::string> policy_names() {
+  return {"sia", "gavel", "pollux", "themis", "ftf-lp", "fifo", "srtf"};
+}
+
+double default_round(const std::string& policy) {
+  if (policy == "gavel" || policy == "themis" || policy == "ftf-lp") return 360;
+  return 60;
+}
+
+bool uses_tuned_jobs(const std::string& policy) {
+  return policy == "gavel" || policy == "themis" || policy == "ftf-lp" || policy == "fifo" ||
+         policy == "srtf";
+}
 
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options) {
+  PolicyOptions o = options;
+  if (o.round <= 0) o.round = default_round(name);
   if (name == "sia") {
-    validate_policy_options(options);
-    return std::make_unique<SiaPolicy>(options);
+    validate_policy_options(o);
+    return std::make_unique<SiaPolicy>(o);
   }
+  if (name == "gavel") return make_gavel_policy(o);
+  if (name == "ftf-lp") return make_ftf_lp_policy(o);
+  if (name == "fifo") return make_fifo_policy(o);
+  if (name == "srtf") return make_srtf_policy(o);
+  if (name == "pollux") return make_pollux_policy(o);
+  if (name == "themis") return make_themis_policy(o);
   std::string known;
   for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;
   throw Error(ExitStatus::usage, "--policy: unknown policy \"" + name + "\" (known: " + known + ")");

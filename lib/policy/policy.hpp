@@ -25,6 +25,17 @@ struct PolicyOptions {
   bool explain = false;
   bool reference = false;   // the published artifact's quirks (--compat reference)
   bool use_glpk = true;     // false: the Lagrangian heuristic alone
+  double round = 0;         // round length in seconds; 0: the policy's default
+  unsigned seed = 1;        // randomised policies (Pollux's search, Themis' tie-breaks)
+  // Gavel: reset the time-sharing counters at most this often (s); 0: never (the artifact).
+  double gavel_reset = 0;
+  // Pollux: genetic search.
+  int pollux_population = 100;
+  int pollux_generations = 100;
+  double pollux_p = -1;
+  // Themis: the fairness knob (fraction of jobs NOT offered resources) and the lease.
+  double themis_f = 0.8;
+  double themis_lease = 600;
 };
 
 // Checks the knobs: p != 0, sign(lambda_n) != sign(p), |lambda_n| > 1; throws Error(usage).
@@ -39,8 +50,14 @@ class Policy {
                               const std::optional<Allocation>& previous) = 0;
 };
 
-// Known names; "sia" for now.
+// Known names: sia, gavel, pollux, themis, ftf-lp, fifo, srtf.
 std::vector<std::string> policy_names();
+// The round length each policy was evaluated with (Sia, Pollux: 60 s; Gavel, Themis,
+// finish-time-fair LP: 360 s; FIFO, SRTF: 60 s).
+double default_round(const std::string& policy);
+// Policies that run jobs at their tuned fixed GPU count and batch ("+TJ" in the paper):
+// the simulator treats their jobs as rigid.
+bool uses_tuned_jobs(const std::string& policy);
 // Throws Error(usage) for an unknown name.
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options);
 

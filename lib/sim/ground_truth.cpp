@@ -36,7 +36,16 @@ GroundTruth::GroundTruth(const ModelInfo& model, const ModelGpu& gpu) : model_(&
     pts.push_back({double(r.nodes), double(r.replicas), double(r.local_bsz)});
     vals.push_back({r.step_time, r.sync_time});
   }
-  if (pts.size() >= 4) interp_ = std::make_unique<LinearInterpolator3>(pts, vals);
+  // Too few or flat measurements (e.g. one node size only) give no tetrahedra: then only
+  // profiled placements can be simulated, and others are reported as out of range.
+  if (pts.size() >= 4) {
+    try {
+      interp_ = std::make_unique<LinearInterpolator3>(pts, vals);
+    } catch (const Error&) {
+      interp_.reset();
+    }
+    if (interp_ && interp_->simplices() == 0) interp_.reset();
+  }
 }
 
 static std::string placement_text(const std::vector<int>& p) {

@@ -63,14 +63,25 @@ std::string round_prefix(const std::string& dir, int round) {
 }  // namespace
 
 SimResult simulate(const Cluster& cluster, const Catalog& catalog,
-                   const std::vector<JobSpec>& workload, const SimOptions& opts) {
+                   const std::vector<JobSpec>& workload_in, const SimOptions& opts_in) {
+  SimOptions opts = opts_in;
+  if (opts.round == 0) opts.round = default_round(opts.policy);
   if (!(opts.round > 0)) throw Error(ExitStatus::usage, "--round: must be > 0 seconds");
   EstimatorOptions eo = opts.reference ? reference_estimator_options() : EstimatorOptions{};
   eo.cap_profiled_nodes = true;  // the ground truth ends where the measurements end
+  eo.baseline_info = opts.policy != "sia";
   Estimator est(cluster, catalog, eo);
   PolicyOptions po = opts.policy_options;
   po.reference = opts.reference;
+  po.round = opts.round;
   std::unique_ptr<Policy> policy = make_policy(opts.policy, po);
+  // Baselines "+TJ" run every job at its tuned GPU count and batch.
+  std::vector<JobSpec> workload = workload_in;
+  if (uses_tuned_jobs(opts.policy)) {
+    for (auto& s : workload) {
+      if (s.gpus > 0 && s.batch_size > 0) s.adaptivity = Adaptivity::rigid;
+    }
+  }
 
   std::shared_ptr<TruthStore> store = opts.truths ? opts.truths : std::make_shared<TruthStore>();
   std::vector<SimJob> jobs;
@@ -264,7 +275,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   if (opts.fairness) {
     SimOptions with_store = opts;
     with_store.truths = store;
-    add_finish_time_fairness(result, cluster, catalog, workload, with_store);
+    add_finish_time_fairness(result, cluster, catalog, workload_in, with_store);
   }
   result.summary = summarize(result, opts.reference);
   return result;

@@ -26,7 +26,7 @@
 namespace sia {
 
 struct SimOptions {
-  double round = 60;  // seconds
+  double round = 0;  // seconds; 0: the policy's own (default_round)
   std::string policy = "sia";
   PolicyOptions policy_options;
   bool reference = false;     // --compat reference

@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
                 "Workload CSV/JSONL, or a directory of them (default: bundled philly/workload-1)");
   s->add_option("--catalog", sim.catalog, "Model catalog directory");
   s->add_option("--policy", sim.options.policy, "Scheduling policy")->capture_default_str();
-  s->add_option("--round", sim.options.round, "Round length in seconds")->capture_default_str();
+  s->add_option("--round", sim.options.round,
+                "Round length in seconds (default: the policy's, 60 s for Sia)");
   s->add_option("--p", sim.options.policy_options.p, "Sia's fairness power")->capture_default_str();
   s->add_option("--lambda-n", sim.options.policy_options.lambda_n, "Sia's lambda_n")
       ->capture_default_str();
