@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -21,6 +23,20 @@ using nlohmann::json;
 
 namespace {
 
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s + ",") {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> workload_files(const std::string& path) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return {path};
@@ -32,11 +48,18 @@ std::vector<std::string> workload_files(const std::string& path) {
     }
   }
   // Natural order: workload-2 before workload-10.
-  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
-    if (a.size() != b.size()) return a.size() < b.size();
-    return a < b;
-  });
-  if (files.empty()) throw Error(ExitStatus::no_input, path + ": no workload files (.csv, .jsonl)");
+  auto key = [](const std::string& f) {
+    std::string stem = fs::path(f).stem().string();
+    std::size_t i = stem.find_last_not_of("0123456789");
+    std::string head = stem.substr(0, i + 1);
+    long long num = i + 1 < stem.size() ? std::atoll(stem.c_str() + i + 1) : -1;
+    return std::make_pair(head, num);
+  };
+  std::sort(files.begin(), files.end(),
+            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  if (files.empty()) {
+    throw Error(ExitStatus::no_input, path + ": no workload files (.csv, .jsonl, .json)");
+  }
   return files;
 }
 
@@ -59,33 +82,35 @@ json summary_json(const SimSummary& s) {
               {"rounds", s.rounds}};
 }
 
-json job_json(const JobResult& j, const std::vector<std::string>& types, const std::string& wl) {
+json job_json(const JobResult& j, const SimResult& r) {
   json gpu = json::object();
-  for (std::size_t t = 0; t < types.size(); ++t) gpu[types[t]] = j.gpu_seconds[t];
-  json out{{"type", "job"},         {"workload", wl},         {"name", j.name},
-           {"model", j.model},      {"submission", j.submission}, {"completion", j.completion},
-           {"jct", j.jct},          {"restarts", j.restarts}, {"queued", j.queued},
-           {"gpu_seconds", gpu},    {"contention", j.contention}};
+  for (std::size_t t = 0; t < r.gpu_types.size(); ++t) gpu[r.gpu_types[t]] = j.gpu_seconds[t];
+  json out{{"type", "job"},         {"workload", r.workload}, {"policy", r.policy},
+           {"name", j.name},        {"model", j.model},       {"submission", j.submission},
+           {"completion", j.completion}, {"jct", j.jct},      {"restarts", j.restarts},
+           {"queued", j.queued},    {"gpu_seconds", gpu},     {"contention", j.contention}};
   out["isolated_jct"] = j.isolated_jct ? json(*j.isolated_jct) : json(nullptr);
   out["rho"] = j.rho ? json(*j.rho) : json(nullptr);
   return out;
 }
 
-json round_json(const RoundRecord& r, const std::vector<std::string>& types, const std::string& wl) {
+json round_json(const RoundRecord& rec, const SimResult& r) {
   json jobs = json::array();
-  for (const auto& j : r.jobs) {
-    jobs.push_back(json::array({j.name, j.type >= 0 ? json(types[j.type]) : json(nullptr),
+  for (const auto& j : rec.jobs) {
+    jobs.push_back(json::array({j.name, j.type >= 0 ? json(r.gpu_types[j.type]) : json(nullptr),
                                 j.placement, j.batch_size, j.accum_steps, j.epoch, j.progress,
                                 j.restarts,
                                 j.completion ? json(*j.completion) : json(nullptr)}));
   }
-  return json{{"type", "round"}, {"workload", wl},  {"t", r.t},
-              {"active", r.active}, {"running", r.running}, {"jobs", jobs}};
+  return json{{"type", "round"},   {"workload", r.workload}, {"policy", r.policy},
+              {"t", rec.t},        {"active", rec.active},   {"running", rec.running},
+              {"jobs", jobs}};
 }
 
 // Pools several workloads' results the way the paper reports them: jobs pooled for JCT
-// percentiles and GPU hours, contention and queue averaged over workloads.
+// percentiles and GPU hours, makespan, contention and queue averaged over workloads.
 SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
+  if (rs.size() == 1) return rs.front().summary;
   SimResult all;
   all.round = rs.front().round;
   double makespan = 0, cmean = 0, qmean = 0, cmax = 0, qmax = 0;
@@ -111,10 +136,11 @@ SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
 }
 
 std::string hours(double s) { return cli::fixed(s / 3600.0, 2) + " h"; }
+std::string ms(double s) { return cli::fixed(s * 1e3, 2) + " ms"; }
 
 std::string summary_table(const std::string& title, const SimSummary& s) {
-  std::string out = title + "\n";
   cli::Table t({"metric", "value"});
+  t.right_align(1);
   t.add({"jobs", std::to_string(s.jobs)});
   t.add({"average JCT", hours(s.avg_jct)});
   t.add({"median JCT", hours(s.median_jct)});
@@ -122,141 +148,212 @@ std::string summary_table(const std::string& title, const SimSummary& s) {
   t.add({"makespan", hours(s.makespan)});
   t.add({"GPU hours per job", cli::fixed(s.gpu_hours_per_job, 2)});
   t.add({"restarts per job", cli::fixed(s.restarts_per_job, 2)});
-  t.add({"contention mean (max)", cli::fixed(s.contention_mean, 1) + " (" + cli::fixed(s.contention_max, 0) + ")"});
+  t.add({"contention mean (max)",
+         cli::fixed(s.contention_mean, 1) + " (" + cli::fixed(s.contention_max, 0) + ")"});
   t.add({"queue mean (max)", cli::fixed(s.queue_mean, 1) + " (" + cli::fixed(s.queue_max, 0) + ")"});
-  t.add({"unfair jobs (rho > 1)", cli::fixed(100 * s.unfair_fraction, 1) + " %"});
-  t.add({"worst rho", cli::fixed(s.worst_rho, 2)});
-  t.add({"policy runtime median (p95)", cli::fixed(s.policy_runtime_median * 1e3, 1) + " ms (" +
-                                            cli::fixed(s.policy_runtime_p95 * 1e3, 1) + " ms)"});
-  return out + t.render();
+  t.add({"unfair jobs (rho > 1)",
+         s.rho_jobs ? cli::fixed(100 * s.unfair_fraction, 1) + " %" : "-"});
+  t.add({"worst rho", s.rho_jobs ? cli::fixed(s.worst_rho, 2) : "-"});
+  t.add({"policy runtime median (p95)",
+         ms(s.policy_runtime_median) + " (" + ms(s.policy_runtime_p95) + ")"});
+  return title + "\n" + t.render();
+}
+
+// One row per policy, with average JCT, p99 and GPU hours relative to the first.
+std::string comparison_table(const std::string& title, const std::vector<std::string>& policies,
+                             const std::vector<SimSummary>& s) {
+  cli::Table t({"policy", "avg JCT", "vs first", "p99 JCT", "makespan", "GPU h/job",
+                "restarts/job", "unfair", "worst rho", "runtime med", "runtime p95"});
+  for (int c = 1; c <= 10; ++c) t.right_align(c);
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    double ratio = s[0].avg_jct > 0 ? s[i].avg_jct / s[0].avg_jct : 0;
+    t.add({policies[i], hours(s[i].avg_jct), cli::fixed(ratio, 2) + "x", hours(s[i].p99_jct),
+           hours(s[i].makespan), cli::fixed(s[i].gpu_hours_per_job, 2),
+           cli::fixed(s[i].restarts_per_job, 2),
+           s[i].rho_jobs ? cli::fixed(100 * s[i].unfair_fraction, 1) + " %" : "-",
+           s[i].rho_jobs ? cli::fixed(s[i].worst_rho, 2) : "-", ms(s[i].policy_runtime_median),
+           ms(s[i].policy_runtime_p95)});
+  }
+  return title + "\n" + t.render();
 }
 
 }  // namespace
 
 int run_simulate(const SimulateArgs& a) {
   const std::string data = default_data_dir();
-  const std::string cluster_file =
-      a.cluster.empty() ? (fs::path(data) / "clusters" / "sia-hetero-64.toml").string() : a.cluster;
+  std::string cluster_file = a.cluster;
+  if (cluster_file.empty()) {
+    const char* env = std::getenv("SIA_CLUSTER");
+    cluster_file = env && *env ? env : (fs::path(data) / "clusters" / "sia-hetero-64.toml").string();
+  }
   const std::string workload_path =
       a.workload.empty() ? (fs::path(data) / "workloads" / "philly" / "workload-1.csv").string()
                          : a.workload;
+  const std::vector<std::string> policies = split_list(a.options.policy);
+  if (policies.empty()) throw Error(ExitStatus::usage, "--policy: expected a policy name");
   Cluster cluster = read_cluster(cluster_file);
   Catalog catalog(a.catalog.empty() ? default_catalog_dir() : a.catalog);
+  // Check every policy and its knobs before any simulation starts.
+  for (const auto& p : policies) {
+    PolicyOptions po = a.options.policy_options;
+    po.reference = a.compat == "reference";
+    make_policy(p, po);
+  }
   const auto files = workload_files(workload_path);
   std::vector<std::vector<JobSpec>> workloads;
   for (const auto& f : files) workloads.push_back(read_workload(f, catalog));
   for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it
 
-  SimOptions opt = a.options;
-  opt.reference = a.compat == "reference";
-  if (opt.round == 0) opt.round = default_round(opt.policy);
-  opt.record_rounds = !a.events_out.empty();
-  std::vector<SimResult> results(files.size());
+  // One task per (policy, workload), run on the machine's cores.
+  struct Task {
+    std::size_t policy, workload;
+  };
+  std::vector<Task> tasks;
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    for (std::size_t w = 0; w < files.size(); ++w) tasks.push_back({p, w});
+  }
+  std::vector<std::vector<SimResult>> results(policies.size(),
+                                              std::vector<SimResult>(files.size()));
+  std::vector<std::exception_ptr> errors(tasks.size());
   const bool tty = cli::stderr_is_tty() && cli::verbosity() >= 0;
-  if (files.size() == 1) {
-    if (tty) {
-      double last_total = 0;
-      for (const auto& j : workloads[0]) last_total = std::max(last_total, j.submit_time);
-      opt.progress = [&](double now, int done, int total) {
-        int width = 30;
+  std::mutex mu;
+  std::size_t next = 0;
+  int finished = 0;
+  auto options_for = [&](const Task& t) {
+    SimOptions o = a.options;
+    o.policy = policies[t.policy];
+    o.reference = a.compat == "reference";
+    o.record_rounds = !a.events_out.empty();
+    o.round = a.options.round > 0 ? a.options.round : default_round(o.policy);
+    if (!a.options.save_rounds_dir.empty()) {
+      fs::path d = a.options.save_rounds_dir;
+      if (policies.size() > 1) d /= o.policy;
+      if (files.size() > 1) d /= fs::path(files[t.workload]).stem();
+      o.save_rounds_dir = d.string();
+    }
+    if (tty && tasks.size() == 1) {
+      o.progress = [&](double now, int done, int total) {
+        const int width = 30;
         int filled = total ? width * done / total : width;
         std::string bar(filled, '#');
         bar.append(width - filled, '.');
-        cli::write_stderr("\r[" + bar + "] " + std::to_string(done) + "/" + std::to_string(total) +
-                          " jobs done, t = " + cli::duration(now) + "   ");
+        cli::write_stderr("\r[" + bar + "] " + std::to_string(done) + "/" +
+                          std::to_string(total) + " jobs done, t = " + cli::duration(now) + "   ");
       };
     }
-    results[0] = simulate(cluster, catalog, workloads[0], opt);
-    if (tty) cli::write_stderr("\n");
-  } else {
-    // Workloads are independent: run them on the machine's cores.
-    unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                       static_cast<unsigned>(files.size())));
-    std::vector<std::string> errors(files.size());
-    std::size_t next = 0;
-    std::mutex mu;
-    int finished = 0;
-    auto worker = [&] {
-      for (;;) {
-        std::size_t i;
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          if (next >= files.size()) return;
-          i = next++;
-        }
-        try {
-          results[i] = simulate(cluster, catalog, workloads[i], opt);
-        } catch (const std::exception& e) {
-          errors[i] = e.what();
-        }
+    return o;
+  };
+  auto worker = [&] {
+    for (;;) {
+      std::size_t k;
+      {
         std::lock_guard<std::mutex> lock(mu);
-        ++finished;
-        if (tty) {
-          cli::write_stderr("\r" + std::to_string(finished) + "/" + std::to_string(files.size()) +
-                            " workloads simulated   ");
-        }
+        if (next >= tasks.size()) return;
+        k = next++;
       }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned w = 0; w < workers; ++w) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-    if (tty) cli::write_stderr("\n");
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      if (!errors[i].empty()) throw Error(ExitStatus::data, display_name(files[i]) + ": " + errors[i]);
+      const Task& t = tasks[k];
+      try {
+        SimResult r = simulate(cluster, catalog, workloads[t.workload], options_for(t));
+        r.workload = display_name(files[t.workload]);
+        results[t.policy][t.workload] = std::move(r);
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      ++finished;
+      if (tty && tasks.size() > 1) {
+        cli::write_stderr("\r" + std::to_string(finished) + "/" + std::to_string(tasks.size()) +
+                          " simulations done   ");
+      }
+      cli::debug("sia-ctl", policies[t.policy] + " on " + display_name(files[t.workload]) +
+                                " done");
+    }
+  };
+  const unsigned workers = std::max(
+      1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(tasks.size())));
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (tty) cli::write_stderr("\n");
+  for (std::size_t k = 0; k < tasks.size(); ++k) {
+    if (!errors[k]) continue;
+    const std::string where = policies[tasks[k].policy] + " on " +
+                              display_name(files[tasks[k].workload]) + ": ";
+    try {
+      std::rethrow_exception(errors[k]);
+    } catch (const Error& e) {
+      throw Error(e.status(), where + e.what());
     }
   }
-  for (std::size_t i = 0; i < files.size(); ++i) results[i].workload = display_name(files[i]);
+  const bool reference = a.compat == "reference";
   if (a.no_timing) {
-    for (auto& r : results) {
-      r.policy_runtimes.clear();
-      r.summary.policy_runtime_median = r.summary.policy_runtime_p95 = 0;
+    for (auto& per : results) {
+      for (auto& r : per) {
+        r.policy_runtimes.clear();
+        r.summary.policy_runtime_median = r.summary.policy_runtime_p95 = 0;
+      }
     }
   }
-  SimSummary total = files.size() == 1 ? results[0].summary : pooled(results, opt.reference);
+  std::vector<SimSummary> totals;
+  for (const auto& per : results) totals.push_back(pooled(per, reference));
 
-  if (!a.jobs_out.empty()) {
+  if (!a.jobs_out.empty() || a.format == cli::Format::jsonl) {
     std::string text;
-    for (const auto& r : results) {
-      for (const auto& j : r.jobs) text += dump_json(job_json(j, r.gpu_types, r.workload), false) + "\n";
+    for (const auto& per : results) {
+      for (const auto& r : per) {
+        for (const auto& j : r.jobs) text += dump_json(job_json(j, r), false) + "\n";
+      }
     }
-    write_file_atomic(a.jobs_out, text);
+    if (!a.jobs_out.empty()) write_file_atomic(a.jobs_out, text);
+    if (a.format == cli::Format::jsonl) cli::write_stdout(text);
   }
   if (!a.events_out.empty()) {
     std::string text;
-    for (const auto& r : results) {
-      for (const auto& rec : r.rounds) {
-        text += dump_json(round_json(rec, r.gpu_types, r.workload), false) + "\n";
+    for (const auto& per : results) {
+      for (const auto& r : per) {
+        for (const auto& rec : r.rounds) text += dump_json(round_json(rec, r), false) + "\n";
       }
     }
     write_file_atomic(a.events_out, text);
   }
-  if (a.format == cli::Format::jsonl) {
-    for (const auto& r : results) {
-      for (const auto& j : r.jobs) {
-        cli::write_stdout(dump_json(job_json(j, r.gpu_types, r.workload), false) + "\n");
+  if (a.format == cli::Format::json) {
+    json per_policy = json::array();
+    for (std::size_t p = 0; p < policies.size(); ++p) {
+      json per = json::array();
+      for (const auto& r : results[p]) {
+        per.push_back({{"workload", r.workload}, {"summary", summary_json(r.summary)}});
       }
-    }
-  } else if (a.format == cli::Format::json) {
-    json per = json::array();
-    for (const auto& r : results) {
-      per.push_back({{"workload", r.workload}, {"summary", summary_json(r.summary)}});
+      per_policy.push_back({{"policy", policies[p]},
+                            {"round", results[p].front().round},
+                            {"summary", summary_json(totals[p])},
+                            {"avg_jct_ratio", totals[0].avg_jct > 0
+                                                  ? totals[p].avg_jct / totals[0].avg_jct
+                                                  : 0.0},
+                            {"workloads", per}});
     }
     json data{{"cluster", cluster.name},
-              {"policy", opt.policy},
-              {"profile", opt.reference ? "reference" : "default"},
-              {"round", opt.round},
-              {"workloads", per},
-              {"summary", summary_json(total)}};
+              {"policy", a.options.policy},
+              {"profile", reference ? "reference" : "default"},
+              {"round", results[0].front().round},
+              {"workloads", per_policy[0]["workloads"]},
+              {"summary", summary_json(totals[0])},
+              {"policies", per_policy}};
     cli::print_document("SimResult", json{{"generator", "sia-ctl simulate"}}, data);
-  } else {
-    std::string title = opt.policy + " on " + cluster.name + " (" +
-                        std::to_string(cluster.total_gpus()) + " GPUs), " +
-                        (files.size() == 1 ? results[0].workload
-                                           : workload_path + " (" + std::to_string(files.size()) +
-                                                 " workloads, jobs pooled)") +
-                        ", " + cli::fixed(opt.round, 0) + " s rounds" +
-                        (opt.reference ? ", reference profile" : "");
-    cli::write_stdout(summary_table(title, total));
+  } else if (a.format == cli::Format::table) {
+    const std::string where =
+        cluster.name + " (" + std::to_string(cluster.total_gpus()) + " GPUs), " +
+        (files.size() == 1 ? display_name(files[0])
+                           : workload_path + " (" + std::to_string(files.size()) +
+                                 " workloads, jobs pooled)") +
+        (reference ? ", reference profile" : "");
+    if (policies.size() == 1) {
+      cli::write_stdout(summary_table(policies[0] + " on " + where + ", " +
+                                          cli::fixed(results[0].front().round, 0) + " s rounds",
+                                      totals[0]));
+    } else {
+      cli::write_stdout(comparison_table(where, policies, totals));
+    }
   }
   return 0;
 }

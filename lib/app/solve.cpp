@@ -54,6 +54,7 @@ int run_solve(const SolveArgs& args) {
   }
   auto t0 = std::chrono::steady_clock::now();
   Allocation a = policy->allocate(m, previous);
+  if (a.order.empty()) a.order = m.order;
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   cli::debug("sia-solve", "policy " + args.policy + ": " + a.status + " in " +
                               cli::fixed(secs * 1e3, 1) + " ms, gap " + cli::fixed(a.gap, 6));
@@ -123,8 +124,9 @@ int run_place(const PlaceArgs& args) {
                                         "\"");
     }
   }
-  Placement p = args.compat == "reference" ? reference_placement(a, cluster, previous)
-                                           : place(a, cluster, previous);
+  Placement p = args.compat == "reference"
+                    ? reference_placement(a, cluster, previous, a.order.empty() ? nullptr : &a.order)
+                    : place(a, cluster, previous);
   if (args.format == cli::Format::table) {
     cli::write_stdout(place_table(p, cluster, args.explain));
   } else {

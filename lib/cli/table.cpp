@@ -8,6 +8,11 @@ namespace sia::cli {
 
 Table::Table(std::vector<std::string> header) : header_(std::move(header)) {}
 
+void Table::right_align(std::size_t column) {
+  if (right_.size() <= column) right_.resize(column + 1, false);
+  right_[column] = true;
+}
+
 void Table::add(std::vector<std::string> row) {
   row.resize(header_.size());
   rows_.push_back(std::move(row));
@@ -39,7 +44,7 @@ std::string Table::render() const {
         for (auto& c : cell) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
       }
       std::size_t pad = w[i] - cell.size();
-      bool right = !head && numeric(cell);
+      bool right = !head && ((i < right_.size() && right_[i]) || numeric(cell));
       if (i) l += "  ";
       if (right) l.append(pad, ' ');
       l += cell;

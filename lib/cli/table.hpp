@@ -12,12 +12,14 @@ class Table {
  public:
   explicit Table(std::vector<std::string> header);
   void add(std::vector<std::string> row);
+  void right_align(std::size_t column);  // always, whatever the cells look like
   std::string render() const;
   std::size_t rows() const { return rows_.size(); }
 
  private:
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> right_;
 };
 
 // Fixed-point with `digits` decimals, trimming nothing ("1.50").

@@ -60,6 +60,7 @@ json allocation_to_json(const Allocation& a) {
   }
   out["jobs"] = std::move(jobs);
   if (!a.policy_state.empty()) out["policy_state"] = json::parse(a.policy_state);
+  if (!a.order.empty()) out["order"] = a.order;
   return out;
 }
 
@@ -95,6 +96,7 @@ Allocation parse_allocation(const Node& data) {
   a.bound = data.number_or("bound", 0);
   a.gap = data.number_or("gap", 0);
   a.jobs = parse_job_allocations(data.at("jobs"), a.cluster);
+  if (auto o = data.get("order")) a.order = o->as_strings();
   if (auto ps = data.get("policy_state")) {
     if (!ps->is_object()) ps->expected("an object");
     a.policy_state = ps->json().dump();

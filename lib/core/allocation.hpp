@@ -50,6 +50,9 @@ struct Allocation {
   // A policy's own state between rounds (Gavel's time counters, Themis' leases...), as JSON
   // text; fed back through sia-solve --previous. Empty: none.
   std::string policy_state;
+  // Jobs in submission order, when known (from the GoodputMatrix): the reference placer
+  // takes jobs in this order before sorting by size, as the published simulator does.
+  std::vector<std::string> order;
 
   const JobAllocation* find(const std::string& job) const;
 };

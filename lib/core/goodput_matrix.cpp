@@ -104,6 +104,7 @@ json goodput_matrix_to_json(const GoodputMatrix& m) {
     jobs.push_back(std::move(j));
   }
   out["jobs"] = std::move(jobs);
+  out["order"] = m.order;
   return out;
 }
 
@@ -207,6 +208,10 @@ std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata
     w.end_object();
   }
   w.end_array();
+  w.key("order");
+  w.begin_array(true);
+  for (const auto& n : m.order) w.string(n);
+  w.end_array();
   w.key("profile");
   w.string(m.profile);
   w.end_object();
@@ -273,6 +278,7 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
   });
   std::sort(m.jobs.begin(), m.jobs.end(),
             [](const auto& a, const auto& b) { return a.job < b.job; });
+  if (auto o = data.get("order")) m.order = o->as_strings();
   return m;
 }
 

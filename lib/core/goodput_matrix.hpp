@@ -66,6 +66,7 @@ struct GoodputMatrix {
   Cluster cluster;
   std::string profile = "default";  // the estimator's behaviour profile
   std::vector<GoodputRow> jobs;     // sorted by name
+  std::vector<std::string> order;   // the jobs in the order they were given (submission)
 };
 
 nlohmann::json goodput_matrix_to_json(const GoodputMatrix& m);

@@ -517,7 +517,10 @@ GoodputMatrix Estimator::estimate(std::vector<JobState>& jobs) {
   m.cluster = cluster_;
   m.profile = options_.reference ? "reference" : "default";
   m.jobs.reserve(jobs.size());
-  for (auto& j : jobs) m.jobs.push_back(estimate_job(j));
+  for (auto& j : jobs) {
+    m.jobs.push_back(estimate_job(j));
+    m.order.push_back(j.spec.name);
+  }
   std::sort(m.jobs.begin(), m.jobs.end(),
             [](const auto& a, const auto& b) { return a.job < b.job; });
   return m;

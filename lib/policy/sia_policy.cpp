@@ -145,6 +145,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
   out.policy = "sia";
   out.status = status;
   out.note = note;
+  out.order = m.order;
   out.objective = sol.value;
   out.bound = sol.bound;
   out.gap = sol.gap;

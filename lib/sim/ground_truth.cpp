@@ -60,7 +60,7 @@ StepSync GroundTruth::step_sync(const std::vector<int>& placement, int local_bsz
   std::lock_guard<std::mutex> lock(memo_mu_);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   auto fail = [&](const std::string& why) -> StepSync {
-    throw Error(ExitStatus::software,
+    throw Error(ExitStatus::data,
                 "ground truth for " + model_->name + " on " + gpu_->name + ", placement " +
                     placement_text(placement) + ", local batch " + std::to_string(local_bsz) +
                     ": " + why);
@@ -116,8 +116,8 @@ int GroundTruth::max_local_bsz(const std::vector<int>& placement) const {
     if (r.nodes >= nodes && r.replicas >= replicas) best = std::max(best, r.local_bsz);
   }
   if (best == 0) {
-    throw Error(ExitStatus::software, "ground truth for " + model_->name + " on " + gpu_->name +
-                                          ": no memory limit known for placement " +
+    throw Error(ExitStatus::data, "ground truth for " + model_->name + " on " + gpu_->name +
+                                      ": no memory limit known for placement " +
                                           placement_text(placement));
   }
   return best;

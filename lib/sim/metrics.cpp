@@ -41,6 +41,7 @@ SimSummary summarize(const SimResult& r, bool reference) {
   s.gpu_hours_per_job = gpu_s / 3600.0 / r.jobs.size();
   s.restarts_per_job = restarts / r.jobs.size();
   s.unfair_fraction = rho_n ? static_cast<double>(unfair) / rho_n : 0;
+  s.rho_jobs = rho_n;
   // Contention and queue over the rounds between the first submission and the last
   // completion (the artifact's records span the same range).
   double csum = 0, qsum = 0;

@@ -138,7 +138,7 @@ void SimJob::apply(int type, const std::vector<int>& placement, bool restart,
   auto start = [&] {
     placement_ = placement;
     update_local_bsz(estimator);
-    rescale_left_ = restart_cost_ > 0 ? restart_cost_ : 30;
+    rescale_left_ = restart_cost_ > 0 || !options_.reference ? restart_cost_ : 30;
     restarts_ = restarts_ < 0 ? 0 : restarts_ + 1;
   };
   if (type != type_) {

@@ -4,7 +4,8 @@
 // simulator's job (design/reference/sia-simulator.md §5): per-second progress at the
 // statistical gain over the true iteration time, epoch boundaries at integer seconds,
 // checkpoint-restore delays charged on every start, shape change and migration, the batch
-// re-optimised with the job's own fitted model after every epoch.
+// re-optimised with the job's own fitted model after every stretch of training (each epoch
+// boundary and each round).
 // Thread-safety: not thread-safe.
 #pragma once
 
@@ -19,7 +20,7 @@
 namespace sia {
 
 struct SimJobOptions {
-  bool reference = false;  // the artifact's batch caps (workload batch, global memory limit)
+  bool reference = false;  // the artifact's quirks: a zero restart cost counts as 30 s
 };
 
 class SimJob {

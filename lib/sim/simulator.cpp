@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -27,7 +28,9 @@ std::vector<int> shape_of(const JobPlacement& jp) {
   return s;
 }
 
-bool same_nodes(const JobPlacement* a, const JobPlacement* b) {
+// Same nodes with the same GPU counts (the artifact compares node ids only); with
+// `indices`, the same GPU indices too (a job moved to other GPUs must restart).
+bool same_nodes(const JobPlacement* a, const JobPlacement* b, bool indices) {
   if (!a || !b) return a == b;
   if (a->type != b->type || a->nodes.size() != b->nodes.size()) return false;
   for (std::size_t k = 0; k < a->nodes.size(); ++k) {
@@ -35,6 +38,7 @@ bool same_nodes(const JobPlacement* a, const JobPlacement* b) {
         a->nodes[k].gpus.size() != b->nodes[k].gpus.size()) {
       return false;
     }
+    if (indices && a->nodes[k].gpus != b->nodes[k].gpus) return false;
   }
   return true;
 }
@@ -130,14 +134,17 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   int done = 0, round_no = 0;
   const int total = static_cast<int>(jobs.size());
   while (done < total) {
+    std::vector<char> was_done(total);
+    for (int i = 0; i < total; ++i) was_done[i] = jobs[i].completed();
     for (auto& j : jobs) j.step(opts.round, est);
     now += opts.round;
     ++round_no;
     done = 0;
-    std::vector<int> active;
+    std::vector<int> active, finished_now;
     for (int i = 0; i < total; ++i) {
       if (jobs[i].completed()) {
         ++done;
+        if (!was_done[i]) finished_now.push_back(i);
       } else if (jobs[i].submission_time() <= now) {
         active.push_back(i);
       }
@@ -161,6 +168,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       }
       std::sort(m.jobs.begin(), m.jobs.end(),
                 [](const GoodputRow& a, const GoodputRow& b) { return a.job < b.job; });
+      m.order = order;
       // Keep only active jobs' previous decisions, as a policy sees them.
       if (prev_alloc) {
         std::vector<JobAllocation> kept;
@@ -173,13 +181,18 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       Allocation alloc = policy->allocate(m, prev_alloc);
       result.policy_runtimes.push_back(
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      alloc.order = order;  // submission order: the reference placer breaks ties with it
       Placement place_now = opts.reference ? reference_placement(alloc, cluster, prev_place, &order)
                                            : place(alloc, cluster, prev_place);
       if (!opts.save_rounds_dir.empty()) {
         const std::string pre = round_prefix(opts.save_rounds_dir, round_no);
         nlohmann::json list = nlohmann::json::array();
         for (JobState* v : views) list.push_back(job_state_to_json(*v));
-        nlohmann::json meta{{"round", round_no}, {"t", now}, {"profile", result.profile}};
+        nlohmann::json meta{{"generator", "sia-ctl simulate"},
+                            {"round", round_no},
+                            {"t", now},
+                            {"profile", result.profile},
+                            {"policy", opts.policy}};
         write_file_atomic(pre + "-jobs.json",
                           dump_document("Jobs", meta, nlohmann::json{{"jobs", list}}, true) + "\n");
         write_file_atomic(pre + "-goodput.json", goodput_matrix_document(m, meta, true) + "\n");
@@ -195,7 +208,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         job.contention().push_back(static_cast<int>(active.size()));
         const JobPlacement* now_p = place_now.find(job.name());
         const JobPlacement* before = prev_place ? prev_place->find(job.name()) : nullptr;
-        if (!same_nodes(now_p, before)) {
+        if (!same_nodes(now_p, before, !opts.reference)) {
           if (now_p) {
             std::vector<int> shape = shape_of(*now_p);
             bool restart = now_p->restart;
@@ -227,7 +240,9 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       }
     }
     if (opts.record_rounds) {
-      for (int i : active) {
+      std::vector<int> shown = finished_now;  // jobs that finished this round, then active ones
+      shown.insert(shown.end(), active.begin(), active.end());
+      for (int i : shown) {
         const SimJob& j = jobs[i];
         rec.jobs.push_back({j.name(), j.type(), j.placement(), j.batch_size(), j.accum_steps(),
                             j.epoch(), j.progress(), j.restarts(), j.completion_time()});
@@ -241,7 +256,9 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         if (stuck.size() > 200) break;
         stuck += (stuck.empty() ? "" : ", ") + jobs[i].name();
       }
-      throw Error(ExitStatus::data, "simulation passed " + std::to_string(opts.max_time / 86400) +
+      char days[32];
+      std::snprintf(days, sizeof days, "%g", opts.max_time / 86400);
+      throw Error(ExitStatus::data, std::string("simulation passed ") + days +
                                         " days with jobs unfinished (" + stuck +
                                         "): can the cluster run them at all?");
     }

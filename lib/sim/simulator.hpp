@@ -82,6 +82,7 @@ struct SimSummary {
   double contention_mean = 0, contention_max = 0;
   double queue_mean = 0, queue_max = 0;
   double unfair_fraction = 0, worst_rho = 0;
+  int rho_jobs = 0;  // jobs with a finish-time fairness figure
   double policy_runtime_median = 0, policy_runtime_p95 = 0;  // seconds (wall clock)
   int rounds = 0;
 };

@@ -44,11 +44,12 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
       } else if (c == "rigid") {
         s.adaptivity = Adaptivity::rigid;
       } else {
-        t.fail(r, cc, "expected adaptive, scale-gpus or rigid, got \"" + c + "\"");
+        t.fail(r, cc, "expected adaptive, scale-gpus (or strong-scaling) or rigid, got \"" + c + "\"");
       }
     }
     out.push_back(std::move(s));
   }
+  if (out.empty()) throw Error(ExitStatus::data, file + ": no jobs (a header but no rows)");
   std::stable_sort(out.begin(), out.end(),
                    [](const JobSpec& a, const JobSpec& b) { return a.submit_time < b.submit_time; });
   return out;

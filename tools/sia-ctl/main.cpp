@@ -17,12 +17,23 @@ int main(int argc, char** argv) {
   app.fallthrough();
 
   sia::app::SimulateArgs sim;
-  auto* s = app.add_subcommand("simulate", "Simulate a workload on a cluster with a policy");
-  s->add_option("--cluster", sim.cluster, "Cluster (default: the bundled sia-hetero-64)");
+  auto* s = app.add_subcommand(
+      "simulate",
+      "Simulate a workload on a cluster with one policy, or several side by side.\n\n"
+      "Examples:\n"
+      "  sia-ctl simulate\n"
+      "  sia-ctl simulate --policy sia,gavel,pollux,themis --workload data/workloads/saturn\n"
+      "  sia-ctl simulate --workload jobs.csv --jobs results.jsonl --events rounds.jsonl");
+  s->add_option("--cluster", sim.cluster,
+                "Cluster (default $SIA_CLUSTER, else the bundled sia-hetero-64)");
   s->add_option("--workload", sim.workload,
-                "Workload CSV/JSONL, or a directory of them (default: bundled philly/workload-1)");
+                "Workload: an artifact CSV, JSON Lines of job specs, or a directory of them "
+                "(default: bundled philly/workload-1)");
   s->add_option("--catalog", sim.catalog, "Model catalog directory");
-  s->add_option("--policy", sim.options.policy, "Scheduling policy")->capture_default_str();
+  s->add_option("--policy", sim.options.policy,
+                "Policy, or a comma-separated list to compare (sia, gavel, pollux, themis, "
+                "ftf-lp, fifo, srtf)")
+      ->capture_default_str();
   s->add_option("--round", sim.options.round,
                 "Round length in seconds (default: the policy's, 60 s for Sia)");
   s->add_option("--p", sim.options.policy_options.p, "Sia's fairness power")->capture_default_str();
