@@ -1,0 +1,3 @@
+# Sources of lib/exec (process supervision), added to libsia.
+target_sources(sia PRIVATE
+)

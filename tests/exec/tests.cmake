@@ -1,0 +1,1 @@
+# Unit tests of lib/exec (sia_test is defined in tests/CMakeLists.txt).

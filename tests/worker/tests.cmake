@@ -1,0 +1,1 @@
+# Unit tests of lib/worker (sia_test is defined in tests/CMakeLists.txt).
