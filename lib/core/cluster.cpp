@@ -89,6 +89,13 @@ Cluster parse_cluster(const Node& data) {
     ng.count = static_cast<int>(count.positive_int());
     if (ng.count > 100000) count.expected("at most 100000 nodes");
     ng.name_prefix = g.string_or("name_prefix", ng.gpu_type + "-");
+    if (auto addrs = g.get("addresses")) {
+      ng.addresses = addrs->as_strings();
+      if (static_cast<int>(ng.addresses.size()) != ng.count) {
+        addrs->fail("expected " + std::to_string(ng.count) + " addresses (count), got " +
+                    std::to_string(ng.addresses.size()));
+      }
+    }
     if (auto names = g.get("names")) {
       ng.names = names->as_strings();
       if (static_cast<int>(ng.names.size()) != ng.count) {
@@ -125,6 +132,7 @@ void Cluster::finalize(const std::string& file, ExitStatus status) {
       ClusterNode n;
       n.name = g.names.empty() ? g.name_prefix + std::to_string(types[ti].node_count)
                                : g.names[k];
+      n.address = g.addresses.empty() ? n.name : g.addresses[k];
       n.type = ti;
       n.gpus = g.gpus_per_node;
       n.index_in_type = types[ti].node_count++;
@@ -180,6 +188,7 @@ nlohmann::json cluster_to_json(const Cluster& cluster) {
     json j{{"gpu_type", g.gpu_type}, {"gpus_per_node", g.gpus_per_node}, {"count", g.count},
            {"name_prefix", g.name_prefix}};
     if (!g.names.empty()) j["names"] = g.names;
+    if (!g.addresses.empty()) j["addresses"] = g.addresses;
     groups.push_back(j);
   }
   out["node_groups"] = groups;
