@@ -33,6 +33,9 @@ static std::string solve_table(const Allocation& a, bool explain) {
                                         : "");
     }
     std::string note = j.config ? "" : "waiting: " + j.reason;
+    if (j.explain && j.config && j.config->gpus >= j.explain->max_gpus) {
+      note = "at its scale-up cap of " + std::to_string(j.explain->max_gpus) + " GPU(s)";
+    }
     if (j.explain && j.explain->pinned) note = "pinned (checkpoint-restore or not preemptible)";
     row.push_back(note);
     t.add(row);
