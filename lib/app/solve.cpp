@@ -33,7 +33,7 @@ static std::string solve_table(const Allocation& a, bool explain) {
                                         : "");
     }
     std::string note = j.config ? "" : "waiting: " + j.reason;
-    if (j.explain && j.config && j.config->gpus >= j.explain->max_gpus) {
+    if (a.policy == "sia" && j.explain && j.config && j.config->gpus >= j.explain->max_gpus) {
       note = "at its scale-up cap of " + std::to_string(j.explain->max_gpus) + " GPU(s)";
     }
     if (j.explain && j.explain->pinned) note = "pinned (checkpoint-restore or not preemptible)";
@@ -41,8 +41,8 @@ static std::string solve_table(const Allocation& a, bool explain) {
     t.add(row);
   }
   return t.render() + "status " + a.status + ", objective " + cli::fixed(a.objective, 4) +
-         ", gap " + cli::fixed(a.gap * 100, 4) + "%" + (a.note.empty() ? "" : " (" + a.note + ")") +
-         "\n";
+         (a.policy != "sia" ? std::string() : ", gap " + cli::fixed(a.gap * 100, 4) + "%") +
+         (a.note.empty() ? "" : " (" + a.note + ")") + "\n";
 }
 
 int run_solve(const SolveArgs& args) {
@@ -111,10 +111,10 @@ int run_place(const PlaceArgs& args) {
   // Every allocated type must exist in the cluster we place on.
   for (const auto& j : a.jobs) {
     if (j.config && cluster.type_index(a.cluster.types[j.config->type].name) < 0) {
-      throw Error(ExitStatus::data,
-                  display_name(args.input) + ": job \"" + j.job + "\": GPU type \"" +
-                      a.cluster.types[j.config->type].name + "\" is not in cluster " +
-                      cluster.name + " (" + cluster.type_names() + ")");
+      throw Error(ExitStatus::data, display_name(args.input) + ": job \"" + j.job +
+                                        "\": GPU type \"" + a.cluster.types[j.config->type].name +
+                                        "\" is not in cluster " + cluster.name + " (" +
+                                        cluster.type_names() + ")");
     }
   }
   std::optional<Placement> previous;
@@ -122,14 +122,15 @@ int run_place(const PlaceArgs& args) {
     Document pd = read_document(args.previous, {"Placement"});
     previous = parse_placement(pd.data(), cluster);
     if (previous->cluster_name != cluster.name) {
-      throw Error(ExitStatus::data, display_name(args.previous) + ": cluster_name: a placement on \"" +
-                                        previous->cluster_name + "\", not on \"" + cluster.name +
-                                        "\"");
+      throw Error(ExitStatus::data,
+                  display_name(args.previous) + ": cluster_name: a placement on \"" +
+                      previous->cluster_name + "\", not on \"" + cluster.name + "\"");
     }
   }
-  Placement p = args.compat == "reference"
-                    ? reference_placement(a, cluster, previous, a.order.empty() ? nullptr : &a.order)
-                    : place(a, cluster, previous);
+  Placement p =
+      args.compat == "reference"
+          ? reference_placement(a, cluster, previous, a.order.empty() ? nullptr : &a.order)
+          : place(a, cluster, previous);
   if (args.format == cli::Format::table) {
     cli::write_stdout(place_table(p, cluster, args.explain));
   } else {

@@ -91,9 +91,10 @@ std::vector<Job> jobs_of(const GoodputMatrix& m, const std::optional<Allocation>
     // One option per type, type order.
     std::stable_sort(job.options.begin(), job.options.end(),
                      [](const Option& a, const Option& b) { return a.type < b.type; });
-    job.options.erase(std::unique(job.options.begin(), job.options.end(),
-                                  [](const Option& a, const Option& b) { return a.type == b.type; }),
-                      job.options.end());
+    job.options.erase(
+        std::unique(job.options.begin(), job.options.end(),
+                    [](const Option& a, const Option& b) { return a.type == b.type; }),
+        job.options.end());
     if (job.options.empty()) {
       const int want = row.fixed_gpus > 0 ? row.fixed_gpus : 1;
       bool any = false;
@@ -207,7 +208,7 @@ std::string no_room_reason(const Job& job, const GangPacker& packer, const Clust
     }
   }
   std::string s = "no " + (types.empty() ? std::string("type") : types) + " has " + what;
-  if (enough_gpus) s += " on few enough nodes";
+  if (enough_gpus) s += " that pack onto its nodes";
   return s + " (free: " + packer.describe_free() + ")";
 }
 

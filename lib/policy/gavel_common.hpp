@@ -42,12 +42,12 @@ struct Option {
 };
 
 struct Job {
-  std::size_t row = 0;             // index into GoodputMatrix::jobs
-  std::vector<Option> options;     // type order, at most one per type
-  std::string no_option;           // why `options` is empty
-  int pinned = -1;                 // a running non-preemptible job: its option index
-  int current_type = -1;           // the type it runs on now, when known
-  int order = 0;                   // position in submission order (GoodputMatrix::order)
+  std::size_t row = 0;          // index into GoodputMatrix::jobs
+  std::vector<Option> options;  // type order, at most one per type
+  std::string no_option;        // why `options` is empty
+  int pinned = -1;              // a running non-preemptible job: its option index
+  int current_type = -1;        // the type it runs on now, when known
+  int order = 0;                // position in submission order (GoodputMatrix::order)
 
   // The option with the highest rate (ties: the current type, then type order); -1: none.
   int fastest() const;

@@ -33,6 +33,21 @@ void validate_policy_options(const PolicyOptions& o) {
   if (!(o.lambda_a >= 0)) throw Error(ExitStatus::usage, "--lambda-a: must be >= 0");
   if (!(o.time_limit > 0)) throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds");
   if (!(o.mip_gap >= 0)) throw Error(ExitStatus::usage, "--mip-gap: must be >= 0");
+  if (!(o.gavel_reset >= 0) || !std::isfinite(o.gavel_reset)) {
+    throw Error(ExitStatus::usage, "--gavel-reset: must be >= 0 seconds");
+  }
+  if (!(o.themis_f >= 0 && o.themis_f <= 1)) {
+    throw Error(ExitStatus::usage, "--themis-f: must be between 0 and 1");
+  }
+  if (!(o.themis_lease > 0) || !std::isfinite(o.themis_lease)) {
+    throw Error(ExitStatus::usage, "--themis-lease: must be > 0 seconds");
+  }
+  if (o.pollux_generations < 1) {
+    throw Error(ExitStatus::usage, "--pollux-generations: must be >= 1");
+  }
+  if (o.pollux_population < 2) {
+    throw Error(ExitStatus::usage, "--pollux-population: must be >= 2");
+  }
 }
 
 std::vector<std::string> policy_names() {
@@ -51,11 +66,12 @@ bool uses_tuned_jobs(const std::string& policy) {
 
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options) {
   PolicyOptions o = options;
-  if (o.round <= 0) o.round = default_round(name);
-  if (name == "sia") {
-    validate_policy_options(o);
-    return std::make_unique<SiaPolicy>(o);
+  if (!std::isfinite(o.round) || o.round < 0) {
+    throw Error(ExitStatus::usage, "--round: must be a number of seconds >= 0");
   }
+  if (o.round == 0) o.round = default_round(name);
+  validate_policy_options(o);
+  if (name == "sia") return std::make_unique<SiaPolicy>(o);
   if (name == "gavel") return make_gavel_policy(o);
   if (name == "ftf-lp") return make_ftf_lp_policy(o);
   if (name == "fifo") return make_fifo_policy(o);
@@ -64,7 +80,8 @@ std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions
   if (name == "themis") return make_themis_policy(o);
   std::string known;
   for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;
-  throw Error(ExitStatus::usage, "--policy: unknown policy \"" + name + "\" (known: " + known + ")");
+  throw Error(ExitStatus::usage,
+              "--policy: unknown policy \"" + name + "\" (known: " + known + ")");
 }
 
 }  // namespace sia

@@ -23,10 +23,10 @@ struct PolicyOptions {
   double time_limit = 2.0;  // seconds for the solver
   double mip_gap = 1e-4;
   bool explain = false;
-  bool reference = false;   // the published artifact's quirks (--compat reference)
-  bool use_glpk = true;     // false: the Lagrangian heuristic alone
-  double round = 0;         // round length in seconds; 0: the policy's default
-  unsigned seed = 1;        // randomised policies (Pollux's search, Themis' tie-breaks)
+  bool reference = false;  // the published artifact's quirks (--compat reference)
+  bool use_glpk = true;    // false: the Lagrangian heuristic alone
+  double round = 0;        // round length in seconds; 0: the policy's default
+  unsigned seed = 1;       // randomised policies (Pollux's search, Themis' tie-breaks)
   // Gavel: reset the time-sharing counters at most this often (s); 0: never (the artifact).
   double gavel_reset = 0;
   // Pollux: genetic search.
@@ -38,7 +38,8 @@ struct PolicyOptions {
   double themis_lease = 600;
 };
 
-// Checks the knobs: p != 0, sign(lambda_n) != sign(p), |lambda_n| > 1; throws Error(usage).
+// Checks the knobs (p != 0, sign(lambda_n) != sign(p), |lambda_n| > 1, time limit, the
+// baselines' ranges); throws Error(usage). make_policy calls it for every policy.
 void validate_policy_options(const PolicyOptions& options);
 
 class Policy {

@@ -1,9 +1,603 @@
-// Placeholder while the themis policy is being written (see baselines.hpp).
+// The Themis policy (Mahajan et al., NSDI '20), as specified in
+// /work/shared/design/reference/themis.md (§5 is the round, step by step). Every job is one
+// app, and its unit of allocation is a whole gang (Mode B of §5 step 6): the tuned fixed
+// configuration on one GPU type ("Themis+TJ"), or one of the entries of a row without one
+// (themis_model.hpp). One allocate() call is one round:
+//   0. Leases whose end has come are released; the GPUs no lease holds are the offer.
+//   1. rho_old of every job that holds no lease and can run somewhere, as if it waited one
+//      lease L and then ran on its fastest gang (§5 step 1):
+//      rho_old = (age + L + remaining / best rate) / T_id.
+//   2. The k = max(1, floor((1 - f) n + 1e-9)) of those n jobs with the largest rho_old
+//      bid; the others are outside the auction.
+//   3. A bidder bids each gang that fits the offer and lowers its rho:
+//      w = ln(rho_old / rho_new), rho_new = T_sh / T_id, T_sh = age + remaining / rate.
+//   4-5. The PF auction with hidden payments (themis_auction.hpp).
+//   6. A winner gets its whole gang, on a lease of c_i * L.
+//   7. Leftovers: the jobs outside the auction in a seeded random order, then the losing
+//      bidders, each take the gang with the lowest rho_new that fits what is left, on a
+//      lease of L. Winners take nothing more, so their payment stands.
+// Progress and remaining work are in iterations at the initial batch (row.progress);
+// N_avg is the mean of the matrix's job count over the rounds the job was active.
+// Choices where the paper and the spec are silent:
+//   - Capacity is counted per GPU type and size class (themis_model.hpp), not per node:
+//     the policy chooses gangs, the placer places them. The answer is then placed with the
+//     placer (place.hpp) beside the last answer's placement, as the simulator does; a gang
+//     granted this round that the placer cannot place beside the running ones (it needs
+//     whole nodes where other gangs' remainders sit) gives its grant back -- as does the
+//     last grant on a type where a held gang was evicted and not placed again -- and the
+//     leftover step runs again on what it freed (three times at most, then grants are only
+//     taken back). Not under --compat reference, whose placer never refuses.
+//   - Leases are per job and in whole rounds (options.round, default 360 s): a lease of
+//     c * L seconds lasts floor(x) or ceil(x) rounds, x = c * L / round, the longer one with
+//     probability x - floor(x) (seeded), and at least one round -- so L = 600 s at 360 s
+//     rounds lasts 600 s on average, and a payment shortens it by the factor c on average.
+//   - A lease ends early when the job reports another configuration, or none a round
+//     after the grant (it did not start); a non-preemptible running job keeps its
+//     configuration round after round.
+//   - T_sh adds the row's restart penalty to gangs other than the job's current one: a
+//     move costs a checkpoint-restore.
+//   - Jobs without progress information are valued as if one hour of work on their best
+//     gang remained and none was done.
+//   - Rank ties: larger age, then name; jobs whose rho_old ties (within 1e-12 relative)
+//     across the cut are taken in a seeded random order. Among a bidder's gangs a larger
+//     one must beat every smaller one (dominated bids dropped), at most 32 bids per job.
+//   - The leftover step gives a job the fitting gang with the lowest rho_new even when it
+//     does not beat rho_old: an idle GPU helps nobody.
+//   - GLPK gets options.time_limit for a round's solves together (half for the PF solve),
+//     at the spec's MIP gap of 1e-6 (not options.mip_gap, Sia's).
+//   - The round's random numbers come from std::mt19937 seeded with (options.seed, round),
+//     so a one-shot sia-solve --previous round draws what the simulator's does.
+// policy_state (JSON): {"round", "jobs": {name: {"contention_sum", "rounds", "lease":
+// {"gpu_type", "nodes", "gpus", "start", "end", "payment", "how"}}}, "placement"}; "end" is
+// the first round in which the lease no longer holds, "how" auction | leftover | pinned,
+// "placement" the Placement document's data of the last answer.
+// Thread-safety: as Policy.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
+#include "core/node.hpp"
+#include "model/goodput.hpp"
+#include "place/placer.hpp"
 #include "policy/baselines.hpp"
+#include "policy/themis_auction.hpp"
+#include "policy/themis_model.hpp"
 
 namespace sia {
-std::unique_ptr<Policy> make_themis_policy(const PolicyOptions&) {
-  throw Error(ExitStatus::usage, "--policy themis: not available in this build");
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr double kDefaultRound = 360;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool fits(const std::vector<std::pair<int, int>>& usage, const std::vector<double>& room) {
+  for (auto [row, amount] : usage) {
+    if (amount > room[row] + 1e-9) return false;
+  }
+  return true;
 }
+
+void take(const std::vector<std::pair<int, int>>& usage, std::vector<double>& room, int sign) {
+  for (auto [row, amount] : usage) room[row] -= sign * amount;
+}
+
+// ---------------------------------------------------------------------------------------
+// State between rounds.
+
+struct Lease {
+  std::string gpu_type;
+  int nodes = 0;
+  int gpus = 0;
+  long long start = 0;  // the round it was granted in
+  long long end = 0;    // the first round in which it is free again
+  double payment = 1;   // c_i
+  std::string how;      // auction | leftover | pinned
+};
+
+Lease lease_of(const Cluster& cluster, const Config& c, long long start, long long end,
+               double payment, const char* how) {
+  return Lease{cluster.types[c.type].name, c.nodes, c.gpus, start, end, payment, how};
+}
+
+struct Memory {
+  double contention_sum = 0;
+  long long rounds = 0;
+  std::optional<Lease> lease;
+};
+
+struct State {
+  long long round = 0;
+  std::map<std::string, Memory> jobs;
+  std::optional<Placement> placement;  // where the last answer was placed (the check)
+};
+
+std::string state_to_text(const State& s, const Cluster& cluster) {
+  json jobs = json::object();
+  for (const auto& [name, m] : s.jobs) {
+    json j{{"contention_sum", m.contention_sum}, {"rounds", m.rounds}};
+    if (m.lease) {
+      const Lease& l = *m.lease;
+      j["lease"] = {
+          {"gpu_type", l.gpu_type}, {"nodes", l.nodes},     {"gpus", l.gpus}, {"start", l.start},
+          {"end", l.end},           {"payment", l.payment}, {"how", l.how}};
+    }
+    jobs[name] = std::move(j);
+  }
+  json out{{"round", s.round}, {"jobs", std::move(jobs)}};
+  if (s.placement) out["placement"] = placement_to_json(*s.placement, cluster);
+  return out.dump();
+}
+
+State state_from_text(const std::string& text, const Cluster& cluster) {
+  State s;
+  try {
+    const json j = json::parse(text);
+    if (j.contains("placement")) {
+      const Node placement(j.at("placement"), "previous allocation", "policy_state.placement");
+      if (placement.string_or("cluster_name", "") == cluster.name) {
+        s.placement = parse_placement(placement, cluster);
+      }
+    }
+    s.round = j.at("round").get<long long>();
+    for (const auto& [name, v] : j.at("jobs").items()) {
+      Memory m;
+      m.contention_sum = v.at("contention_sum").get<double>();
+      m.rounds = v.at("rounds").get<long long>();
+      if (v.contains("lease")) {
+        const json& l = v.at("lease");
+        Lease lease;
+        lease.gpu_type = l.at("gpu_type").get<std::string>();
+        lease.nodes = l.at("nodes").get<int>();
+        lease.gpus = l.at("gpus").get<int>();
+        lease.start = l.at("start").get<long long>();
+        lease.end = l.at("end").get<long long>();
+        lease.payment = l.at("payment").get<double>();
+        lease.how = l.at("how").get<std::string>();
+        m.lease = lease;
+      }
+      s.jobs[name] = std::move(m);
+    }
+  } catch (const json::exception& e) {
+    throw Error(
+        ExitStatus::data,
+        std::string("previous allocation: policy_state: not a themis state (") + e.what() + ")");
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------
+// The policy.
+
+enum class Role { none, leased, participant, outside };
+
+struct JobView {
+  const GoodputRow* row = nullptr;
+  std::vector<ThemisGang> cands;
+  double done = 0, total = 0;
+  double t_id = kInf;
+  double best_rate = 0;
+  double rho_old = 0;
+  Role role = Role::none;
+  int held = -1;  // candidate index under lease (or granted this round)
+  bool won = false;
+  bool unplaceable = false;  // its grant could not be placed this round
+  std::string reason;
+
+  double remaining() const { return std::max(0.0, total - done); }
+  double t_sh(const ThemisGang& c) const {
+    double t = row->age + remaining() / c.rate;
+    if (row->current && *row->current != c.config) t += row->restart_penalty;
+    return t;
+  }
+  double rho(const ThemisGang& c) const { return t_sh(c) / t_id; }
+};
+
+std::string fmt(const char* format, double a, double b = 0, double c = 0) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, format, a, b, c);
+  return buf;
+}
+
+class ThemisPolicy : public Policy {
+ public:
+  explicit ThemisPolicy(PolicyOptions o) : o_(o) {
+    if (!(o_.round > 0)) o_.round = kDefaultRound;
+  }
+  std::string name() const override { return "themis"; }
+  Allocation allocate(const GoodputMatrix& m, const std::optional<Allocation>& previous) override;
+
+ private:
+  int lease_rounds(double c, std::mt19937& rng) const {
+    const double x = std::max(0.0, c) * o_.themis_lease / o_.round;
+    int k = static_cast<int>(std::floor(x + 1e-9));
+    const double frac = x - k;
+    if (frac > 1e-9 && std::uniform_real_distribution<double>(0, 1)(rng) < frac) ++k;
+    return std::max(1, k);
+  }
+
+  PolicyOptions o_;
+  State state_;
+  std::string last_text_;
+};
+
+Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
+                                  const std::optional<Allocation>& previous) {
+  if (previous && previous->policy == "themis" && !previous->policy_state.empty() &&
+      previous->policy_state != last_text_) {
+    state_ = state_from_text(previous->policy_state, m.cluster);
+  }
+  const Cluster& cluster = m.cluster;
+  const long long round = ++state_.round;
+  std::seed_seq seq{static_cast<unsigned>(o_.seed), static_cast<unsigned>(round & 0xffffffff),
+                    static_cast<unsigned>(round >> 32)};
+  std::mt19937 rng(seq);
+  const std::vector<ThemisRow> rows = themis_rows(cluster);
+  const double njobs = static_cast<double>(m.jobs.size());
+
+  // Forget finished jobs; count this round in every active job's N_avg.
+  std::map<std::string, Memory> kept;
+  for (const GoodputRow& row : m.jobs) {
+    Memory mem;
+    if (auto it = state_.jobs.find(row.job); it != state_.jobs.end()) mem = it->second;
+    mem.contention_sum += njobs;
+    mem.rounds += 1;
+    kept[row.job] = std::move(mem);
+  }
+  state_.jobs = std::move(kept);
+
+  std::vector<JobView> views(m.jobs.size());
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) {
+    JobView& v = views[i];
+    const GoodputRow& row = m.jobs[i];
+    v.row = &row;
+    v.cands = themis_gangs(row, cluster, rows);
+    for (const ThemisGang& c : v.cands) v.best_rate = std::max(v.best_rate, c.rate);
+    if (row.progress && row.progress->total > 0) {
+      v.done = row.progress->done;
+      v.total = row.progress->total;
+    } else {
+      v.total = v.best_rate * 3600;
+    }
+    const Memory& mem = state_.jobs[row.job];
+    const double n_avg = mem.contention_sum / static_cast<double>(std::max(1LL, mem.rounds));
+    v.t_id = themis_ideal_time(row, cluster, v.cands, n_avg, v.total);
+    if (v.cands.empty()) v.reason = "no configuration of this job fits the cluster";
+  }
+
+  // Step 0: leases. Expired ones end; ones the job no longer runs on are dropped.
+  std::vector<double> room(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) room[k] = rows[k].capacity;
+  std::vector<std::size_t> holders;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    JobView& v = views[i];
+    Memory& mem = state_.jobs[v.row->job];
+    const GoodputRow& row = *v.row;
+    if (!mem.lease && !row.preemptible && row.current) {
+      mem.lease = lease_of(cluster, *row.current, round, round + 1, 1.0, "pinned");
+    }
+    if (!mem.lease) continue;
+    Lease& l = *mem.lease;
+    int cand = -1;
+    const int t = cluster.type_index(l.gpu_type);
+    for (std::size_t c = 0; c < v.cands.size() && t >= 0; ++c) {
+      if (v.cands[c].config == Config{t, l.nodes, l.gpus}) cand = static_cast<int>(c);
+    }
+    const bool moved = row.current && (cand < 0 || *row.current != v.cands[cand].config);
+    const bool missing = !row.current && l.start < round;
+    if (cand < 0 || moved || missing) {
+      mem.lease.reset();
+      continue;
+    }
+    if (l.end <= round) {
+      if (row.preemptible || !row.current) {
+        mem.lease.reset();
+        continue;
+      }
+      l.end = round + 1;  // a non-preemptible job keeps running
+    }
+    v.held = cand;
+    holders.push_back(i);
+  }
+  // Held leases beyond capacity (the cluster shrank): drop the newest first.
+  std::sort(holders.begin(), holders.end(), [&](std::size_t a, std::size_t b) {
+    const Lease& la = *state_.jobs[views[a].row->job].lease;
+    const Lease& lb = *state_.jobs[views[b].row->job].lease;
+    if (la.start != lb.start) return la.start < lb.start;
+    return views[a].row->job < views[b].row->job;
+  });
+  for (std::size_t i : holders) {
+    JobView& v = views[i];
+    const auto& usage = v.cands[v.held].usage;
+    if (fits(usage, room)) {
+      take(usage, room, +1);
+      v.role = Role::leased;
+    } else {
+      state_.jobs[v.row->job].lease.reset();
+      v.held = -1;
+    }
+  }
+  double offered = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    if (rows[k].size == 1) offered += room[k];
+  }
+
+  // Steps 1-2: rank the jobs that want GPUs by rho_old and keep the top (1 - f).
+  std::vector<std::size_t> wanting;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    JobView& v = views[i];
+    if (v.role == Role::leased || v.cands.empty()) continue;
+    v.rho_old = (v.row->age + o_.themis_lease + v.remaining() / v.best_rate) / v.t_id;
+    if (!std::isfinite(v.rho_old)) v.rho_old = std::numeric_limits<double>::max();
+    wanting.push_back(i);
+  }
+  std::sort(wanting.begin(), wanting.end(), [&](std::size_t a, std::size_t b) {
+    if (views[a].rho_old != views[b].rho_old) return views[a].rho_old > views[b].rho_old;
+    if (views[a].row->age != views[b].row->age) return views[a].row->age > views[b].row->age;
+    return views[a].row->job < views[b].row->job;
+  });
+  const std::size_t n = wanting.size();
+  const std::size_t k =
+      n == 0 ? 0
+             : std::max<std::size_t>(
+                   1, static_cast<std::size_t>(std::floor((1 - o_.themis_f) * n + 1e-9)));
+  if (k > 0 && k < n) {
+    auto tied = [&](std::size_t a, std::size_t b) {
+      const double x = views[a].rho_old, y = views[b].rho_old;
+      return std::fabs(x - y) <= 1e-12 * std::max(std::fabs(x), std::fabs(y));
+    };
+    if (tied(wanting[k - 1], wanting[k])) {
+      std::size_t lo = k - 1, hi = k;
+      while (lo > 0 && tied(wanting[lo - 1], wanting[k])) --lo;
+      while (hi + 1 < n && tied(wanting[hi + 1], wanting[k])) ++hi;
+      std::shuffle(wanting.begin() + lo, wanting.begin() + hi + 1, rng);
+    }
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    views[wanting[r]].role = r < k ? Role::participant : Role::outside;
+  }
+
+  // Steps 3-5: bids and the auction.
+  AuctionProblem prob;
+  prob.capacity = room;
+  std::vector<std::size_t> app_job;  // auction app -> view
+  std::vector<int> bid_cand;         // bid -> candidate index
+  for (std::size_t r = 0; r < k && offered > 0; ++r) {
+    const std::size_t i = wanting[r];
+    const JobView& v = views[i];
+    const int app = static_cast<int>(app_job.size());
+    app_job.push_back(i);
+    // Candidates that fit, best rho first; a larger gang must beat every smaller one.
+    std::vector<std::pair<double, int>> ok;
+    for (std::size_t c = 0; c < v.cands.size(); ++c) {
+      const double rho = v.rho(v.cands[c]);
+      if (rho < v.rho_old * (1 - 1e-9) && fits(v.cands[c].usage, room)) {
+        ok.push_back({rho, static_cast<int>(c)});
+      }
+    }
+    std::sort(ok.begin(), ok.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return v.cands[a.second].config.gpus < v.cands[b.second].config.gpus;
+    });
+    int kept_bids = 0;
+    for (const auto& [rho, c] : ok) {
+      bool dominated = false;
+      for (const auto& [rho2, c2] : ok) {
+        dominated |= v.cands[c2].config.gpus < v.cands[c].config.gpus && rho2 <= rho;
+      }
+      if (dominated || kept_bids >= 32) continue;
+      AuctionBid bid;
+      bid.app = app;
+      bid.weight = std::log(v.rho_old / std::max(rho, 1e-12));
+      bid.gpus = v.cands[c].config.gpus;
+      bid.nodes = v.cands[c].config.nodes;
+      bid.usage = v.cands[c].usage;
+      prob.bids.push_back(std::move(bid));
+      bid_cand.push_back(c);
+      ++kept_bids;
+    }
+  }
+  prob.apps = static_cast<int>(app_job.size());
+  AuctionOptions ao;
+  ao.time_limit = o_.time_limit;
+  ao.use_glpk = o_.use_glpk;
+  AuctionResult auction = run_auction(prob, ao);
+
+  // Step 6 (Mode B) and step 8: winners take the whole gang on a lease of c * L.
+  std::vector<std::size_t> granted;  // this round's grants, in order
+  int winners = 0;
+  double min_c = 1;
+  for (int a = 0; a < prob.apps; ++a) {
+    JobView& v = views[app_job[a]];
+    const int b = auction.pick[a];
+    if (b < 0) {
+      v.reason = fmt("lost the auction (rho %.3g)", v.rho_old);
+      continue;
+    }
+    const int c = bid_cand[b];
+    const double pay = auction.payment[a];
+    v.held = c;
+    v.won = true;
+    take(v.cands[c].usage, room, +1);
+    const Config& cfg = v.cands[c].config;
+    state_.jobs[v.row->job].lease =
+        lease_of(cluster, cfg, round, round + lease_rounds(pay, rng), pay, "auction");
+    ++winners;
+    granted.push_back(app_job[a]);
+    min_c = std::min(min_c, pay);
+  }
+  for (int a = 0; a < prob.apps; ++a) {
+    JobView& v = views[app_job[a]];
+    if (v.held < 0 && auction.pick[a] < 0) {
+      bool any = false;
+      for (const ThemisGang& c : v.cands) any |= fits(c.usage, prob.capacity);
+      if (!any) v.reason = fmt("its gang does not fit the %g GPUs offered", offered);
+    }
+  }
+
+  // Step 7: leftovers to the jobs outside the auction, then to the losing bidders.
+  int leftover = 0;
+  auto serve = [&](std::vector<std::size_t> order) {
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t i : order) {
+      JobView& v = views[i];
+      if (v.held >= 0 || v.unplaceable) continue;
+      int best = -1;
+      for (std::size_t c = 0; c < v.cands.size(); ++c) {
+        if (!fits(v.cands[c].usage, room)) continue;
+        if (best < 0) {
+          best = static_cast<int>(c);
+          continue;
+        }
+        const double r1 = v.rho(v.cands[c]), r0 = v.rho(v.cands[best]);
+        if (r1 < r0 || (r1 == r0 && v.cands[c].config.gpus < v.cands[best].config.gpus)) {
+          best = static_cast<int>(c);
+        }
+      }
+      if (best < 0) continue;
+      v.held = best;
+      take(v.cands[best].usage, room, +1);
+      const Config& cfg = v.cands[best].config;
+      state_.jobs[v.row->job].lease =
+          lease_of(cluster, cfg, round, round + lease_rounds(1.0, rng), 1.0, "leftover");
+      ++leftover;
+      granted.push_back(i);
+    }
+  };
+  std::vector<std::size_t> outside, losers;
+  for (std::size_t i : wanting) {
+    if (views[i].role == Role::outside) outside.push_back(i);
+    if (views[i].role == Role::participant && !views[i].won) losers.push_back(i);
+  }
+  serve(outside);
+  serve(losers);
+
+  // The answer, checked against the placer: a gang granted this round that cannot be
+  // placed beside the running ones (it needs whole nodes where remainders of other gangs
+  // sit) gives its grant back, and what it leaves goes to the next leftover takers.
+  auto answer = [&] {
+    Allocation out;
+    out.cluster = cluster;
+    out.policy = "themis";
+    out.status = auction.status == "greedy" ? "feasible" : auction.status;
+    out.objective = out.bound = auction.opt;
+    for (const JobView& v : views) {
+      JobAllocation ja;
+      ja.job = v.row->job;
+      if (v.held >= 0) {
+        const GoodputEntry& e = *v.cands[v.held].entry;
+        ja.config = e.config;
+        ja.batch_size = e.batch_size;
+        ja.local_bsz = e.local_bsz;
+        ja.accum_steps = e.accum_steps;
+        ja.goodput = e.goodput;
+      } else if (!v.reason.empty()) {
+        ja.reason = v.reason;
+      } else if (offered <= 0) {
+        ja.reason = "every GPU is leased";
+      } else if (v.role == Role::outside) {
+        ja.reason =
+            fmt("not in the auction (rho %.3g, the top %g of %g jobs bid); "
+                "no leftover fits its gang",
+                v.rho_old, static_cast<double>(k), static_cast<double>(n));
+      } else {
+        ja.reason = "no room for its gang";
+      }
+      out.jobs.push_back(std::move(ja));
+    }
+    std::sort(out.jobs.begin(), out.jobs.end(),
+              [](const auto& a, const auto& b) { return a.job < b.job; });
+    return out;
+  };
+  Allocation out = answer();
+  int unplaced = 0;
+  if (!o_.reference) {
+    if (state_.placement && state_.placement->cluster_name != cluster.name) {
+      state_.placement.reset();
+    }
+    std::map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < views.size(); ++i) index[views[i].row->job] = i;
+    Placement placed;
+    auto fresh = [&](std::size_t i) {  // granted this round (not a pin)
+      const Memory& mem = state_.jobs[views[i].row->job];
+      return views[i].held >= 0 && mem.lease && mem.lease->start == round &&
+             mem.lease->how != "pinned";
+    };
+    auto revoke = [&](std::size_t i) {
+      JobView& v = views[i];
+      take(v.cands[v.held].usage, room, -1);
+      state_.jobs[v.row->job].lease.reset();
+      v.held = -1;
+      v.unplaceable = true;
+      v.reason = "granted, but its gang cannot be placed beside the running ones";
+    };
+    for (int pass = 0;; ++pass) {
+      placed = place(out, cluster, state_.placement);
+      int revoked = 0;
+      std::vector<int> stranded;  // types on which a held gang was left without GPUs
+      for (const std::string& name : placed.waiting) {
+        auto it = index.find(name);
+        if (it == index.end() || views[it->second].held < 0) continue;
+        if (fresh(it->second)) {
+          revoke(it->second);
+          ++revoked;
+        } else {
+          stranded.push_back(views[it->second].cands[views[it->second].held].config.type);
+        }
+      }
+      // A held gang evicted for a new one and not placed again: the last grant on its
+      // type gives way.
+      for (int type : stranded) {
+        if (revoked > 0) break;
+        for (auto g = granted.rbegin(); g != granted.rend(); ++g) {
+          if (fresh(*g) && views[*g].cands[views[*g].held].config.type == type) {
+            revoke(*g);
+            ++revoked;
+            break;
+          }
+        }
+      }
+      if (revoked == 0) break;
+      unplaced += revoked;
+      if (pass < 3) {  // then only take back, so that the loop ends
+        serve(outside);
+        serve(losers);
+      }
+      out = answer();
+    }
+    state_.placement = std::move(placed);
+  }
+  char note[260];
+  std::snprintf(note, sizeof note,
+                "themis round %lld: %g GPUs offered, %d of %zu waiting jobs bid, %d won "
+                "(%d solves, smallest c %.3g), %d leftover grants, %d unplaceable",
+                round, offered, prob.apps, n, winners, auction.solves, min_c, leftover, unplaced);
+  out.note = note;
+  for (const std::string& w : auction.warnings) out.note += "; " + w;
+  out.policy_state = last_text_ = state_to_text(state_, cluster);
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Policy> make_themis_policy(const PolicyOptions& options) {
+  if (!(options.themis_f >= 0 && options.themis_f <= 1)) {
+    throw Error(ExitStatus::usage, "themis: the fairness knob f must be in [0, 1]");
+  }
+  if (!(options.themis_lease > 0) || !std::isfinite(options.themis_lease)) {
+    throw Error(ExitStatus::usage, "themis: the lease must be > 0 seconds");
+  }
+  if (!(options.time_limit > 0)) {
+    throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds");
+  }
+  return std::make_unique<ThemisPolicy>(options);
+}
+
 }  // namespace sia

@@ -41,8 +41,8 @@ struct AuctionProblem {
 struct AuctionOptions {
   double time_limit = 2.0;  // seconds for all the solves together
   double mip_gap = 1e-6;
-  bool payments = true;     // false: c = 1 for every winner (the authors' simulator)
-  bool use_glpk = true;     // false: the greedy fallback
+  bool payments = true;  // false: c = 1 for every winner (the authors' simulator)
+  bool use_glpk = true;  // false: the greedy fallback
 };
 
 struct AuctionResult {
@@ -50,7 +50,7 @@ struct AuctionResult {
   std::vector<double> payment;  // per app: c_i (1 for apps that did not win)
   double opt = 0;               // sum of the chosen weights (no epsilon terms)
   int solves = 0;
-  std::string status;           // "optimal", "time-limit" (an incumbent only), "greedy"
+  std::string status;  // "optimal", "time-limit" (an incumbent only), "greedy"
   std::vector<std::string> warnings;
 };
 

@@ -1,15 +1,17 @@
 // sia-ctl: the scheduler's control program. `simulate` runs the trace-driven simulator.
 #include "app/simulate.hpp"
 #include "common/cli_app.hpp"
+#include "common/policy_flags.hpp"
 
 int main(int argc, char** argv) {
   const char* program = "sia-ctl";
-  CLI::App app{"Run and inspect the sia scheduler.\n\n"
-               "Examples:\n"
-               "  sia-ctl simulate                      # bundled cluster and workload\n"
-               "  sia-ctl simulate --workload data/workloads/saturn --compat reference -o json\n"
-               "  sia-ctl simulate --cluster c.toml --workload jobs.csv --jobs results.jsonl",
-               program};
+  CLI::App app{
+      "Run and inspect the sia scheduler.\n\n"
+      "Examples:\n"
+      "  sia-ctl simulate                      # bundled cluster and workload\n"
+      "  sia-ctl simulate --workload data/workloads/saturn --compat reference -o json\n"
+      "  sia-ctl simulate --cluster c.toml --workload jobs.csv --jobs results.jsonl",
+      program};
   sia::cli::CommonFlags common;
   common.output = "table";
   sia::cli::add_common_flags(app, common, {"table", "json", "jsonl"});
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   s->add_option("--time-limit", sim.options.policy_options.time_limit,
                 "Solver time limit per round, seconds")
       ->capture_default_str();
+  sia::cli::add_baseline_flags(*s, sim.options.policy_options);
   s->add_option("--compat", sim.compat, "Behaviour profile")
       ->check(CLI::IsMember({"default", "reference"}))
       ->capture_default_str();
@@ -51,14 +54,16 @@ int main(int argc, char** argv) {
   s->add_option("--events", sim.events_out, "Write per-round records here (JSON Lines)");
   s->add_option("--save-rounds", sim.options.save_rounds_dir,
                 "Write every round's stage inputs and outputs into this directory");
-  s->add_flag("--no-fairness", [&](std::int64_t) { sim.options.fairness = false; },
-              "Skip the isolated runs behind finish-time fairness");
+  s->add_flag(
+      "--no-fairness", [&](std::int64_t) { sim.options.fairness = false; },
+      "Skip the isolated runs behind finish-time fairness");
   s->add_flag("--no-timing", sim.no_timing, "Report no wall-clock figures (reproducible output)");
 
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
   return sia::cli::run(program, [&] {
     if (!s->parsed()) {
-      throw sia::Error(sia::ExitStatus::usage, "expected a subcommand: simulate (see sia-ctl --help)");
+      throw sia::Error(sia::ExitStatus::usage,
+                       "expected a subcommand: simulate (see sia-ctl --help)");
     }
     sim.format = common.format();
     return sia::app::run_simulate(sim);

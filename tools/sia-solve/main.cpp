@@ -3,6 +3,7 @@
 
 #include "app/solve.hpp"
 #include "common/cli_app.hpp"
+#include "common/policy_flags.hpp"
 
 int main(int argc, char** argv) {
   const char* program = "sia-solve";
@@ -29,14 +30,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--mip-gap", a.options.mip_gap, "Relative optimality gap to stop at")
       ->capture_default_str();
-  app.add_flag("--no-glpk", [&](std::int64_t) { a.options.use_glpk = false; },
-               "Heuristic only: skip GLPK's branch and cut");
+  app.add_flag(
+      "--no-glpk", [&](std::int64_t) { a.options.use_glpk = false; },
+      "Heuristic only: skip GLPK's branch and cut");
+  app.add_option("--round", a.options.round,
+                 "Round length in seconds, for time-sharing policies (default: the policy's)");
+  sia::cli::add_baseline_flags(app, a.options);
   app.add_option("--previous", a.previous, "The previous round's Allocation");
   app.add_option("--compat", a.compat, "Behaviour profile")
       ->check(CLI::IsMember({"default", "reference"}))
       ->capture_default_str();
-  app.add_flag("--explain", a.options.explain,
-               "Say why each job got its configuration or waits");
+  app.add_flag("--explain", a.options.explain, "Say why each job got its configuration or waits");
   sia::cli::add_common_flags(app, common);
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
   a.format = common.format();
