@@ -1,3 +1,20 @@
 # Sources of lib/exec (process supervision), added to libsia.
 target_sources(sia PRIVATE
+  exec/clock.cpp
+  exec/process_id.cpp
+  exec/process_exit.cpp
+  exec/local_launcher.cpp
+  exec/spawn.cpp
+  exec/job_status.cpp
+  exec/job_launch.cpp
+  exec/state_dir.cpp
+  exec/node_plan.cpp
+  exec/reconcile.cpp
+  exec/supervisor.cpp
+  exec/executor.cpp
+  exec/node_apply.cpp
+  exec/report.cpp
+  exec/apply.cpp
+  exec/foreground.cpp
+  exec/supervise.cpp
 )

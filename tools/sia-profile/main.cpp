@@ -1,5 +1,5 @@
 // sia-profile: build profiles -- import the published measurements into the model
-// catalog, or print a catalog model's bootstrap profile.
+// catalog, print a catalog model's bootstrap profile, or measure a job's profile live.
 #include <cstdlib>
 
 #include "app/profile.hpp"
@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
       "Build throughput profiles for sia-estimate.\n\n"
       "Examples:\n"
       "  sia-profile import ../shared/data/sia-artifact --out data/models\n"
-      "  sia-profile seed cifar10 --job my-job > profile.json",
+      "  sia-profile seed cifar10 --job my-job > profile.json\n"
+      "  sia-profile run job.toml --cluster cluster.toml --cpu > profile.json",
       program};
   sia::cli::CommonFlags common;
   sia::cli::add_common_flags(app, common, {"json"});
@@ -35,6 +36,47 @@ int main(int argc, char** argv) {
   seed_cmd->add_option("--catalog", seed.catalog, "Model catalog directory");
   seed_cmd->add_option("--job", seed.job, "Job name to record in the profile");
 
+  sia::app::LiveArgs live;
+  if (const char* c = std::getenv("SIA_CLUSTER")) live.cluster = c;
+  auto* run_cmd = app.add_subcommand(
+      "run", "Measure a job's profile by running its worker at doubling local batch sizes");
+  run_cmd->add_option("job", live.job_file,
+                      "job.toml or JobSpec document (default: the reference sia-worker)");
+  run_cmd->add_option("--cluster", live.cluster,
+                      "Cluster whose GPU types to profile for (default $SIA_CLUSTER)");
+  run_cmd
+      ->add_option("--gpu-type", live.gpu_types,
+                   "Profile for this GPU type (repeatable; default: every type of the "
+                   "cluster the job allows)")
+      ->allow_extra_args(false);
+  run_cmd->add_flag("--cpu", live.cpu,
+                    "Run on a CPU slot instead of a GPU; the points stand for every type");
+  run_cmd->add_option("--device", live.device, "CUDA device index to run on")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  run_cmd->add_option("--start-bsz", live.start_bsz, "First local batch size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--max-bsz", live.max_bsz,
+                   "Largest local batch size (default: the job's max_batch_size, else 4096)")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--steps", live.steps, "Measured optimizer steps per batch size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--memory-limit", live.memory_limit_mb,
+                   "With --cpu: the worker's memory budget in MiB (SIA_MEMORY_LIMIT_MB)")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--timeout", live.timeout, "Seconds allowed per run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run_cmd->add_option("--job", live.job, "Job name (default: the job spec's name)");
+  run_cmd->add_option("--work-dir", live.work_dir,
+                      "Keep each run's log and reports here (default: a temporary directory)");
+  run_cmd->add_option("--merge", live.merge,
+                      "Add the new points to this Profile (replacing those of the same types)");
+
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
   return sia::cli::run(program, [&] {
     if (import_cmd->parsed()) {
@@ -44,6 +86,8 @@ int main(int argc, char** argv) {
       return sia::app::run_import(imp);
     }
     if (seed_cmd->parsed()) return sia::app::run_seed(seed);
-    throw sia::Error(sia::ExitStatus::usage, "expected a subcommand: import or seed (see sia-profile --help)");
+    if (run_cmd->parsed()) return sia::app::run_live(live);
+    throw sia::Error(sia::ExitStatus::usage,
+                     "expected a subcommand: import, seed or run (see sia-profile --help)");
   });
 }

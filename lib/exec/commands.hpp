@@ -1,0 +1,57 @@
+// sia-run's subcommands as library calls: apply (make this node run what a placement
+// gives it), run (the same, in the foreground, waiting for the jobs and propagating
+// their exit status like srun), stop (checkpoint-stop jobs), status (what runs), and the
+// hidden supervise (one job's supervisor, started by apply and run).
+// Each returns the program's exit status or throws sia::Error; output goes to stdout.
+// Thread-safety: process-wide (signals, children, the state directory lock).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/tool.hpp"
+#include "exec/node_plan.hpp"
+
+namespace sia::exec {
+
+struct CommonArgs {
+  std::string state_dir;  // empty: default_state_dir()
+  cli::Format format = cli::Format::json;
+  bool dry_run = false;
+};
+
+struct ApplyArgs : CommonArgs {
+  std::string placement = "-";
+  std::string node;  // empty: the host name
+  std::vector<std::string> jobs;
+  std::string cluster;  // empty: nodes and addresses from the placement itself
+  std::string port_range = "29500-29999";
+  GenerationSettings settings;  // ckpt_root, report_interval, grace (the rest is filled in)
+};
+
+struct StopArgs : CommonArgs {
+  std::vector<std::string> jobs;
+  double grace = 120;
+};
+
+struct StatusArgs : CommonArgs {
+  std::vector<std::string> jobs;  // empty: all
+};
+
+struct SuperviseArgs {
+  std::string state_dir;
+  std::string job;
+  int generation = 0;
+};
+
+int run_apply(const ApplyArgs& args);
+int run_foreground(const ApplyArgs& args);
+int run_stop(const StopArgs& args);
+int run_status(const StatusArgs& args);
+int run_supervise(const SuperviseArgs& args);
+
+// "LO-HI" -> {LO, HI}; status 64 unless 1 <= LO <= HI <= 65535.
+std::pair<int, int> parse_port_range(const std::string& text);
+
+}  // namespace sia::exec

@@ -1,0 +1,123 @@
+#include "exec/executor.hpp"
+
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/tool.hpp"
+#include "core/error.hpp"
+#include "exec/spawn.hpp"
+
+namespace sia::exec {
+
+namespace {
+
+constexpr auto kPoll = std::chrono::milliseconds(20);
+constexpr double kMarginSeconds = 10;  // beyond the grace period, before killing
+constexpr double kStartTimeoutSeconds = 30;
+
+void signal_supervisor(const JobStatus& s, int sig) {
+  if (is_alive(s.supervisor)) ::kill(s.supervisor.pid, sig);
+}
+
+}  // namespace
+
+void Executor::request_stop(const JobRecord& r, const std::string& reason, double grace,
+                            bool force) {
+  if (!r.live()) return;
+  if (r.status.state == RunState::stopping && !force) return;
+  state_.write_stop(r.job, StopRequest{r.launch->generation, grace, reason});
+  signal_supervisor(r.status, SIGTERM);
+}
+
+void Executor::stop(const std::vector<std::pair<std::string, std::string>>& jobs, double grace) {
+  std::vector<std::string> names;
+  for (const auto& [job, reason] : jobs) {
+    JobRecord r = state_.record(job);
+    if (!r.live()) continue;
+    cli::debug("sia-run", "stopping " + job + " (round " + std::to_string(r.launch->generation) +
+                              "): " + reason);
+    request_stop(r, reason, grace, false);
+    names.push_back(job);
+  }
+  wait_ended(names, grace);
+}
+
+void Executor::wait_stopping() {
+  std::vector<std::string> names;
+  double grace = 0;
+  for (const auto& r : state_.records()) {
+    if (r.live() && r.status.state == RunState::stopping) {
+      names.push_back(r.job);
+      grace = std::max(grace, r.launch->grace);
+    }
+  }
+  wait_ended(names, grace);
+}
+
+void Executor::wait_ended(const std::vector<std::string>& jobs, double grace) {
+  if (jobs.empty()) return;
+  auto deadline = clock_.now() + seconds(grace + kMarginSeconds);
+  bool killed = false;
+  for (;;) {
+    std::vector<JobRecord> live;
+    for (const auto& j : jobs) {
+      JobRecord r = state_.record(j);
+      if (r.live()) live.push_back(std::move(r));
+    }
+    if (live.empty()) return;
+    if (clock_.now() >= deadline) {
+      if (killed) {
+        throw Error(ExitStatus::temp_fail,
+                    "job \"" + live.front().job + "\" did not stop, even after SIGKILL");
+      }
+      for (const auto& r : live) {
+        cli::info("sia-run", "job " + r.job + " did not stop in time: killing it");
+        if (is_alive(r.status.supervisor)) {
+          if (r.status.group > 0) ::killpg(r.status.group, SIGKILL);
+          ::kill(r.status.supervisor.pid, SIGKILL);
+        }
+      }
+      killed = true;
+      deadline = clock_.now() + seconds(kMarginSeconds);
+    }
+    clock_.sleep_for(kPoll);
+  }
+}
+
+pid_t Executor::start(const JobLaunch& launch, bool detached) {
+  std::error_code ec;
+  std::filesystem::create_directories(launch.ckpt_dir, ec);
+  if (ec) {
+    throw Error(ExitStatus::cant_create, launch.ckpt_dir + ": cannot create: " + ec.message());
+  }
+  state_.set_held(launch.job, false);
+  state_.write_launch(launch);
+  { std::ofstream touch(launch.report, std::ios::app); }  // SIA_REPORT exists from the start
+  std::vector<std::string> argv = {self_executable(), "supervise",
+                                   "--state-dir",     state_.root(),
+                                   "--generation",    std::to_string(launch.generation),
+                                   launch.job};
+  pid_t pid = spawn_helper(argv, state_.supervisor_log(launch.job), detached);
+  auto deadline = clock_.now() + seconds(kStartTimeoutSeconds);
+  for (;;) {
+    auto s = state_.read_status(launch.job);
+    if (s && s->generation == launch.generation) {
+      if (s->state == RunState::failed) {
+        cli::info("sia-run", "job " + launch.job + " failed at once: " + s->reason);
+      }
+      return pid;
+    }
+    if (clock_.now() >= deadline || !is_alive(identify(pid))) {
+      s = state_.read_status(launch.job);
+      if (s && s->generation == launch.generation) return pid;
+      throw Error(ExitStatus::unavailable, "job \"" + launch.job +
+                                               "\": its supervisor did not start (see " +
+                                               state_.supervisor_log(launch.job) + ")");
+    }
+    clock_.sleep_for(kPoll);
+  }
+}
+
+}  // namespace sia::exec

@@ -1,0 +1,43 @@
+// Executor: carries out sia-run's decisions on a state directory. It asks supervisors to
+// checkpoint-stop their jobs (stop.json, then SIGTERM to the supervisor) and waits for the
+// jobs to end, and it starts a supervisor for each new generation (launch.json, then the
+// hidden `sia-run supervise`) and waits until that supervisor has recorded its start.
+// Every wait has a deadline: a job still live `grace` + 10 s after its stop request has
+// its supervisor and process group killed.
+// Thread-safety: one thread; the caller holds the state directory's lock.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exec/clock.hpp"
+#include "exec/job_launch.hpp"
+#include "exec/state_dir.hpp"
+
+namespace sia::exec {
+
+class Executor {
+ public:
+  Executor(StateDir& state, Clock& clock) : state_(state), clock_(clock) {}
+
+  // Asks each named job, if live, to stop within `grace` seconds, then waits for all.
+  void stop(const std::vector<std::pair<std::string, std::string>>& jobs_and_reasons, double grace);
+  // Sends the stop request without waiting. A job already stopping is left to finish
+  // unless `force` (then its supervisor is signalled again, which kills at once).
+  void request_stop(const JobRecord& record, const std::string& reason, double grace, bool force);
+  // Waits for the jobs that are stopping already (their own failure, another sia-run).
+  void wait_stopping();
+  // Starts `launch` (a prepared generation) and returns its supervisor's pid.
+  pid_t start(const JobLaunch& launch, bool detached);
+
+ private:
+  void wait_ended(const std::vector<std::string>& jobs, double grace);
+
+  StateDir& state_;
+  Clock& clock_;
+};
+
+}  // namespace sia::exec

@@ -1,0 +1,154 @@
+#include "exec/job_launch.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace sia::exec {
+
+using nlohmann::json;
+
+int JobLaunch::world_size() const {
+  int n = 0;
+  for (const auto& ng : nodes) n += static_cast<int>(ng.gpus.size());
+  return n;
+}
+
+std::vector<int> JobLaunch::local_gpus() const {
+  std::vector<int> out;
+  for (const auto& ng : nodes) {
+    if (ng.node == node) out.insert(out.end(), ng.gpus.begin(), ng.gpus.end());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string join_ints(const std::vector<int>& v, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + std::to_string(v[i]);
+  return out;
+}
+
+static std::string nodes_text(const std::vector<NodeGpus>& nodes) {
+  std::string out;
+  for (const auto& ng : nodes) out += (out.empty() ? "" : " ") + ng.node + ":" + join_ints(ng.gpus);
+  return out;
+}
+
+std::string number_text(double v) {
+  if (v == static_cast<double>(static_cast<long long>(v))) {
+    return std::to_string(static_cast<long long>(v));
+  }
+  return json(v).dump();
+}
+
+std::string launch_change(const JobLaunch& a, const JobLaunch& b) {
+  std::vector<std::string> why;
+  if (a.gpu_type != b.gpu_type) why.push_back("GPU type " + a.gpu_type + " -> " + b.gpu_type);
+  auto ga = a.local_gpus(), gb = b.local_gpus();
+  if (ga != gb) {
+    const char* what = gb.size() < ga.size()   ? "shrank: GPUs "
+                       : gb.size() > ga.size() ? "grew: GPUs "
+                                               : "moved: GPUs ";
+    why.push_back(what + join_ints(ga) + " -> " + join_ints(gb));
+  }
+  bool same_nodes = a.nodes.size() == b.nodes.size() &&
+                    std::equal(a.nodes.begin(), a.nodes.end(), b.nodes.begin(),
+                               [](const NodeGpus& x, const NodeGpus& y) {
+                                 return x.node == y.node && x.gpus == y.gpus;
+                               });
+  if (!same_nodes && ga == gb) {
+    why.push_back("nodes " + nodes_text(a.nodes) + " -> " + nodes_text(b.nodes));
+  }
+  if (a.batch_size != b.batch_size) {
+    why.push_back("batch_size " + number_text(a.batch_size) + " -> " + number_text(b.batch_size));
+  }
+  if (a.local_bsz != b.local_bsz) {
+    why.push_back("local_bsz " + std::to_string(a.local_bsz) + " -> " +
+                  std::to_string(b.local_bsz));
+  }
+  if (a.accum_steps != b.accum_steps) {
+    why.push_back("accum_steps " + std::to_string(a.accum_steps) + " -> " +
+                  std::to_string(b.accum_steps));
+  }
+  if (a.command != b.command) why.push_back("command changed");
+  if (a.master_addr != b.master_addr && same_nodes) {
+    why.push_back("master address " + a.master_addr + " -> " + b.master_addr);
+  }
+  std::string out;
+  for (const auto& w : why) out += (out.empty() ? "" : "; ") + w;
+  return out;
+}
+
+json job_launch_to_json(const JobLaunch& l) {
+  json nodes = json::array();
+  for (const auto& ng : l.nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
+  json ranks = json::array();
+  for (const auto& r : l.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"local_rank", r.local_rank},
+                     {"gpus", r.gpus},
+                     {"log", r.log},
+                     {"env", r.env}});
+  }
+  return {{"job", l.job},
+          {"node", l.node},
+          {"gpu_type", l.gpu_type},
+          {"nodes", std::move(nodes)},
+          {"command", l.command},
+          {"batch_size", l.batch_size},
+          {"local_bsz", l.local_bsz},
+          {"accum_steps", l.accum_steps},
+          {"master_addr", l.master_addr},
+          {"generation", l.generation},
+          {"master_port", l.master_port},
+          {"restore", l.restore},
+          {"cwd", l.cwd},
+          {"ckpt_dir", l.ckpt_dir},
+          {"report", l.report},
+          {"report_interval", l.report_interval},
+          {"grace", l.grace},
+          {"ranks", std::move(ranks)}};
+}
+
+JobLaunch parse_job_launch(const Node& d) {
+  JobLaunch l;
+  l.job = d.at("job").as_string();
+  l.node = d.at("node").as_string();
+  l.gpu_type = d.at("gpu_type").as_string();
+  d.at("nodes").each([&](const Node& n) {
+    NodeGpus ng;
+    ng.node = n.at("name").as_string();
+    n.at("gpus").each(
+        [&](const Node& g) { ng.gpus.push_back(static_cast<int>(g.non_negative_int())); });
+    l.nodes.push_back(std::move(ng));
+  });
+  l.command = d.at("command").as_strings();
+  l.batch_size = d.number_or("batch_size", 0);
+  l.local_bsz = static_cast<int>(d.int_or("local_bsz", 0));
+  l.accum_steps = static_cast<int>(d.int_or("accum_steps", 0));
+  l.master_addr = d.string_or("master_addr", "");
+  l.generation = static_cast<int>(d.at("generation").positive_int());
+  l.master_port = static_cast<int>(d.int_or("master_port", 0));
+  l.restore = d.bool_or("restore", false);
+  l.cwd = d.string_or("cwd", "");
+  l.ckpt_dir = d.string_or("ckpt_dir", "");
+  l.report = d.string_or("report", "");
+  l.report_interval = d.number_or("report_interval", 30);
+  l.grace = d.number_or("grace", 120);
+  d.at("ranks").each([&](const Node& r) {
+    RankLaunch rl;
+    rl.rank = static_cast<int>(r.at("rank").non_negative_int());
+    rl.local_rank = static_cast<int>(r.at("local_rank").non_negative_int());
+    r.at("gpus").each(
+        [&](const Node& g) { rl.gpus.push_back(static_cast<int>(g.non_negative_int())); });
+    rl.log = r.at("log").as_string();
+    if (auto env = r.get("env")) {
+      for (const auto& k : env->keys()) rl.env[k] = env->at(k).as_string();
+    }
+    l.ranks.push_back(std::move(rl));
+  });
+  return l;
+}
+
+}  // namespace sia::exec

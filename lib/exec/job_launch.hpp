@@ -1,0 +1,69 @@
+// JobLaunch: how one job runs on this node for one generation -- its part of the
+// placement, its command, the rendezvous, and for each rank its GPUs, log and worker
+// environment (the torchrun variables plus SIA_*, see the worker contract in sia-run(1)).
+// sia-run writes it to the job's state directory (launch.json) before starting the job's
+// supervisor, which reads it back and starts exactly that.
+// The placement part (everything above `generation`) is what the job *is* on this node:
+// launch_change() compares it to decide whether a running job must restart.
+// Thread-safety: plain values.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/node.hpp"
+#include "core/placement.hpp"
+
+namespace sia::exec {
+
+struct RankLaunch {
+  int rank = 0;                            // global: the placement's node order, then GPU index
+  int local_rank = 0;                      // position on this node
+  std::vector<int> gpus;                   // GPU indices on this node (CUDA_VISIBLE_DEVICES)
+  std::string log;                         // stdout and stderr, appended across generations
+  std::map<std::string, std::string> env;  // the worker variables
+};
+
+struct JobLaunch {
+  // From the placement and the job spec; a change restarts the job.
+  std::string job;
+  std::string node;  // this node
+  std::string gpu_type;
+  std::vector<NodeGpus> nodes;  // every node of the job, in rank order
+  std::vector<std::string> command;
+  double batch_size = 0;
+  int local_bsz = 0;
+  int accum_steps = 0;
+  std::string master_addr;
+
+  // Fixed when a generation starts.
+  int generation = 0;  // SIA_ROUND: 1 at the first start, +1 at every restart
+  int master_port = 0;
+  bool restore = false;  // a checkpoint existed (SIA_CKPT_DIR/latest)
+  std::string cwd;
+  std::string ckpt_dir;
+  std::string report;           // the JSON Lines file the workers append reports to
+  double report_interval = 30;  // seconds
+  double grace = 120;           // seconds between SIGTERM and SIGKILL
+  std::vector<RankLaunch> ranks;
+
+  int world_size() const;
+  std::vector<int> local_gpus() const;  // this node's GPUs, ascending
+};
+
+// Why `running` must restart to become `wanted` ("GPUs 0,1 -> 2,3; batch_size 64 -> 128"),
+// or "" when their placement parts are the same.
+std::string launch_change(const JobLaunch& running, const JobLaunch& wanted);
+
+// "256" for an integral value, else the shortest form that reads back ("37.5").
+std::string number_text(double v);
+// "0,1,3"
+std::string join_ints(const std::vector<int>& v, const char* sep = ",");
+
+nlohmann::json job_launch_to_json(const JobLaunch& launch);
+JobLaunch parse_job_launch(const Node& data);
+
+}  // namespace sia::exec

@@ -1,0 +1,60 @@
+// Node plans: what a Placement asks of one node. For every job holding GPUs on the node,
+// plan_node() gives the launch sia-run should have running there -- one rank per GPU,
+// numbered by the placement's node order and then GPU index, the job's command from its
+// JobSpec, and the rendezvous address (the job's first node; 127.0.0.1 when the job is on
+// this node only). prepare_generation() then fixes what belongs to one start of the job:
+// its round, port, checkpoint and report paths and every rank's environment.
+// Thread-safety: pure functions of their arguments (the probes passed in excepted).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/cluster.hpp"
+#include "core/placement.hpp"
+#include "exec/job_launch.hpp"
+#include "exec/state_dir.hpp"
+#include "model/job_state.hpp"
+
+namespace sia::exec {
+
+// The jobs placed on `node`, sorted by name. Errors (status 65) cite `placement_file`: a
+// job placed here that no JobSpec in `jobs` describes, or whose spec has no command, or a
+// node listed twice for one job.
+std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& cluster,
+                                 const std::vector<JobState>& jobs, const std::string& node,
+                                 const std::string& placement_file);
+
+// A cluster made of what a Placement document names (its GPU types, its nodes with enough
+// GPUs for the indices used, each node's address its name), for reading a placement when
+// no cluster file is given. Malformed entries are skipped: parse_placement reports them.
+Cluster cluster_from_placement(const Node& placement_data);
+
+struct GenerationSettings {
+  std::string ckpt_root;  // empty: in the state directory
+  double report_interval = 30;
+  double grace = 120;
+  int port_lo = 29500;
+  int port_hi = 29999;
+  std::string cwd;
+  std::function<bool(int)> port_free;                   // null: take the derived port
+  std::function<bool(const std::string&)> file_exists;  // null: no checkpoint
+};
+
+// Fixes generation `generation` of `launch`: paths, port, restore flag, rank environment.
+// SIA_BATCH_SIZE and SIA_LOCAL_BSZ are left out when the placement gives none (0).
+void prepare_generation(JobLaunch& launch, int generation, const StateDir& state,
+                        const GenerationSettings& settings);
+
+// MASTER_PORT before probing: lo + FNV-1a(job "/" generation) mod (hi - lo + 1).
+int derive_port(const std::string& job, int generation, int lo, int hi);
+// True when nothing listens on TCP `port` (a bind to it succeeds).
+bool tcp_port_free(int port);
+
+// The log's first line for one rank of one generation.
+std::string rank_header(const JobLaunch& launch, const RankLaunch& rank);
+
+}  // namespace sia::exec

@@ -1,0 +1,99 @@
+#include "exec/reconcile.hpp"
+
+#include <algorithm>
+
+namespace sia::exec {
+
+const char* to_string(Action a) {
+  switch (a) {
+    case Action::start:
+      return "start";
+    case Action::restart:
+      return "restart";
+    case Action::stop:
+      return "stop";
+    case Action::keep:
+      return "keep";
+    case Action::leave:
+      return "leave";
+  }
+  return "keep";
+}
+
+static std::string ended_how(const JobStatus& s) {
+  std::string out = to_string(s.state);
+  if (auto e = s.exit(); e && !e->success()) out += " (" + e->describe() + ")";
+  return out;
+}
+
+static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mode) {
+  PlannedAction a;
+  a.job = want.job;
+  a.gpus = want.local_gpus();
+  if (!rec || !rec->launch) {
+    a.action = Action::start;
+    a.generation = 1;
+    a.reason = "new on this node";
+    return a;
+  }
+  const int current = rec->launch->generation;
+  const std::string change = launch_change(*rec->launch, want);
+  if (rec->live()) {
+    a.action = change.empty() ? Action::keep : Action::restart;
+    a.generation = change.empty() ? current : current + 1;
+    a.reason = change.empty() ? "unchanged" : change;
+    return a;
+  }
+  a.action = Action::start;
+  a.generation = current + 1;
+  if (!change.empty()) {
+    a.reason = ended_how(rec->status) + ", placement changed: " + change;
+    return a;
+  }
+  const RunState st = rec->status.state;
+  if (st == RunState::finished) {
+    a.action = Action::leave;
+    a.generation = current;
+    a.reason = "finished";
+  } else if (rec->held && mode == Mode::apply) {
+    a.action = Action::leave;
+    a.generation = current;
+    a.reason = "stopped by sia-run stop; starts again when its placement changes";
+  } else if (st == RunState::failed && mode == Mode::apply) {
+    a.action = Action::leave;
+    a.generation = current;
+    a.reason = ended_how(rec->status) + "; starts again when its placement changes";
+  } else {
+    a.reason = (rec->held ? "stopped by sia-run stop" : ended_how(rec->status)) +
+               (st == RunState::failed || rec->held ? ", run again" : ", resume");
+  }
+  return a;
+}
+
+std::vector<PlannedAction> reconcile(const std::vector<JobLaunch>& wanted,
+                                     const std::vector<JobRecord>& records,
+                                     const std::set<std::string>& placed_elsewhere, Mode mode) {
+  std::map<std::string, const JobRecord*> by_job;
+  for (const auto& r : records) by_job[r.job] = &r;
+  std::vector<PlannedAction> out;
+  std::set<std::string> placed;
+  for (const auto& w : wanted) {
+    placed.insert(w.job);
+    auto it = by_job.find(w.job);
+    out.push_back(decide(w, it == by_job.end() ? nullptr : it->second, mode));
+  }
+  for (const auto& r : records) {
+    if (placed.count(r.job) || !r.live()) continue;
+    PlannedAction a;
+    a.job = r.job;
+    a.action = Action::stop;
+    a.generation = r.launch->generation;
+    a.gpus = r.launch->local_gpus();
+    a.reason = placed_elsewhere.count(r.job) ? "moved off this node" : "no longer placed";
+    out.push_back(std::move(a));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  return out;
+}
+
+}  // namespace sia::exec

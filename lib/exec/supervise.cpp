@@ -1,0 +1,34 @@
+// sia-run supervise (commands.hpp): the per-job supervisor that apply and run start. It
+// reads the generation's launch.json, runs the ranks through a LocalLauncher and records
+// every change of the job's status in status.json.
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "exec/commands.hpp"
+#include "exec/local_launcher.hpp"
+#include "exec/supervisor.hpp"
+
+namespace sia::exec {
+
+int run_supervise(const SuperviseArgs& args) {
+  StateDir state(args.state_dir);
+  auto launch = state.read_launch(args.job);
+  if (!launch || launch->generation != args.generation) {
+    throw Error(ExitStatus::data, "job \"" + args.job + "\": no launch record of round " +
+                                      std::to_string(args.generation) + " in " + state.root());
+  }
+  if (::chdir("/") != 0) {
+    // only so the supervisor holds no directory busy; the ranks get their own
+  }
+  LocalLauncher launcher;
+  SystemClock clock;
+  SupervisorConfig config{args.job, args.generation, rank_commands(*launch), seconds(launch->grace),
+                          identify_self()};
+  Supervisor supervisor(
+      launcher, clock, std::move(config), [&](const JobStatus& s) { state.write_status(s); },
+      [&] { return state.read_stop(args.job); });
+  supervisor.run();
+  return 0;
+}
+
+}  // namespace sia::exec

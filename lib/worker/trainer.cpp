@@ -1,0 +1,340 @@
+#include "worker/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "worker/checkpoint.hpp"
+#include "worker/cpu_backend.hpp"
+#include "worker/cuda_plugin.hpp"
+#include "worker/exit_codes.hpp"
+#include "worker/grad_stats.hpp"
+#include "worker/report_sink.hpp"
+#include "worker/stop_signal.hpp"
+#include "worker/tcp_comm.hpp"
+
+namespace sia::worker {
+
+namespace {
+
+using nlohmann::json;
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// "cpu" or "cuda" for this rank; Error(69) when cuda is asked for and unavailable.
+std::string choose_device(const TrainOptions& opt) {
+  std::string device = opt.device.empty() ? "auto" : opt.device;
+  std::string why;
+  if (device == "auto") {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    // CUDA_VISIBLE_DEVICES="" means: no GPU; do not even load the plugin.
+    const bool maybe = !(visible && *visible == '\0');
+    return maybe && cuda_device_count(&why) > 0 ? "cuda" : "cpu";
+  }
+  if (device == "cuda" && cuda_device_count(&why) <= 0) {
+    throw Error(ExitStatus::unavailable, why);
+  }
+  return device;
+}
+
+// All ranks learn every rank's status (0: fine); a rank that is fine throws the first
+// failure it hears of, so that no rank waits for one that has given up.
+void vote(Communicator& comm, const std::optional<Error>& mine, const std::string& what) {
+  std::vector<double> status(static_cast<std::size_t>(comm.size()), 0.0);
+  status[static_cast<std::size_t>(comm.rank())] = mine ? to_int(mine->status()) : 0;
+  comm.allreduce_sum(status.data(), status.size());
+  if (mine) throw *mine;
+  for (std::size_t r = 0; r < status.size(); ++r) {
+    if (status[r] != 0) {
+      const int st = static_cast<int>(status[r]);
+      throw Error(static_cast<ExitStatus>(st), "rank " + std::to_string(r) + " could not " + what +
+                                                   " (status " + std::to_string(st) +
+                                                   "; see its log)");
+    }
+  }
+}
+
+// Builds the backend on every rank: the same kind everywhere, and when one rank fails (a
+// micro-batch that does not fit, no device) every rank fails with its status.
+std::unique_ptr<Backend> make_backend(const WorkerEnv& env, const TrainOptions& opt,
+                                      Communicator& comm) {
+  std::optional<Error> error;
+  std::string device;
+  try {
+    device = choose_device(opt);
+  } catch (const Error& e) {
+    error = e;
+  }
+  vote(comm, error, "find its device");
+  double cuda = device == "cuda" ? 1 : 0;
+  comm.allreduce_sum(&cuda, 1);
+  if (cuda != 0 && cuda != comm.size()) {
+    throw Error(ExitStatus::config, "the ranks disagree on the device (" +
+                                        std::to_string(static_cast<int>(cuda)) + " of " +
+                                        std::to_string(comm.size()) +
+                                        " found a GPU); set SIA_DEVICE or --device");
+  }
+  if (device == "cuda") {  // the plugin lets the ranks agree before NCCL starts
+    CudaBackendConfig c{opt.shape, env.local_bsz, env.local_rank, env.local_world_size};
+    return make_cuda_backend(c, comm);
+  }
+  std::unique_ptr<Backend> backend;
+  const double limit = opt.memory_limit_mb > 0 ? opt.memory_limit_mb : env.memory_limit_mb;
+  try {
+    backend = std::make_unique<CpuBackend>(opt.shape, comm, env.local_bsz, limit * 1048576.0);
+  } catch (const Error& e) {
+    error = e;
+  }
+  vote(comm, error, "start its backend");
+  return backend;
+}
+
+// Rank 0's verdict travels to every rank: "S" + payload, or "E<status>:<message>".
+std::string verdict_error(const Error& e) {
+  return "E" + std::to_string(to_int(e.status())) + ":" + e.what();
+}
+
+std::string take_verdict(const std::string& v) {
+  if (!v.empty() && v[0] == 'S') return v.substr(1);
+  auto colon = v.find(':');
+  if (v.empty() || v[0] != 'E' || colon == std::string::npos) {
+    throw Error(ExitStatus::software, "rank 0 sent a malformed message");
+  }
+  int status = std::atoi(v.substr(1, colon - 1).c_str());
+  throw Error(static_cast<ExitStatus>(status), "rank 0: " + v.substr(colon + 1));
+}
+
+TrainState fresh_state(const WorkerEnv& env, const TrainOptions& opt) {
+  TrainState s;
+  s.shape = opt.shape;
+  s.data = opt.data;
+  s.init_batch_size = opt.init_batch_size > 0   ? opt.init_batch_size
+                      : env.init_batch_size > 0 ? env.init_batch_size
+                                                : static_cast<double>(env.batch_size);
+  s.model.params = init_params(opt.shape, opt.data.seed);
+  s.model.momentum.assign(s.model.params.size(), 0.0f);
+  return s;
+}
+
+// Rank 0 restores (or starts) and sends the state to every rank.
+TrainState initial_state(const WorkerEnv& env, const TrainOptions& opt, Communicator& comm,
+                         const Log& log) {
+  std::string msg;
+  if (comm.rank() == 0) {
+    try {
+      std::optional<TrainState> s;
+      if (env.restore) {
+        s = load_checkpoint(env.ckpt_dir);
+        if (!s) {
+          log("warning: SIA_RESTORE=1 but " + env.ckpt_dir +
+              " has no checkpoint (no 'latest'): starting from step 0");
+        }
+      }
+      if (s) {
+        if (!(s->shape == opt.shape) || s->data.seed != opt.data.seed ||
+            s->data.size != opt.data.size || s->data.features != opt.data.features ||
+            s->data.classes != opt.data.classes || s->data.label_noise != opt.data.label_noise) {
+          throw Error(ExitStatus::data, env.ckpt_dir +
+                                            ": the checkpoint was written for another model or "
+                                            "dataset (check --hidden, --layers, --seed, ...)");
+        }
+        double b0 = opt.init_batch_size > 0 ? opt.init_batch_size : env.init_batch_size;
+        if (b0 > 0 && b0 != s->init_batch_size) {
+          log("warning: keeping the checkpoint's initial batch size " +
+              std::to_string(s->init_batch_size));
+        }
+        log("restored step " + std::to_string(s->step) + " (" + std::to_string(s->samples) +
+            " samples) from " + env.ckpt_dir);
+      } else {
+        s = fresh_state(env, opt);
+      }
+      msg = "S" + encode_state(*s);
+    } catch (const Error& e) {
+      msg = verdict_error(e);
+      comm.broadcast(msg);
+      throw;
+    }
+  }
+  comm.broadcast(msg);
+  return decode_state(take_verdict(msg), "the state from rank 0");
+}
+
+struct Interval {
+  int steps = 0;
+  double loss = 0;
+  int timed = 0;
+  double step_time = 0;
+  double sync_time = 0;
+};
+
+}  // namespace
+
+int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
+  install_stop_handlers();
+  const bool root = env.rank == 0;
+  const bool profiling = env.profile_steps > 0;
+  for (const auto& w : env.warnings) {
+    if (root) log("warning: " + w);
+  }
+  if (opt.max_steps == 0 && opt.max_epochs <= 0 && !profiling) {
+    throw Error(ExitStatus::usage, "no end of training: give a number of steps or epochs");
+  }
+  // Reports go out before the (possibly slow) rendezvous fails, so open the sink first.
+  std::unique_ptr<ReportSink> sink;
+  if (root) sink = std::make_unique<ReportSink>(env.report, log);
+
+  TcpCommConfig cc;
+  cc.rank = env.rank;
+  cc.world_size = env.world_size;
+  cc.master_addr = env.master_addr;
+  cc.master_port = env.master_port;
+  cc.job = env.job;
+  cc.round = env.round;
+  cc.rendezvous_timeout = env.rendezvous_timeout;
+  cc.peer_timeout = env.peer_timeout;
+  cc.stop = stop_requested;
+  auto comm = TcpComm::connect(cc);
+
+  TrainState st = initial_state(env, opt, *comm, log);
+  SyntheticDataset data(opt.data);
+  auto backend = make_backend(env, opt, *comm);
+  backend->set_state(st.model);
+  GradientNoiseScale gns;
+  gns.set_state(st.gns);
+
+  const int world = env.world_size, b = env.local_bsz, micro = env.micro_steps();
+  const int count = world * micro;
+  const double batch = static_cast<double>(env.batch_size);
+  const double b0 = st.init_batch_size;
+  const double lr = opt.lr * std::sqrt(batch / b0);
+  const std::uint64_t n = static_cast<std::uint64_t>(opt.data.size);
+  if (root) {
+    log("job " + env.job + " round " + std::to_string(env.round) + ": " + std::to_string(world) +
+        " rank(s) on " + backend->describe() + ", local batch " + std::to_string(b) + " x " +
+        std::to_string(micro) + " micro-step(s), batch " + std::to_string(env.batch_size) +
+        ", lr " + std::to_string(lr) + ", from step " + std::to_string(st.step));
+  }
+
+  auto done = [&] {
+    return (opt.max_steps > 0 && st.step >= opt.max_steps) ||
+           (opt.max_epochs > 0 &&
+            static_cast<double>(st.samples) >= opt.max_epochs * static_cast<double>(n));
+  };
+  Interval cur, last;
+  double last_report = now_s();
+  auto report = [&](const char* reason) {
+    if (!root) return;
+    const Interval& use = cur.steps > 0 ? cur : last;
+    json r = {
+        {"type", "report"},        {"job", env.job},          {"round", env.round},
+        {"step", st.step},         {"epoch", st.samples / n}, {"samples", st.samples},
+        {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", env.accum_steps},
+        {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", env.batch_size},
+        {"reason", reason}};
+    if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
+    if (use.steps > 0) r["loss"] = use.loss / use.steps;
+    if (use.timed > 0) {
+      r["step_time"] = use.step_time / use.timed;
+      r["sync_time"] = use.sync_time / use.timed;
+    }
+    if (auto g = gns.estimate()) {
+      r["grad_sqr"] = g->sqr;
+      r["grad_var"] = g->var;
+    }
+    sink->send(r);
+    if (cur.steps > 0) last = cur;
+    cur = Interval{};
+    last_report = now_s();
+  };
+
+  const int warmup = profiling ? opt.profile_warmup : 1;
+  std::vector<float> x(static_cast<std::size_t>(b) * opt.data.features);
+  std::vector<std::int32_t> y(static_cast<std::size_t>(b));
+  bool stop = false;
+  for (std::uint64_t steps_run = 0; profiling || !done();) {
+    const double t0 = now_s();
+    double micro_time = 0;
+    double scalars[3] = {0, 0, 0};  // loss sum, sum of |g_i|^2, stop votes
+    for (int a = 0; a < micro; ++a) {
+      const double tm = now_s();
+      data.gather(micro_batch_start(st.samples, env.rank, world, b, a), b, x.data(), y.data());
+      MicroResult r = backend->micro_step(x.data(), y.data(), b);
+      micro_time += now_s() - tm;
+      scalars[0] += r.loss;
+      scalars[1] += r.grad_sqr;
+    }
+    scalars[2] = stop_requested() ? 1 : 0;
+    const double ts = now_s();
+    backend->sync(scalars, 3);
+    const double sync = now_s() - ts;
+    UpdateResult up = backend->update(count, lr, opt.momentum, count == 1);
+    if (count > 1) {
+      gns.update(scalars[1] / count, up.total_sqr, count, count * b / b0);
+    } else if (up.paired) {
+      gns.update_pair(up.prev_sqr, up.total_sqr, up.pair_sqr, b / b0);
+    } else {
+      gns.note_unpaired();
+    }
+    st.progress += gns.gain(batch, b0);
+    ++st.step;
+    st.samples += static_cast<std::uint64_t>(env.batch_size);
+    ++steps_run;
+    const double loss = scalars[0] / count;
+    if (!std::isfinite(loss)) {
+      throw Error(ExitStatus::data, "training diverged at step " + std::to_string(st.step) +
+                                        ": the loss is not finite (lower --lr)");
+    }
+    st.loss = loss;
+    // One optimizer step without accumulation: the step less its extra micro-steps.
+    const double step_time = (now_s() - t0) - (micro - 1) * (micro_time / micro);
+    ++cur.steps;
+    cur.loss += loss;
+    if (steps_run > static_cast<std::uint64_t>(warmup)) {
+      ++cur.timed;
+      cur.step_time += step_time;
+      cur.sync_time += std::min(sync, step_time);
+    }
+    stop = scalars[2] > 0;
+    if (profiling && steps_run >= static_cast<std::uint64_t>(warmup + env.profile_steps)) {
+      report("profile");
+      return 0;
+    }
+    if (stop) break;
+    if (now_s() - last_report >= env.report_interval) report("interval");
+    if (root && opt.checkpoint_steps > 0 && st.step % opt.checkpoint_steps == 0) {
+      st.model = backend->state();
+      st.gns = gns.state();
+      save_checkpoint(env.ckpt_dir, st);
+    }
+  }
+  if (profiling) return to_int(kPreempted);  // stopped before the measurement ended
+
+  const bool finished = done();
+  std::string verdict = "S";
+  if (root) {
+    st.model = backend->state();
+    st.gns = gns.state();
+    try {
+      std::string path = save_checkpoint(env.ckpt_dir, st);
+      log(std::string(finished ? "done" : "preempted") + " at step " + std::to_string(st.step) +
+          ": checkpoint " + path);
+    } catch (const Error& e) {
+      verdict = verdict_error(e);
+    }
+    report(finished ? "done" : "preempted");
+  }
+  comm->broadcast(verdict);
+  take_verdict(verdict);
+  return finished ? 0 : to_int(kPreempted);
+}
+
+}  // namespace sia::worker

@@ -1,0 +1,136 @@
+#include <catch2/catch.hpp>
+
+#include "exec/reconcile.hpp"
+
+using namespace sia::exec;
+
+namespace {
+
+JobLaunch launch(const std::string& job, std::vector<int> gpus, int generation = 0) {
+  JobLaunch l;
+  l.job = job;
+  l.node = "n0";
+  l.gpu_type = "t4";
+  l.nodes = {sia::NodeGpus{"n0", gpus}};
+  l.command = {"train"};
+  l.batch_size = 64;
+  l.generation = generation;
+  return l;
+}
+
+JobRecord record(const JobLaunch& l, RunState state, bool held = false) {
+  JobRecord r;
+  r.job = l.job;
+  r.launch = l;
+  r.status.job = l.job;
+  r.status.generation = l.generation;
+  r.status.state = state;
+  r.held = held;
+  return r;
+}
+
+PlannedAction only(const std::vector<PlannedAction>& v) {
+  REQUIRE(v.size() == 1);
+  return v.front();
+}
+
+}  // namespace
+
+TEST_CASE("a job new on the node starts at round 1", "[reconcile]") {
+  auto a = only(reconcile({launch("a", {0, 1})}, {}, {}, Mode::apply));
+  CHECK(a.action == Action::start);
+  CHECK(a.generation == 1);
+  CHECK(a.gpus == std::vector<int>{0, 1});
+  CHECK(a.reason == "new on this node");
+}
+
+TEST_CASE("an unchanged running job is kept", "[reconcile]") {
+  auto rec = record(launch("a", {0, 1}, 4), RunState::running);
+  auto a = only(reconcile({launch("a", {0, 1})}, {rec}, {}, Mode::apply));
+  CHECK(a.action == Action::keep);
+  CHECK(a.generation == 4);
+}
+
+TEST_CASE("a running job whose placement changed restarts", "[reconcile]") {
+  auto rec = record(launch("a", {0, 1, 2, 3}, 2), RunState::running);
+  auto a = only(reconcile({launch("a", {0, 1})}, {rec}, {}, Mode::apply));
+  CHECK(a.action == Action::restart);
+  CHECK(a.generation == 3);
+  CHECK(a.reason == "shrank: GPUs 0,1,2,3 -> 0,1");
+
+  JobLaunch moved = launch("a", {2, 3});
+  moved.gpu_type = "a100";
+  moved.batch_size = 128;
+  moved.accum_steps = 2;
+  a = only(
+      reconcile({moved}, {record(launch("a", {0, 1}, 1), RunState::running)}, {}, Mode::apply));
+  CHECK(a.reason ==
+        "GPU type t4 -> a100; moved: GPUs 0,1 -> 2,3; batch_size 64 -> 128; "
+        "accum_steps 0 -> 2");
+
+  JobLaunch other = launch("a", {0, 1});
+  other.nodes.push_back(sia::NodeGpus{"n1", {0, 1}});
+  a = only(
+      reconcile({other}, {record(launch("a", {0, 1}, 1), RunState::running)}, {}, Mode::apply));
+  CHECK(a.action == Action::restart);
+  CHECK(a.reason == "nodes n0:0,1 -> n0:0,1 n1:0,1");
+}
+
+TEST_CASE("a running job no longer placed here is stopped", "[reconcile]") {
+  auto rec = record(launch("a", {0}, 1), RunState::running);
+  auto b = record(launch("b", {1}, 1), RunState::stopping);
+  auto gone = record(launch("c", {2}, 1), RunState::preempted);
+  auto v = reconcile({}, {rec, b, gone}, {"a"}, Mode::apply);
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].action == Action::stop);
+  CHECK(v[0].reason == "moved off this node");
+  CHECK(v[0].gpus == std::vector<int>{0});
+  CHECK(v[1].job == "b");
+  CHECK(v[1].reason == "no longer placed");
+}
+
+TEST_CASE("ended jobs: resumed, left alone or run again", "[reconcile]") {
+  auto w = launch("a", {0});
+  auto a =
+      only(reconcile({w}, {record(launch("a", {0}, 2), RunState::preempted)}, {}, Mode::apply));
+  CHECK(a.action == Action::start);
+  CHECK(a.generation == 3);
+  CHECK(a.reason == "preempted, resume");
+  a = only(reconcile({w}, {record(launch("a", {0}, 2), RunState::killed)}, {}, Mode::apply));
+  CHECK(a.action == Action::start);
+
+  a = only(reconcile({w}, {record(launch("a", {0}, 2), RunState::finished)}, {}, Mode::apply));
+  CHECK(a.action == Action::leave);
+  CHECK(a.generation == 2);
+  a = only(reconcile({w}, {record(launch("a", {0}, 2), RunState::finished)}, {}, Mode::run));
+  CHECK(a.action == Action::leave);
+
+  auto failed = record(launch("a", {0}, 2), RunState::failed);
+  failed.status.ranks = {RankStatus{0, 10, ProcessExit::exited(3), false}};
+  a = only(reconcile({w}, {failed}, {}, Mode::apply));
+  CHECK(a.action == Action::leave);
+  CHECK(a.reason == "failed (exit status 3); starts again when its placement changes");
+  a = only(reconcile({w}, {failed}, {}, Mode::run));
+  CHECK(a.action == Action::start);
+  CHECK(a.reason == "failed (exit status 3), run again");
+
+  auto held = record(launch("a", {0}, 2), RunState::preempted, true);
+  CHECK(only(reconcile({w}, {held}, {}, Mode::apply)).action == Action::leave);
+  CHECK(only(reconcile({w}, {held}, {}, Mode::run)).action == Action::start);
+  // A changed placement starts any ended job, held or finished.
+  auto w2 = launch("a", {1});
+  a = only(reconcile({w2}, {held}, {}, Mode::apply));
+  CHECK(a.action == Action::start);
+  CHECK(a.reason == "preempted, placement changed: moved: GPUs 0 -> 1");
+  CHECK(only(reconcile({w2}, {record(launch("a", {0}, 2), RunState::finished)}, {}, Mode::apply))
+            .action == Action::start);
+}
+
+TEST_CASE("actions are sorted by job", "[reconcile]") {
+  auto v = reconcile({launch("b", {1}), launch("d", {2})},
+                     {record(launch("c", {0}, 1), RunState::running)}, {}, Mode::apply);
+  REQUIRE(v.size() == 3);
+  CHECK(v[0].job == "b");
+  CHECK(v[1].job == "c");
+  CHECK(v[2].job == "d");
+}

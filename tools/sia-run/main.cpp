@@ -1,0 +1,107 @@
+// sia-run: make this node run what a placement gives it -- start, checkpoint-stop and
+// restart the jobs' worker processes -- and say what runs.
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "common/cli_app.hpp"
+#include "exec/commands.hpp"
+
+int main(int argc, char** argv) {
+  const char* program = "sia-run";
+  CLI::App app{
+      "Start, checkpoint-stop and restart the workers a placement gives this node.\n\n"
+      "Examples:\n"
+      "  sia-place --cluster c.toml alloc.json | sia-run apply --cluster c.toml --jobs jobs.json\n"
+      "  sia-run status -o table\n"
+      "  sia-run stop my-job\n"
+      "  sia-run run --node t4-0 --jobs job.toml placement.json",
+      program};
+  sia::cli::CommonFlags common;
+  sia::cli::add_common_flags(app, common);
+  std::string state_dir;
+  app.add_option("--state-dir", state_dir,
+                 "Where sia-run keeps what runs (default $SIA_STATE_DIR, else "
+                 "$XDG_STATE_HOME/sia/run, else ~/.local/state/sia/run)");
+  app.require_subcommand(0, 1);
+  app.fallthrough();  // -o, -q, -v, --state-dir also after the subcommand
+
+  sia::exec::ApplyArgs apply;
+  if (const char* c = std::getenv("SIA_CLUSTER")) apply.cluster = c;
+  auto apply_flags = [&](CLI::App* sub) {
+    sub->add_option("placement", apply.placement,
+                    "Placement file, or - for stdin (default: stdin)");
+    sub->add_option("--node", apply.node, "This node's name (default: the host name)");
+    sub->add_option("--jobs", apply.jobs,
+                    "Jobs or JobSpec file giving each job's command (repeatable)")
+        ->allow_extra_args(false);
+    sub->add_option("--cluster", apply.cluster,
+                    "Cluster file: checks --node, gives node addresses (default $SIA_CLUSTER)");
+    sub->add_option("--grace", apply.settings.grace,
+                    "Seconds from SIGTERM to SIGKILL when stopping a job")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->add_option("--ckpt-root", apply.settings.ckpt_root,
+                    "Checkpoints in DIR/JOB (default: in the state directory)");
+    sub->add_option("--report-interval", apply.settings.report_interval,
+                    "Seconds between worker reports (SIA_REPORT_INTERVAL)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    sub->add_option("--port-range", apply.port_range, "Ports MASTER_PORT is drawn from (LO-HI)")
+        ->capture_default_str();
+    sub->add_flag("--dry-run", apply.dry_run, "Print the actions without doing them");
+  };
+  auto* apply_cmd =
+      app.add_subcommand("apply", "Start, stop and restart this node's jobs as placed, and return");
+  apply_flags(apply_cmd);
+  auto* run_cmd = app.add_subcommand(
+      "run", "Apply in the foreground, wait for the jobs, exit with their status");
+  apply_flags(run_cmd);
+
+  sia::exec::StopArgs stop;
+  auto* stop_cmd = app.add_subcommand("stop", "Checkpoint-stop jobs and hold them");
+  stop_cmd->add_option("job", stop.jobs, "Jobs to stop")->required();
+  stop_cmd->add_option("--grace", stop.grace, "Seconds from SIGTERM to SIGKILL")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  stop_cmd->add_flag("--dry-run", stop.dry_run, "Print the actions without doing them");
+
+  sia::exec::StatusArgs status;
+  auto* status_cmd = app.add_subcommand("status", "Show the jobs of this node");
+  status_cmd->add_option("job", status.jobs, "Jobs to show (default: all)");
+
+  sia::exec::SuperviseArgs supervise;  // started by apply and run, not by people
+  auto* supervise_cmd = app.add_subcommand("supervise", "");
+  supervise_cmd->group("");
+  supervise_cmd->add_option("job", supervise.job)->required();
+  supervise_cmd->add_option("--generation", supervise.generation)->required();
+
+  if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
+  return sia::cli::run(program, [&] {
+    auto format = common.format();
+    if (apply_cmd->parsed() || run_cmd->parsed()) {
+      if (apply.placement == "-" && isatty(0)) {
+        throw sia::Error(sia::ExitStatus::usage, "no placement given and stdin is a terminal");
+      }
+      apply.state_dir = state_dir;
+      apply.format = format;
+      return apply_cmd->parsed() ? sia::exec::run_apply(apply) : sia::exec::run_foreground(apply);
+    }
+    if (stop_cmd->parsed()) {
+      stop.state_dir = state_dir;
+      stop.format = format;
+      return sia::exec::run_stop(stop);
+    }
+    if (status_cmd->parsed()) {
+      status.state_dir = state_dir;
+      status.format = format;
+      return sia::exec::run_status(status);
+    }
+    if (supervise_cmd->parsed()) {
+      supervise.state_dir = state_dir.empty() ? sia::exec::default_state_dir() : state_dir;
+      return sia::exec::run_supervise(supervise);
+    }
+    throw sia::Error(sia::ExitStatus::usage,
+                     "expected a subcommand: apply, run, stop or status (see sia-run --help)");
+  });
+}
