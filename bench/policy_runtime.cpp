@@ -2,8 +2,10 @@
 // types; 64 .. 2,048 GPUs; about one active job per two GPUs): per cluster size, the
 // median and p95 of the solve time over 20 rounds, the worst gap and the statuses; then
 // the wall time of the whole `sia-estimate | sia-solve | sia-place` pipeline through pipes.
-//   bench/policy_runtime [BIN_DIR]    (BIN_DIR holds the sia-* programs; default: beside
-//                                      this binary)
+//   bench/policy_runtime [BIN_DIR [KEEP_DIR]]
+//     BIN_DIR holds the sia-* programs (default: beside this binary); with KEEP_DIR the
+//     first round of each size is left there (cluster-N.json, jobs-N.json and the
+//     fit-cached jobs-N.json.warm), to profile one stage by hand.
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,7 +33,9 @@ int main(int argc, char** argv) {
   std::printf("Solve (in-process, warm fits; time limit 2 s, gap target 1e-4)\n");
   std::printf("%6s %6s %8s %10s %10s %10s %10s  %s\n", "GPUs", "jobs", "columns", "median ms",
               "p95 ms", "max ms", "max gap", "statuses");
-  fs::path tmp = fs::temp_directory_path() / ("sia-bench-" + std::to_string(::getpid()));
+  const bool keep = argc > 2;
+  fs::path tmp = keep ? fs::path(argv[2])
+                      : fs::temp_directory_path() / ("sia-bench-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   std::map<int, std::pair<std::string, std::string>> files;
   for (int scale : {1, 4, 8, 16, 32}) {
@@ -66,8 +70,9 @@ int main(int argc, char** argv) {
     std::printf("%6d %6d %8zu %10.2f %10.2f %10.2f %10.1e  %s\n", 64 * scale, njobs, columns,
                 median(t), percentile(t, 95), percentile(t, 100), worst_gap, st.c_str());
   }
-  std::printf("\nPipeline through pipes: sia-estimate | sia-solve | sia-place (fits cached in "
-              "the jobs file; median of 5)\n");
+  std::printf(
+      "\nPipeline through pipes: sia-estimate | sia-solve | sia-place (fits cached in "
+      "the jobs file; median of 5)\n");
   std::printf("%6s %12s\n", "GPUs", "median ms");
   for (auto& [scale, f] : files) {
     // Warm the fit cache the way a controller would: save the jobs with their models.
@@ -85,6 +90,6 @@ int main(int argc, char** argv) {
     }
     std::printf("%6d %12.1f\n", 64 * scale, median(t));
   }
-  fs::remove_all(tmp);
+  if (!keep) fs::remove_all(tmp);
   return 0;
 }

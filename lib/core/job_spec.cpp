@@ -19,13 +19,13 @@ const char* to_string(Adaptivity a) {
 }
 
 bool JobSpec::allows_type(const std::string& type) const {
-  return allowed_gpu_types.empty() ||
-         std::find(allowed_gpu_types.begin(), allowed_gpu_types.end(), type) !=
-             allowed_gpu_types.end();
+  return allowed_gpu_types.empty() || std::find(allowed_gpu_types.begin(), allowed_gpu_types.end(),
+                                                type) != allowed_gpu_types.end();
 }
 
 bool valid_job_name(const std::string& name) {
-  if (name.empty() || name.size() > 200) return false;
+  // Names become file names (checkpoint and log directories): "." and ".." never.
+  if (name.empty() || name.size() > 200 || name == "." || name == "..") return false;
   for (char c : name) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
       return false;
@@ -70,8 +70,9 @@ JobSpec parse_job_spec(const Node& data) {
 
   if (s.model.empty() && !s.profile) data.fail("expected a model (catalog key) or a profile");
   if (s.max_gpus && s.min_gpus > s.max_gpus) {
-    data.at("min_gpus").fail("min_gpus " + std::to_string(s.min_gpus) + " exceeds max_gpus " +
-                             std::to_string(s.max_gpus));
+    data.at("min_gpus")
+        .fail("min_gpus " + std::to_string(s.min_gpus) + " exceeds max_gpus " +
+              std::to_string(s.max_gpus));
   }
   if (s.adaptivity == Adaptivity::rigid && s.gpus == 0) {
     data.fail("a rigid job needs gpus (its fixed GPU count)");

@@ -78,16 +78,21 @@ Placement parse_placement(const Node& data, const Cluster& cluster) {
     Node type = j.at("gpu_type");
     jp.type = cluster.type_index(type.as_string());
     if (jp.type < 0) type.fail("unknown GPU type \"" + type.as_string() + "\"");
-    j.at("nodes").each([&](const Node& n) {
+    Node job_nodes = j.at("nodes");
+    std::set<std::string> job_node_names;
+    job_nodes.each([&](const Node& n) {
       NodeGpus ng;
       Node nn = n.at("name");
       ng.node = nn.as_string();
       auto it = by_name.find(ng.node);
       if (it == by_name.end()) nn.fail("unknown node \"" + ng.node + "\"");
+      if (!job_node_names.insert(ng.node).second) {
+        nn.fail("node \"" + ng.node + "\" is listed twice for job \"" + jp.job + "\"");
+      }
       if (it->second->type != jp.type) {
         nn.fail("node \"" + ng.node + "\" has GPUs of type \"" +
-                cluster.types[it->second->type].name + "\", not \"" +
-                cluster.types[jp.type].name + "\"");
+                cluster.types[it->second->type].name + "\", not \"" + cluster.types[jp.type].name +
+                "\"");
       }
       Node gpus = n.at("gpus");
       gpus.each([&](const Node& g) {
@@ -106,13 +111,15 @@ Placement parse_placement(const Node& data, const Cluster& cluster) {
       std::sort(ng.gpus.begin(), ng.gpus.end());
       jp.nodes.push_back(std::move(ng));
     });
+    if (jp.nodes.empty()) job_nodes.expected("at least one node (leave a waiting job out)");
     jp.restart = j.bool_or("restart", false);
     jp.batch_size = j.number_or("batch_size", 0);
     jp.local_bsz = static_cast<int>(j.int_or("local_bsz", 0));
     jp.accum_steps = static_cast<int>(j.int_or("accum_steps", 0));
     p.jobs.push_back(std::move(jp));
   });
-  std::sort(p.jobs.begin(), p.jobs.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  std::sort(p.jobs.begin(), p.jobs.end(),
+            [](const auto& a, const auto& b) { return a.job < b.job; });
   if (auto e = data.get("evicted")) p.evicted = e->as_strings();
   if (auto w = data.get("waiting")) p.waiting = w->as_strings();
   return p;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "core/job_spec.hpp"
 #include <nlohmann/json.hpp>
+#include "core/job_spec.hpp"
 
 #include "test_util.hpp"
 
@@ -40,16 +40,23 @@ TEST_CASE("job spec errors name the field", "[job_spec]") {
   CHECK(error_of([] { spec_from_toml("name = \"a b\"\nmodel = \"x\"\n"); }).second ==
         "job.toml: name: expected a job name of letters, digits, '-', '_', '.', got the string "
         "\"a b\"");
+  CHECK(!valid_job_name("."));
+  CHECK(!valid_job_name(".."));
+  CHECK(valid_job_name("resnet-50.v2_a"));
+  CHECK(error_of([] { spec_from_toml("name = \"..\"\nmodel = \"x\"\n"); }).first == 65);
   CHECK(error_of([] { spec_from_toml("name = \"a\"\n"); }).second ==
         "job.toml: expected a model (catalog key) or a profile");
-  CHECK(error_of([] { spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"rigid\"\n"); })
-            .second == "job.toml: a rigid job needs gpus (its fixed GPU count)");
-  CHECK(error_of([] { spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"elastic\"\n"); })
-            .second ==
+  CHECK(error_of([] {
+          spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"rigid\"\n");
+        }).second == "job.toml: a rigid job needs gpus (its fixed GPU count)");
+  CHECK(error_of([] {
+          spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"elastic\"\n");
+        }).second ==
         "job.toml: adaptivity: expected one of \"adaptive\", \"strong-scaling\", \"rigid\", "
         "\"scale-gpus\", got the string \"elastic\"");
-  CHECK(error_of([] { spec_from_toml("name=\"a\"\nmodel=\"x\"\nmin_gpus=4\nmax_gpus=2\n"); })
-            .second == "job.toml: min_gpus: min_gpus 4 exceeds max_gpus 2");
+  CHECK(error_of([] {
+          spec_from_toml("name=\"a\"\nmodel=\"x\"\nmin_gpus=4\nmax_gpus=2\n");
+        }).second == "job.toml: min_gpus: min_gpus 4 exceeds max_gpus 2");
 }
 
 TEST_CASE("a job spec round-trips through JSON", "[job_spec]") {
@@ -57,8 +64,8 @@ TEST_CASE("a job spec round-trips through JSON", "[job_spec]") {
       "name = \"x\"\nmodel = \"bert\"\nmax_gpus = 8\nrestart_cost = 12.5\n"
       "allowed_gpu_types = [\"t4\", \"a100\"]\n");
   auto j = job_spec_to_json(s);
-  auto doc = test::doc_from(
-      dump_document("JobSpec", nlohmann::json::object(), j, false), "JobSpec");
+  auto doc =
+      test::doc_from(dump_document("JobSpec", nlohmann::json::object(), j, false), "JobSpec");
   JobSpec back = parse_job_spec(doc.data());
   CHECK(back.max_gpus == 8);
   CHECK(back.restart_cost == 12.5);

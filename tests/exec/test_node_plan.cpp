@@ -160,4 +160,18 @@ TEST_CASE("without a cluster file the placement names the nodes", "[plan]") {
   CHECK(e.first == 65);
   CHECK(e.second ==
         "p.json: jobs[1].nodes[0].name: node \"n\" has GPUs of type \"t4\", not \"v100\"");
+  // A job listing a node twice, or no node at all, is refused.
+  Document twice = test::doc_from(R"({"apiVersion": "sia/v1", "kind": "Placement", "data": {
+    "jobs": [{"name": "a", "gpu_type": "t4",
+              "nodes": [{"name": "n", "gpus": [0]}, {"name": "n", "gpus": [1]}]}]}})",
+                                  "Placement", "p.json");
+  e = error_of([&] { parse_placement(twice.data(), cluster_from_placement(twice.data())); });
+  CHECK(e.first == 65);
+  CHECK(e.second == "p.json: jobs[0].nodes[1].name: node \"n\" is listed twice for job \"a\"");
+  Document none = test::doc_from(R"({"apiVersion": "sia/v1", "kind": "Placement", "data": {
+    "jobs": [{"name": "a", "gpu_type": "t4", "nodes": []}]}})",
+                                 "Placement", "p.json");
+  e = error_of([&] { parse_placement(none.data(), cluster_from_placement(none.data())); });
+  CHECK(e.first == 65);
+  CHECK(e.second.rfind("p.json: jobs[0].nodes: expected at least one node", 0) == 0);
 }
