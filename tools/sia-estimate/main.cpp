@@ -4,16 +4,21 @@
 #include <cstdlib>
 
 #include "app/estimate.hpp"
+#include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
+#include "core/document.hpp"
 
 int main(int argc, char** argv) {
+  sia::cli::prefer_huge_page_heap();  // multi-megabyte JSON in, out, exit
+  sia::keep_documents_until_exit();
   const char* program = "sia-estimate";
   CLI::App app{
       "Estimate every job's goodput on every valid configuration of the cluster.\n\n"
       "Reads jobs (Jobs or JobSpec documents, JSON Lines of them, or job TOML files) and\n"
       "writes a GoodputMatrix for sia-solve.\n\n"
       "Examples:\n"
-      "  sia-estimate --cluster cluster.toml jobs.json | sia-solve | sia-place --cluster cluster.toml\n"
+      "  sia-estimate --cluster cluster.toml jobs.json | sia-solve | sia-place --cluster "
+      "cluster.toml\n"
       "  sia-estimate --cluster cluster.toml job.toml -o table",
       program};
   sia::cli::CommonFlags common;
@@ -21,12 +26,15 @@ int main(int argc, char** argv) {
   if (const char* c = std::getenv("SIA_CLUSTER")) a.cluster = c;
   if (const char* c = std::getenv("SIA_CATALOG")) a.catalog = c;
   app.add_option("jobs", a.inputs, "Job files, or - for stdin (default: stdin)");
-  app.add_option("--cluster", a.cluster, "Cluster description (TOML or a Cluster document; default $SIA_CLUSTER)");
-  app.add_option("--catalog", a.catalog, "Model catalog directory (default $SIA_CATALOG, else the bundled one)");
+  app.add_option("--cluster", a.cluster,
+                 "Cluster description (TOML or a Cluster document; default $SIA_CLUSTER)");
+  app.add_option("--catalog", a.catalog,
+                 "Model catalog directory (default $SIA_CATALOG, else the bundled one)");
   app.add_option("--compat", a.compat, "Behaviour profile")
       ->check(CLI::IsMember({"default", "reference"}))
       ->capture_default_str();
-  app.add_option("--scale-up", a.scale_up, "Scale-up limit: at most this many times the largest replica count observed")
+  app.add_option("--scale-up", a.scale_up,
+                 "Scale-up limit: at most this many times the largest replica count observed")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   app.add_flag("--no-projection", a.no_projection, "Do not estimate unvisited GPU types");

@@ -4,9 +4,13 @@
 #include <cstdlib>
 
 #include "app/solve.hpp"
+#include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
+#include "core/document.hpp"
 
 int main(int argc, char** argv) {
+  sia::cli::prefer_huge_page_heap();  // multi-megabyte JSON in, out, exit
+  sia::keep_documents_until_exit();
   const char* program = "sia-place";
   CLI::App app{
       "Map an allocation onto nodes and GPU indices.\n\n"

@@ -2,10 +2,14 @@
 #include <unistd.h>
 
 #include "app/solve.hpp"
+#include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
 #include "common/policy_flags.hpp"
+#include "core/document.hpp"
 
 int main(int argc, char** argv) {
+  sia::cli::prefer_huge_page_heap();  // multi-megabyte JSON in, out, exit
+  sia::keep_documents_until_exit();
   const char* program = "sia-solve";
   CLI::App app{
       "Choose a configuration (nodes, GPUs, GPU type) for every job: the Sia ILP.\n\n"
