@@ -1,6 +1,7 @@
 // sia-run's subcommands as library calls: apply (make this node run what a placement
 // gives it), run (the same, in the foreground, waiting for the jobs and propagating
-// their exit status like srun), stop (checkpoint-stop jobs), status (what runs), and the
+// their exit status like srun), stop (checkpoint-stop jobs), status (what runs), reports
+// (the workers' report lines from given offsets on, see report_lines.hpp), and the
 // hidden supervise (one job's supervisor, started by apply and run).
 // Each returns the program's exit status or throws sia::Error; output goes to stdout.
 // Thread-safety: process-wide (signals, children, the state directory lock).
@@ -39,6 +40,10 @@ struct StatusArgs : CommonArgs {
   std::vector<std::string> jobs;  // empty: all
 };
 
+struct ReportsArgs : CommonArgs {
+  std::vector<std::string> after;  // "JOB=OFFSET"
+};
+
 struct SuperviseArgs {
   std::string state_dir;
   std::string job;
@@ -49,6 +54,7 @@ int run_apply(const ApplyArgs& args);
 int run_foreground(const ApplyArgs& args);
 int run_stop(const StopArgs& args);
 int run_status(const StatusArgs& args);
+int run_reports(const ReportsArgs& args);
 int run_supervise(const SuperviseArgs& args);
 
 // "LO-HI" -> {LO, HI}; status 64 unless 1 <= LO <= HI <= 65535.

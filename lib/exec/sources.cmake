@@ -14,6 +14,8 @@ target_sources(sia PRIVATE
   exec/executor.cpp
   exec/node_apply.cpp
   exec/report.cpp
+  exec/report_lines.cpp
+  exec/reports.cpp
   exec/apply.cpp
   exec/foreground.cpp
   exec/supervise.cpp

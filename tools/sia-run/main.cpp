@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "channel/agent_command.hpp"
 #include "common/cli_app.hpp"
 #include "exec/commands.hpp"
 
@@ -15,10 +16,12 @@ int main(int argc, char** argv) {
       "  sia-place --cluster c.toml alloc.json | sia-run apply --cluster c.toml --jobs jobs.json\n"
       "  sia-run status -o table\n"
       "  sia-run stop my-job\n"
+      "  sia-run agent --connect tcp://ctl:7400 --server-key ctl.pub --secret-key node.key\n"
+      "  sia-run reports --after my-job=4096 -o jsonl\n"
       "  sia-run run --node t4-0 --jobs job.toml placement.json",
       program};
   sia::cli::CommonFlags common;
-  sia::cli::add_common_flags(app, common);
+  sia::cli::add_common_flags(app, common, {"json", "jsonl", "table"});
   std::string state_dir;
   app.add_option("--state-dir", state_dir,
                  "Where sia-run keeps what runs (default $SIA_STATE_DIR, else "
@@ -70,6 +73,57 @@ int main(int argc, char** argv) {
   auto* status_cmd = app.add_subcommand("status", "Show the jobs of this node");
   status_cmd->add_option("job", status.jobs, "Jobs to show (default: all)");
 
+  sia::exec::ReportsArgs reports;
+  auto* reports_cmd = app.add_subcommand(
+      "reports", "Print the workers' report lines, each job's from a byte offset on");
+  reports_cmd
+      ->add_option("--after", reports.after,
+                   "JOB=OFFSET: only JOB's lines that start at OFFSET or later "
+                   "(repeatable)")
+      ->allow_extra_args(false);
+
+  sia::channel::AgentArgs agent;
+  if (const char* c = std::getenv("SIA_CLUSTER")) agent.cluster = c;
+  auto* agent_cmd = app.add_subcommand(
+      "agent", "Serve the controller: apply its assignments, forward reports, fence");
+  agent_cmd
+      ->add_option("--connect", agent.connect,
+                   "The controller's endpoint (tcp://HOST:PORT, ipc://PATH)")
+      ->required();
+  agent_cmd->add_option("--node", agent.node, "This node's name (default: the host name)");
+  agent_cmd->add_option("--server-key", agent.server_key,
+                        "The controller's public key file (CURVE; with --secret-key)");
+  agent_cmd->add_option("--secret-key", agent.secret_key,
+                        "This agent's key file, mode 0600 (CURVE; with --server-key)");
+  agent_cmd->add_option("--cluster", agent.cluster,
+                        "Cluster file giving this node's inventory (default $SIA_CLUSTER)");
+  agent_cmd
+      ->add_option("--heartbeat-interval", agent.heartbeat_interval, "Seconds between heartbeats")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  agent_cmd
+      ->add_option("--heartbeat-liveness", agent.heartbeat_liveness,
+                   "Missed heartbeats before the controller counts as lost")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  agent_cmd
+      ->add_option("--fence-after", agent.fence_after,
+                   "Seconds without the controller before the jobs are checkpoint-stopped")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  agent_cmd->add_flag("--keep-jobs", agent.keep_jobs,
+                      "On SIGTERM or SIGINT leave the jobs running (default: stop them first)");
+  agent_cmd
+      ->add_option("--grace", agent.grace,
+                   "Seconds from SIGTERM to SIGKILL when a job is stopped (apply's)")
+      ->check(CLI::NonNegativeNumber);
+  agent_cmd->add_option("--ckpt-root", agent.ckpt_root,
+                        "Checkpoints in DIR/JOB, a directory every node sees (apply's)");
+  agent_cmd
+      ->add_option("--report-interval", agent.report_interval,
+                   "Seconds between worker reports (apply's)")
+      ->check(CLI::PositiveNumber);
+
   sia::exec::SuperviseArgs supervise;  // started by apply and run, not by people
   auto* supervise_cmd = app.add_subcommand("supervise", "");
   supervise_cmd->group("");
@@ -97,11 +151,21 @@ int main(int argc, char** argv) {
       status.format = format;
       return sia::exec::run_status(status);
     }
+    if (reports_cmd->parsed()) {
+      reports.state_dir = state_dir;
+      reports.format = format;
+      return sia::exec::run_reports(reports);
+    }
+    if (agent_cmd->parsed()) {
+      agent.state_dir = state_dir;
+      return sia::channel::run_agent(agent);
+    }
     if (supervise_cmd->parsed()) {
       supervise.state_dir = state_dir.empty() ? sia::exec::default_state_dir() : state_dir;
       return sia::exec::run_supervise(supervise);
     }
-    throw sia::Error(sia::ExitStatus::usage,
-                     "expected a subcommand: apply, run, stop or status (see sia-run --help)");
+    throw sia::Error(
+        sia::ExitStatus::usage,
+        "expected a subcommand: apply, run, stop, status, reports or agent (see sia-run --help)");
   });
 }

@@ -1,0 +1,82 @@
+// Agent: a node's end of the control channel (`sia-run agent`), as a library. A DEALER
+// connects to the controller and says READY with the node's inventory, RunStatus and
+// report offsets; then, from the application loop (step()):
+//   - ASSIGN (round, seq) is applied through the NodeBackend, one at a time, and ACKed
+//     with the RunPlan and RunStatus; a repeat of a (round, seq) with the same content is
+//     answered from the cached ACK without applying it again (a repeat that arrives while
+//     it is being applied is ignored: its ACK follows);
+//   - report lines are forwarded (REPORT) from the offsets the controller last said it
+//     stored, in file order, at most report_batch_bytes per job and message;
+//   - HEARTBEATs go out every heartbeat_interval; the controller's carry its stored offsets;
+//   - a controller silent for heartbeat_interval x heartbeat_liveness is lost: the socket
+//     is closed and a fresh one says READY again after a back-off that doubles from
+//     backoff_min to backoff_max and resets once the controller answers. An ERROR
+//     "not_ready" (a restarted controller) gets a READY on the same socket at once;
+//   - fencing: a controller silent for fence_after seconds makes the agent checkpoint-
+//     stop its jobs (once, until the controller is back) and forget its cached ACK.
+// shutdown() stops the jobs unless told to keep them, then says BYE.
+// Thread-safety: one thread drives an Agent (step, run, shutdown); request_stop() and
+// the counters may be used from any thread or a signal handler's flag.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "channel/node_backend.hpp"
+#include "channel/protocol.hpp"
+#include "channel/security.hpp"
+
+namespace sia::channel {
+
+struct AgentOptions {
+  std::string connect;  // the controller's endpoint
+  std::string node;
+  Inventory inventory;
+  std::optional<ClientKeys> keys;  // CURVE; mandatory off loopback and ipc://
+  double heartbeat_interval = 1.0;
+  int heartbeat_liveness = 3;
+  double fence_after = 30;
+  double backoff_min = 1;
+  double backoff_max = 32;
+  double report_scan_interval = 0.5;  // seconds between looks at the reports files
+  std::size_t report_batch_bytes = 256 * 1024;
+  // One log line, no newline; null: stderr, "sia-run: agent: " first.
+  std::function<void(const std::string&)> log;
+};
+
+class Agent {
+ public:
+  // Status 78: a non-local endpoint without keys, a bad node name or bad intervals.
+  Agent(AgentOptions options, NodeBackend& node);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // One turn of the loop: connects when it is time, waits up to `max_wait` for the
+  // controller, handles what came, and runs the timers.
+  void step(std::chrono::milliseconds max_wait);
+
+  // Steps until `stop` is non-zero, then shuts down: with stop == 1 it checkpoint-stops
+  // the jobs first (unless keep_jobs), waiting until done or until stop > 1. Returns 0.
+  int run(const std::atomic<int>& stop, bool keep_jobs);
+
+  // Says BYE (after stopping the jobs when `stopped_jobs` says they were) and closes.
+  void say_bye(const std::string& reason, bool stopped_jobs);
+
+  // For tests and diagnostics.
+  bool connected() const;  // the controller answered in the current session
+  bool fenced() const;
+  int sessions() const;  // READYs sent so far
+  int applies() const;   // applies started
+  int acks_from_cache() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sia::channel

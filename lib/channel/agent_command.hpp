@@ -1,0 +1,35 @@
+// `sia-run agent` as a library call: checks its settings (the node in the cluster file,
+// the keys, CURVE off loopback), then runs an Agent on the node's sia-run state directory
+// (SiaRunNode) until SIGTERM or SIGINT: the first checkpoint-stops the node's jobs (unless
+// --keep-jobs) and says BYE, a second leaves at once.
+// Errors: 64 usage, 66 a missing key or cluster file, 77 a secret key file not 0600 (or
+// unreadable), 78 a bad cluster file, a node not in it, a state directory of another node,
+// a non-local endpoint without keys. Returns 0 after a signal.
+// Thread-safety: process-wide (signal handlers, children).
+#pragma once
+
+#include <string>
+
+namespace sia::channel {
+
+struct AgentArgs {
+  std::string connect;
+  std::string node;        // "" = the host name
+  std::string state_dir;   // "" = sia-run's default
+  std::string server_key;  // file with the controller's public key
+  std::string secret_key;  // this agent's key file (0600)
+  std::string cluster;     // "" = no inventory but the node name
+  double heartbeat_interval = 1.0;
+  int heartbeat_liveness = 3;
+  double fence_after = 30;
+  bool keep_jobs = false;
+  // Passed on to every sia-run apply: --grace (when >= 0), --ckpt-root (when not
+  // empty), --report-interval (when > 0).
+  double grace = -1;
+  std::string ckpt_root;
+  double report_interval = -1;
+};
+
+int run_agent(const AgentArgs& args);
+
+}  // namespace sia::channel

@@ -1,0 +1,663 @@
+#include "channel/hub.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <map>
+
+#include <zmq.hpp>
+
+#include "channel/security.hpp"
+#include "channel/zap_handler.hpp"
+#include "cli/tool.hpp"
+#include "core/error.hpp"
+
+namespace sia::channel {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::int64_t kMaxMessageBytes = 64 << 20;
+constexpr int kMaxDrainPerPass = 10000;
+
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+std::string fmt_seconds(Clock::duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", seconds(d));
+  return buf;
+}
+
+Clock::duration span(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+std::string short_text(std::string s) {
+  if (s.size() > 200) s = s.substr(0, 197) + "...";
+  return s;
+}
+
+}  // namespace
+
+const char* to_string(HubEventType t) {
+  switch (t) {
+    case HubEventType::ready:
+      return "ready";
+    case HubEventType::up:
+      return "up";
+    case HubEventType::down:
+      return "down";
+    case HubEventType::fenced:
+      return "fenced";
+    case HubEventType::bye:
+      return "bye";
+    case HubEventType::ack:
+      return "ack";
+    case HubEventType::reports:
+      return "reports";
+    case HubEventType::refused:
+      return "refused";
+  }
+  return "?";
+}
+
+struct Hub::Impl {
+  struct Pending {
+    std::int64_t round = 0;
+    std::int64_t seq = 0;
+    std::string frame;
+    Clock::time_point last_sent;
+  };
+  struct Agent {
+    std::string node;
+    Identity identity;
+    Inventory inventory;
+    json run_status = json::object();
+    json jobs = json::object();
+    bool busy = false;
+    std::string rid;  // the current connection's routing id; "" when none
+    bool up = false;
+    bool fenced = false;
+    Clock::time_point last_heard;
+    Clock::time_point last_heartbeat;
+    std::optional<Pending> pending;
+    std::optional<Ack> last_ack;
+    Offsets confirmed;  // stored by the controller
+    Offsets handed;     // handed out by poll(): lines before these offsets are not again
+  };
+
+  HubOptions opt;
+  RequestHandler handler;
+  zmq::context_t ctx;
+  std::unique_ptr<ZapHandler> zap;
+  zmq::socket_t router;
+  std::string endpoint;
+  bool curve = false;
+  std::map<std::string, Agent> agents;
+  std::map<std::string, std::string> rid_node;  // routing id -> node of its READY
+  std::int64_t next_seq = 1;
+  std::vector<HubEvent> events;
+  Clock::duration down_after{};
+  Clock::duration fence_span{};
+  Clock::duration interval{};
+  Clock::duration resend{};
+
+  void log(const std::string& line) {
+    if (opt.log) {
+      opt.log(line);
+    } else {
+      cli::write_stderr("sia-ctl: " + line + "\n");
+    }
+  }
+
+  void send(const std::string& rid, const std::string& frame) {
+    try {
+      if (!router.send(zmq::buffer(rid), zmq::send_flags::sndmore | zmq::send_flags::dontwait)) {
+        return;
+      }
+      (void)router.send(zmq::buffer(frame), zmq::send_flags::dontwait);
+    } catch (const zmq::error_t&) {
+      // The peer is gone or its queue is full: the message is dropped, as a lost one.
+    }
+  }
+  void send(const std::string& rid, const Message& m) { send(rid, encode(m)); }
+
+  void send_error(const std::string& rid, const std::string& code, const std::string& text) {
+    send(rid, ErrorMessage{code, text});
+  }
+
+  void refuse(const std::string& rid, const std::string& line) {
+    log("refused: " + line);
+    HubEvent e;
+    e.type = HubEventType::refused;
+    e.detail = line;
+    events.push_back(std::move(e));
+    send_error(rid, "refused", line);
+  }
+
+  void emit(HubEventType type, const Agent& a, std::string detail) {
+    HubEvent e;
+    e.type = type;
+    e.node = a.node;
+    e.detail = std::move(detail);
+    events.push_back(std::move(e));
+  }
+
+  void send_heartbeat(Agent& a, Clock::time_point now) {
+    Heartbeat h;
+    h.acked = a.confirmed;
+    send(a.rid, h);
+    a.last_heartbeat = now;
+  }
+
+  void unbind(Agent& a) {
+    if (!a.rid.empty()) rid_node.erase(a.rid);
+    a.rid.clear();
+  }
+
+  std::string who(const std::string& rid, const std::optional<Identity>& auth) const {
+    if (auth) return auth->describe();
+    auto it = rid_node.find(rid);
+    return it != rid_node.end() ? "agent:" + it->second + " (unauthenticated)"
+                                : "an unauthenticated peer";
+  }
+
+  // The agent that may send `type` on connection `rid`, or null (answered already).
+  Agent* agent_for(const std::string& rid, const std::optional<Identity>& auth,
+                   const std::string& claimed, const std::string& type) {
+    std::string node;
+    if (auth) {
+      if (!auth->is_agent()) {
+        refuse(rid, auth->describe() + " sent " + type + ", which only agents may send");
+        return nullptr;
+      }
+      node = auth->name;
+    } else {
+      auto it = rid_node.find(rid);
+      if (it == rid_node.end()) {
+        send_error(rid, "not_ready", type + " before READY: say READY first");
+        return nullptr;
+      }
+      node = it->second;
+    }
+    if (!claimed.empty() && claimed != node) {
+      refuse(rid, who(rid, auth) + " sent " + type + " claiming node \"" + claimed +
+                      "\": a node may only speak for itself");
+      return nullptr;
+    }
+    auto a = agents.find(node);
+    if (a == agents.end() || a->second.rid != rid) {
+      send_error(rid, "not_ready", type + " on a connection without READY: say READY first");
+      return nullptr;
+    }
+    return &a->second;
+  }
+
+  void heard(Agent& a, Clock::time_point now) {
+    a.last_heard = now;
+    if (!a.up) {
+      a.up = true;
+      emit(HubEventType::up, a, a.node + " is heard again");
+    }
+  }
+
+  void on_ready(const std::string& rid, const std::optional<Identity>& auth, Ready r,
+                Clock::time_point now) {
+    if (auth) {
+      if (!auth->is_agent()) {
+        refuse(rid, auth->describe() + " sent READY for node \"" + r.node +
+                        "\", which only agent keys may");
+        return;
+      }
+      if (auth->name != r.node) {
+        refuse(rid, auth->describe() + " sent READY claiming node \"" + r.node +
+                        "\": a node may only speak for itself");
+        return;
+      }
+    } else if (auto it = rid_node.find(rid); it != rid_node.end() && it->second != r.node) {
+      refuse(rid, "agent:" + it->second + " (unauthenticated) sent READY claiming node \"" +
+                      r.node + "\" on the same connection");
+      return;
+    }
+    Agent& a = agents[r.node];
+    bool known = !a.node.empty();
+    if (!a.rid.empty() && a.rid != rid) {
+      if (a.up) log("node " + r.node + ": a new connection replaces a live one (two agents?)");
+      unbind(a);
+    }
+    a.node = r.node;
+    a.rid = rid;
+    rid_node[rid] = r.node;
+    if (auth) {
+      a.identity = *auth;
+    } else {
+      a.identity = Identity{Identity::Kind::agent, r.node, "", false};
+    }
+    a.inventory = r.inventory;
+    a.run_status = r.run_status;
+    a.busy = false;
+    a.last_heard = now;
+    a.up = true;
+    a.fenced = false;
+    HubEvent e;
+    e.type = HubEventType::ready;
+    e.node = r.node;
+    e.detail = r.node + (known ? " reconnected" : " connected") + " as " + a.identity.describe();
+    e.ready = std::move(r);
+    events.push_back(std::move(e));
+    send_heartbeat(a, now);
+    if (a.pending) {
+      send(a.rid, a.pending->frame);
+      a.pending->last_sent = now;
+    }
+  }
+
+  void on_ack(Agent& a, Ack ack) {
+    if (!a.pending || a.pending->round != ack.round || a.pending->seq != ack.seq) {
+      return;  // an older ASSIGN's, or a repeat: the current one is what counts
+    }
+    a.pending.reset();
+    if (!ack.run_status.is_null()) a.run_status = ack.run_status;
+    a.last_ack = ack;
+    HubEvent e;
+    e.type = HubEventType::ack;
+    e.node = a.node;
+    e.detail = a.node + " acknowledged round " + std::to_string(ack.round) + " seq " +
+               std::to_string(ack.seq) + (ack.ok ? "" : ": failed: " + ack.error);
+    e.ack = std::move(ack);
+    events.push_back(std::move(e));
+  }
+
+  void on_report(Agent& a, Report r) {
+    HubEvent e;
+    e.type = HubEventType::reports;
+    e.node = a.node;
+    for (auto& line : r.lines) {
+      std::int64_t& next = a.handed[line.job];
+      if (line.offset < next) continue;  // handed out already
+      next = line.offset + static_cast<std::int64_t>(line.line.size()) + 1;
+      e.lines.push_back(std::move(line));
+    }
+    if (e.lines.empty()) return;
+    e.detail = std::to_string(e.lines.size()) + " report lines from " + a.node;
+    events.push_back(std::move(e));
+  }
+
+  void on_bye(Agent& a, Bye b, Clock::time_point now) {
+    a.last_heard = now;
+    if (!b.run_status.is_null()) a.run_status = b.run_status;
+    unbind(a);
+    HubEvent e;
+    e.type = HubEventType::bye;
+    e.node = a.node;
+    e.detail = a.node + " said BYE" + (b.reason.empty() ? "" : " (" + b.reason + ")") +
+               (b.stopped ? ", its jobs stopped" : "");
+    bool stopped = b.stopped;
+    e.bye = std::move(b);
+    events.push_back(std::move(e));
+    if (a.up) {
+      a.up = false;
+      emit(HubEventType::down, a, a.node + " is down (BYE)");
+    }
+    if (stopped && !a.fenced) fence(a, a.node + " stopped its jobs and left");
+  }
+
+  void fence(Agent& a, const std::string& why) {
+    a.fenced = true;
+    a.up = false;
+    a.pending.reset();
+    unbind(a);
+    emit(HubEventType::fenced, a, why);
+  }
+
+  void on_request(const std::string& rid, const std::optional<Identity>& auth, Request r) {
+    Identity id;
+    if (auth) {
+      id = *auth;
+    } else {
+      id.kind = Identity::Kind::client;
+      id.name = r.client.empty() ? "anonymous" : r.client;
+    }
+    Reply reply;
+    bool from_agent = id.is_agent() || (!auth && rid_node.count(rid));
+    if (from_agent) {
+      std::string line =
+          who(rid, auth) + " sent " + to_string(r.kind) + ": requests from agent keys are refused";
+      log("refused: " + line);
+      HubEvent e;
+      e.type = HubEventType::refused;
+      e.detail = line;
+      events.push_back(std::move(e));
+      reply.ok = false;
+      reply.status = to_int(ExitStatus::no_perm);
+      reply.error = "requests from agent keys are refused";
+    } else if (!handler) {
+      reply.ok = false;
+      reply.status = to_int(ExitStatus::unavailable);
+      reply.error = "this controller takes no requests";
+    } else {
+      try {
+        reply = handler(id, r);
+      } catch (const Error& e) {
+        reply = Reply{};
+        reply.ok = false;
+        reply.status = to_int(e.status());
+        reply.error = e.what();
+      } catch (const std::exception& e) {
+        reply = Reply{};
+        reply.ok = false;
+        reply.status = to_int(ExitStatus::software);
+        reply.error = std::string("internal error: ") + e.what();
+        log("internal error answering " + std::string(to_string(r.kind)) + ": " + e.what());
+      }
+    }
+    reply.id = r.id;
+    if (!reply.ok && reply.status == 0) reply.status = to_int(ExitStatus::software);
+    send(rid, reply);
+  }
+
+  void on_message(const std::string& rid, const std::optional<Identity>& auth,
+                  std::string_view payload, Clock::time_point now) {
+    Message m;
+    try {
+      m = decode(payload);
+    } catch (const VersionError& e) {
+      log(who(rid, auth) + ": " + e.what());
+      send_error(rid, "version", e.what());
+      return;
+    } catch (const ProtocolError& e) {
+      log(who(rid, auth) + ": bad message: " + short_text(e.what()));
+      send_error(rid, "malformed", e.what());
+      return;
+    }
+    if (auto* r = std::get_if<Ready>(&m)) return on_ready(rid, auth, std::move(*r), now);
+    if (auto* r = std::get_if<Request>(&m)) return on_request(rid, auth, std::move(*r));
+    if (auto* x = std::get_if<Ack>(&m)) {
+      if (Agent* a = agent_for(rid, auth, "", "ACK")) {
+        heard(*a, now);
+        on_ack(*a, std::move(*x));
+      }
+      return;
+    }
+    if (auto* x = std::get_if<Report>(&m)) {
+      if (Agent* a = agent_for(rid, auth, x->node, "REPORT")) {
+        heard(*a, now);
+        on_report(*a, std::move(*x));
+      }
+      return;
+    }
+    if (auto* x = std::get_if<Heartbeat>(&m)) {
+      if (Agent* a = agent_for(rid, auth, x->node, "HEARTBEAT")) {
+        heard(*a, now);
+        a->jobs = x->jobs;
+        a->busy = x->busy;
+      }
+      return;
+    }
+    if (auto* x = std::get_if<Bye>(&m)) {
+      if (Agent* a = agent_for(rid, auth, x->node, "BYE")) on_bye(*a, std::move(*x), now);
+      return;
+    }
+    if (auto* x = std::get_if<ErrorMessage>(&m)) {
+      log(who(rid, auth) + " reports an error: " + x->code + ": " + short_text(x->error));
+      return;
+    }
+    send_error(rid, "malformed", type_name(m) + " is not a message for the controller");
+  }
+
+  // Reads what is queued without blocking; true when anything was read.
+  bool drain(Clock::time_point now) {
+    bool any = false;
+    for (int i = 0; i < kMaxDrainPerPass; ++i) {
+      zmq::message_t rid;
+      if (!router.recv(rid, zmq::recv_flags::dontwait)) break;
+      any = true;
+      std::vector<zmq::message_t> body;
+      while (rid.more() || (!body.empty() && body.back().more())) {
+        zmq::message_t part;
+        if (!router.recv(part, zmq::recv_flags::none)) break;
+        body.push_back(std::move(part));
+        if (!body.back().more()) break;
+      }
+      // [rid] payload, or [rid] "" payload (a REQ-style delimiter).
+      if (!body.empty() && body.front().size() == 0 && body.size() == 2) body.erase(body.begin());
+      std::string rid_s = rid.to_string();
+      if (body.size() != 1) {
+        send_error(rid_s, "malformed", "expected one frame per message");
+        continue;
+      }
+      std::optional<Identity> auth;
+      if (curve) {
+        const char* user = zmq_msg_gets(body[0].handle(), "User-Id");
+        auth = user ? parse_user_id(user) : std::nullopt;
+        if (!auth) {  // cannot happen with our ZAP handler; refuse rather than guess
+          refuse(rid_s, "a CURVE peer without a known User-Id");
+          continue;
+        }
+        if (const char* key = zmq_msg_gets(body[0].handle(), kKeyProperty)) auth->key = key;
+        auth->authenticated = true;
+      }
+      on_message(rid_s, auth,
+                 std::string_view(static_cast<const char*>(body[0].data()), body[0].size()), now);
+    }
+    return any;
+  }
+
+  void take_refusals() {
+    if (!zap) return;
+    for (auto& line : zap->take_refusals()) {
+      log(line);
+      HubEvent e;
+      e.type = HubEventType::refused;
+      e.detail = std::move(line);
+      events.push_back(std::move(e));
+    }
+  }
+
+  void timers(Clock::time_point now) {
+    for (auto& [node, a] : agents) {
+      auto silent = now - a.last_heard;
+      if (a.up && silent > down_after) {
+        a.up = false;
+        emit(HubEventType::down, a, node + " is down: silent for " + fmt_seconds(silent));
+      }
+      // An agent that is down hears nothing more from the hub, so it has gone fence_after
+      // without the controller -- and checkpoint-stopped its jobs -- by down_after +
+      // fence_after (plus one interval for its own clock).
+      if (!a.fenced && !a.up && silent >= fence_span) {
+        fence(a, node + " is fenced: silent for " + fmt_seconds(silent) +
+                     "; its jobs count as stopped");
+        continue;
+      }
+      if (a.rid.empty() || !a.up) continue;
+      if (now - a.last_heartbeat >= interval) send_heartbeat(a, now);
+      if (a.pending && now - a.pending->last_sent >= resend) {
+        send(a.rid, a.pending->frame);
+        a.pending->last_sent = now;
+      }
+    }
+  }
+};
+
+Hub::Hub(HubOptions options, RequestHandler handler) : impl_(std::make_unique<Impl>()) {
+  Impl& d = *impl_;
+  d.opt = std::move(options);
+  d.handler = std::move(handler);
+  const HubOptions& o = d.opt;
+  if (!(o.heartbeat_interval > 0) || o.heartbeat_liveness < 1 || !(o.fence_after > 0) ||
+      o.resend_interval < 0) {
+    throw Error(ExitStatus::config,
+                "heartbeat_interval and fence_after must be positive, heartbeat_liveness at "
+                "least 1");
+  }
+  if (o.server_key.has_value() != o.allow.has_value()) {
+    throw Error(ExitStatus::config,
+                o.server_key ? "a CURVE secret key without an allow-list would accept any "
+                               "client that knows the server key; set [controller] allow"
+                             : "an allow-list needs CURVE: set [controller] secret_key");
+  }
+  require_curve(o.bind, o.server_key.has_value(), "bind",
+                "[controller] secret_key and allow, or bind to loopback or ipc://");
+  d.curve = o.server_key.has_value();
+  d.interval = span(o.heartbeat_interval);
+  d.down_after = span(o.heartbeat_interval * o.heartbeat_liveness);
+  d.fence_span = span(o.heartbeat_interval * (o.heartbeat_liveness + 1) + o.fence_after);
+  d.resend = span(o.resend_interval > 0 ? o.resend_interval : o.heartbeat_interval);
+  d.next_seq = std::max<std::int64_t>(1, o.first_seq);
+  try {
+    if (d.curve) d.zap = std::make_unique<ZapHandler>(d.ctx, *o.allow);
+    d.router = zmq::socket_t(d.ctx, zmq::socket_type::router);
+    d.router.set(zmq::sockopt::linger, 0);
+    d.router.set(zmq::sockopt::maxmsgsize, kMaxMessageBytes);
+    d.router.set(zmq::sockopt::rcvhwm, 100000);
+    d.router.set(zmq::sockopt::sndhwm, 100000);
+    if (d.curve) set_curve_server(d.router, *o.server_key);
+    d.router.bind(o.bind);
+    d.endpoint = d.router.get(zmq::sockopt::last_endpoint);
+  } catch (const zmq::error_t& e) {
+    ExitStatus s = e.num() == EADDRINUSE ? ExitStatus::unavailable : ExitStatus::config;
+    throw Error(s, "bind " + o.bind + ": " + e.what());
+  }
+}
+
+Hub::~Hub() {
+  if (!impl_) return;
+  impl_->router.close();
+  impl_->zap.reset();
+}
+
+const std::string& Hub::endpoint() const {
+  return impl_->endpoint;
+}
+
+std::vector<HubEvent> Hub::poll(std::chrono::milliseconds timeout) {
+  Impl& d = *impl_;
+  if (d.opt.confirm_on_poll) {
+    for (auto& [node, a] : d.agents) {
+      for (const auto& [job, off] : a.handed) {
+        std::int64_t& c = a.confirmed[job];
+        c = std::max(c, off);
+      }
+    }
+  }
+  const auto start = Clock::now();
+  const auto deadline = start + timeout;
+  const auto tick = std::clamp<Clock::duration>(d.interval / 4, std::chrono::milliseconds(2),
+                                                std::chrono::milliseconds(250));
+  for (bool first = true;; first = false) {
+    auto now = Clock::now();
+    d.drain(now);
+    d.take_refusals();
+    d.timers(now);
+    if (!d.events.empty()) break;
+    now = Clock::now();
+    if (now >= deadline && !first) break;
+    auto wait = std::min<Clock::duration>(deadline - now, tick);
+    if (wait <= Clock::duration::zero()) {
+      if (!first) break;
+      continue;
+    }
+    zmq::pollitem_t item{d.router.handle(), 0, ZMQ_POLLIN, 0};
+    try {
+      zmq::poll(&item, 1,
+                std::chrono::duration_cast<std::chrono::milliseconds>(wait) +
+                    std::chrono::milliseconds(1));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw Error(ExitStatus::io, std::string("poll: ") + e.what());
+      break;  // a signal: let the caller look at it
+    }
+  }
+  std::vector<HubEvent> out;
+  out.swap(d.events);
+  return out;
+}
+
+std::optional<std::int64_t> Hub::assign(const std::string& node, std::int64_t round,
+                                        const json& placement, const json& jobs) {
+  Impl& d = *impl_;
+  auto it = d.agents.find(node);
+  if (it == d.agents.end() || it->second.fenced) return std::nullopt;
+  Impl::Agent& a = it->second;
+  Assign m;
+  m.round = round;
+  m.seq = d.next_seq++;
+  m.placement = placement;
+  m.jobs = jobs;
+  Impl::Pending p;
+  p.round = round;
+  p.seq = m.seq;
+  p.frame = encode(m);
+  p.last_sent = Clock::now();
+  if (!a.rid.empty()) d.send(a.rid, p.frame);
+  a.pending = std::move(p);
+  return m.seq;
+}
+
+void Hub::confirm_reports(const std::string& node, const Offsets& stored) {
+  Impl::Agent& a = impl_->agents[node];
+  if (a.node.empty()) {
+    a.node = node;
+    a.identity = Identity{Identity::Kind::agent, node, "", false};
+    a.fenced = true;  // known from the journal only: not connected, nothing to fence
+    a.last_heard = Clock::now();
+  }
+  for (const auto& [job, off] : stored) {
+    std::int64_t& c = a.confirmed[job];
+    c = std::max(c, off);
+    std::int64_t& h = a.handed[job];
+    h = std::max(h, off);
+  }
+}
+
+void Hub::say_bye(const std::string& reason) {
+  for (auto& [node, a] : impl_->agents) {
+    if (!a.rid.empty()) impl_->send(a.rid, Bye{"", reason, false, nullptr});
+  }
+}
+
+std::vector<AgentView> Hub::agents() const {
+  std::vector<AgentView> out;
+  for (const auto& [node, a] : impl_->agents) {
+    if (auto v = agent(node)) out.push_back(std::move(*v));
+  }
+  return out;
+}
+
+std::optional<AgentView> Hub::agent(const std::string& node) const {
+  auto it = impl_->agents.find(node);
+  if (it == impl_->agents.end()) return std::nullopt;
+  const Impl::Agent& a = it->second;
+  AgentView v;
+  v.node = a.node;
+  v.identity = a.identity;
+  v.inventory = a.inventory;
+  v.run_status = a.run_status;
+  v.jobs = a.jobs;
+  v.busy = a.busy;
+  v.connected = !a.rid.empty();
+  v.up = a.up;
+  v.fenced = a.fenced;
+  v.silent_for = seconds(Clock::now() - a.last_heard);
+  if (a.pending) v.pending = std::make_pair(a.pending->round, a.pending->seq);
+  v.last_ack = a.last_ack;
+  v.confirmed = a.confirmed;
+  return v;
+}
+
+std::vector<std::string> Hub::nodes_up() const {
+  std::vector<std::string> out;
+  for (const auto& [node, a] : impl_->agents) {
+    if (a.up && !a.fenced && !a.rid.empty()) out.push_back(node);
+  }
+  return out;
+}
+
+void Hub::set_allow_list(AllowList allow) {
+  if (impl_->zap) impl_->zap->set_allow_list(std::move(allow));
+}
+
+}  // namespace sia::channel

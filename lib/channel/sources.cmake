@@ -1,0 +1,17 @@
+# Sources of lib/channel (the control channel: protocol, keys, CURVE/ZAP, hub, agent,
+# client RPC), added to libsia.
+target_sources(sia PRIVATE
+  channel/protocol.cpp
+  channel/identity.cpp
+  channel/keys.cpp
+  channel/allow_list.cpp
+  channel/security.cpp
+  channel/zap_handler.cpp
+  channel/hub.cpp
+  channel/child_process.cpp
+  channel/sia_run_node.cpp
+  channel/agent.cpp
+  channel/agent_command.cpp
+  channel/client_rpc.cpp
+  channel/keygen_command.cpp
+)

@@ -1,0 +1,197 @@
+// JobBook <-> the data of a ControllerState snapshot (job_book.hpp).
+#include <cmath>
+
+#include "core/error.hpp"
+#include "ctl/job_book.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+json opt_placed(const std::optional<Placed>& p) {
+  return p ? placed_to_json(*p) : json(nullptr);
+}
+
+json job_to_json(const BookJob& b) {
+  json obs = json::array();
+  for (const auto& o : b.observations) {
+    json p = profile_point_to_json(o.point);
+    p["count"] = o.count;
+    obs.push_back(p);
+  }
+  json hist = json::array();
+  for (const auto& h : b.history) {
+    hist.push_back({{"round", h.round}, {"time", h.time}, {"placed", opt_placed(h.placed)}});
+  }
+  return {
+      {"spec", job_spec_to_json(b.spec)},
+      {"identity", b.identity},
+      {"submit_time", b.submit_time},
+      {"order", b.order},
+      {"state", to_string(b.state)},
+      {"reason", b.reason},
+      {"end_time", b.end_time},
+      {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
+      {"placed", opt_placed(b.placed)},
+      {"report_node", b.report_node},
+      {"generation", b.generation},
+      {"starts", b.starts},
+      {"restoring", b.restoring},
+      {"done_reported", b.done_reported},
+      {"attained_service", b.attained_service},
+      {"observations", obs},
+      {"gradient", b.gradient ? json{{"grad_sqr", b.gradient->sqr}, {"grad_var", b.gradient->var}}
+                              : json(nullptr)},
+      {"progress", b.progress},
+      {"step", b.step},
+      {"reports", b.reports},
+      {"last_report", b.last_report},
+      {"models", b.models},
+      {"history", hist}};
+}
+
+std::optional<Placed> parse_opt_placed(const Node& n) {
+  if (n.is_null()) return std::nullopt;
+  if (!n.is_object()) n.expected("a placement entry or null");
+  return placed_from_json(n.json());
+}
+
+BookJob job_from_json(const Node& n) {
+  BookJob b;
+  b.spec = parse_job_spec(n.at("spec"));
+  b.identity = n.string_or("identity", "");
+  b.submit_time = n.number_or("submit_time", 0);
+  b.order = n.int_or("order", 0);
+  Node st = n.at("state");
+  auto s = parse_lifecycle(st.as_string());
+  if (!s) st.expected("a job state (queued, running, finished, failed, cancelled)");
+  b.state = *s;
+  b.reason = n.string_or("reason", "");
+  b.end_time = n.number_or("end_time", 0);
+  if (auto e = n.get("exit_status")) b.exit_status = static_cast<int>(e->as_int());
+  if (auto p = n.get("placed")) b.placed = parse_opt_placed(*p);
+  b.report_node = n.string_or("report_node", "");
+  b.generation = static_cast<int>(n.int_or("generation", 0));
+  b.starts = static_cast<int>(n.int_or("starts", 0));
+  b.restoring = n.bool_or("restoring", false);
+  b.done_reported = n.bool_or("done_reported", false);
+  b.attained_service = n.number_or("attained_service", 0);
+  if (auto obs = n.get("observations")) {
+    obs->each([&](const Node& o) {
+      b.observations.push_back({parse_profile_point(o), static_cast<int>(o.int_or("count", 1))});
+    });
+  }
+  if (auto g = n.get("gradient")) {
+    b.gradient = GradientStats{g->at("grad_sqr").non_negative_number(),
+                               g->at("grad_var").non_negative_number()};
+  }
+  b.progress = n.number_or("progress", 0);
+  b.step = n.int_or("step", 0);
+  b.reports = n.int_or("reports", 0);
+  if (n.json().contains("last_report")) b.last_report = n.json()["last_report"];
+  if (auto m = n.get("models")) {
+    if (!m->is_object()) m->expected("an object of fitted models");
+    b.models = m->json();
+  }
+  if (auto h = n.get("history")) {
+    h->each([&](const Node& e) {
+      HistoryEntry x;
+      x.round = e.int_or("round", 0);
+      x.time = e.number_or("time", 0);
+      if (auto p = e.get("placed")) x.placed = parse_opt_placed(*p);
+      b.history.push_back(std::move(x));
+    });
+  }
+  return b;
+}
+
+}  // namespace
+
+json JobBook::to_json() const {
+  json jobs = json::array();
+  for (const auto& [name, b] : jobs_) jobs.push_back(job_to_json(b));
+  json nodes = json::array();
+  for (const auto& [name, n] : nodes_) {
+    nodes.push_back({{"name", n.name},
+                     {"up", n.up},
+                     {"last_seen", n.last_seen},
+                     {"last_check", n.last_check},
+                     {"error", n.error},
+                     {"delivered_round", n.delivered_round},
+                     {"delivery_error", n.delivery_error}});
+  }
+  json offsets = json::array();
+  for (const auto& [key, next] : report_next_) {
+    offsets.push_back({{"node", key.first}, {"job", key.second}, {"next", next}});
+  }
+  json rejections = json::array();
+  for (const auto& r : rejections_) {
+    rejections.push_back(
+        {{"job", r.job}, {"identity", r.identity}, {"time", r.time}, {"reason", r.reason}});
+  }
+  return {{"seq", seq_},
+          {"round", round_},
+          {"last_round_time", last_round_time_},
+          {"next_order", next_order_},
+          {"jobs", jobs},
+          {"nodes", nodes},
+          {"report_offsets", offsets},
+          {"inbox", inbox_},
+          {"rejections", rejections},
+          {"last_cluster", last_cluster_},
+          {"last_allocation", last_allocation_},
+          {"last_placement", last_placement_}};
+}
+
+JobBook JobBook::from_json(const json& data, const std::string& file) {
+  Node d(data, file, "data");
+  JobBook b;
+  b.seq_ = d.at("seq").non_negative_int();
+  b.round_ = d.int_or("round", 0);
+  b.last_round_time_ = d.number_or("last_round_time", 0);
+  b.next_order_ = d.int_or("next_order", 1);
+  if (auto jobs = d.get("jobs")) {
+    jobs->each([&](const Node& j) {
+      BookJob x = job_from_json(j);
+      std::string name = x.spec.name;
+      b.jobs_.emplace(name, std::move(x));
+    });
+  }
+  if (auto nodes = d.get("nodes")) {
+    nodes->each([&](const Node& n) {
+      BookNode x;
+      x.name = n.at("name").as_string();
+      x.up = n.bool_or("up", false);
+      x.last_seen = n.number_or("last_seen", 0);
+      x.last_check = n.number_or("last_check", 0);
+      x.error = n.string_or("error", "");
+      x.delivered_round = n.int_or("delivered_round", 0);
+      x.delivery_error = n.string_or("delivery_error", "");
+      b.nodes_[x.name] = x;
+    });
+  }
+  if (auto offs = d.get("report_offsets")) {
+    offs->each([&](const Node& o) {
+      b.report_next_[{o.at("node").as_string(), o.at("job").as_string()}] =
+          o.at("next").non_negative_int();
+    });
+  }
+  if (auto inbox = d.get("inbox")) {
+    for (const auto& f : inbox->as_strings()) b.inbox_.insert(f);
+  }
+  if (auto rej = d.get("rejections")) {
+    rej->each([&](const Node& r) {
+      b.rejections_.push_back({r.at("job").as_string(), r.string_or("identity", ""),
+                               r.number_or("time", 0), r.string_or("reason", "")});
+    });
+  }
+  auto keep = [&](const char* k) { return data.contains(k) ? data[k] : json(); };
+  b.last_cluster_ = keep("last_cluster");
+  b.last_allocation_ = keep("last_allocation");
+  b.last_placement_ = keep("last_placement");
+  return b;
+}
+
+}  // namespace sia::ctl

@@ -1,0 +1,130 @@
+#include "ctl/client_backend.hpp"
+
+#include <set>
+
+#include "core/error.hpp"
+#include "ctl/client_docs.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl/submission.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<PendingRequest> pending_requests(const StateStore& store) {
+  std::vector<PendingRequest> out;
+  for (const auto& f : store.inbox_files()) {
+    try {
+      json r = store.read_inbox(f);
+      PendingRequest p;
+      p.type = r.value("type", "");
+      p.identity = r.value("identity", "?");
+      p.time = r.contains("time") && r["time"].is_number() ? r["time"].get<double>() : 0;
+      if (r.contains("jobs") && r["jobs"].is_array()) {
+        for (const auto& j : r["jobs"]) {
+          if (j.is_string()) p.jobs.push_back(j.get<std::string>());
+          if (j.is_object() && j.contains("name") && j["name"].is_string()) {
+            p.jobs.push_back(j["name"].get<std::string>());
+          }
+        }
+      }
+      out.push_back(std::move(p));
+    } catch (const Error&) {
+      // Taken in (and removed) by a round meanwhile, or malformed: the round reports it.
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+RemoteBackendFactory& remote_backend_factory() {
+  static RemoteBackendFactory factory;
+  return factory;
+}
+
+std::unique_ptr<ClientBackend> make_client_backend(const Config& config) {
+  if (!config.client.connect.empty()) {
+    if (!remote_backend_factory()) {
+      throw Error(ExitStatus::usage, "client.connect is " + config.client.connect +
+                                         ", but this sia-ctl has no control channel client; "
+                                         "leave it empty to act on the local state directory");
+    }
+    return remote_backend_factory()(config);
+  }
+  return std::make_unique<LocalBackend>(config, local_identity());
+}
+
+LocalBackend::LocalBackend(const Config& config, std::string identity)
+    : config_(config), store_(config.controller.state_dir), identity_(std::move(identity)) {
+  if (config.controller.state_dir.empty()) {
+    throw Error(ExitStatus::config,
+                "no state directory: give --state-dir, or set controller.state_dir, "
+                "SIA_CTL_STATE_DIR or HOME");
+  }
+}
+
+JobBook LocalBackend::load() const {
+  if (!store_.exists()) return JobBook{};
+  return store_.load(false, nullptr);
+}
+
+json LocalBackend::submit(const std::vector<JobSpec>& jobs) {
+  JobBook book = load();
+  auto pending = pending_requests(store_);
+  std::set<std::string> waiting;
+  for (const auto& p : pending) {
+    if (p.type == "submit") waiting.insert(p.jobs.begin(), p.jobs.end());
+  }
+  for (const auto& s : jobs) {
+    if (const BookJob* b = book.find(s.name)) {
+      throw Error(ExitStatus::data, "job \"" + s.name + "\" exists already (" +
+                                        to_string(b->state) +
+                                        "); a job name is never reused: choose another");
+    }
+    if (waiting.count(s.name)) {
+      throw Error(ExitStatus::data,
+                  "job \"" + s.name + "\" is submitted already (waiting in the inbox)");
+    }
+  }
+  json list = json::array();
+  std::vector<std::string> names;
+  for (const auto& s : jobs) {
+    list.push_back(job_spec_to_json(s));
+    names.push_back(s.name);
+  }
+  store_.create();
+  const double now = wall_clock();
+  store_.write_inbox(inbox_request("submit", identity_, now, {{"jobs", list}}));
+  pending.push_back({"submit", identity_, now, names});
+  return job_status_list(book, pending, names, now);
+}
+
+json LocalBackend::status(const std::vector<std::string>& jobs) {
+  JobBook book = load();
+  return job_status_list(book, pending_requests(store_), jobs, wall_clock());
+}
+
+json LocalBackend::cancel(const std::vector<std::string>& jobs) {
+  JobBook book = load();
+  auto pending = pending_requests(store_);
+  const double now = wall_clock();
+  // Every job must be known (or waiting to be taken in) before anything is written.
+  job_status_list(book, pending, jobs, now);
+  store_.create();
+  store_.write_inbox(inbox_request("cancel", identity_, now, {{"jobs", jobs}}));
+  pending.push_back({"cancel", identity_, now, jobs});
+  return job_status_list(book, pending, jobs, now);
+}
+
+json LocalBackend::nodes() {
+  return node_list(load(), wall_clock());
+}
+
+json LocalBackend::explain(const std::string& job) {
+  return job_explanation(load(), pending_requests(store_), job, wall_clock());
+}
+
+}  // namespace sia::ctl

@@ -1,0 +1,64 @@
+// ClientBackend: what the client subcommands (submit, status, cancel, nodes, explain)
+// ask of a controller, whatever the way to it. Every call returns a whole document
+// envelope ({"apiVersion", "kind", "metadata", "data"}) that the command prints as JSON or
+// renders as a table (client_render.hpp), or throws sia::Error with the status to exit
+// with (65 a refused submission, 66 an unknown job, 69 an unreachable controller...).
+//   LocalBackend  acts on a state directory on this machine: submissions and cancellations
+//                 become request files in STATE/inbox that the next round takes in; reads
+//                 load the snapshot and journal without taking the lock.
+// A remote backend (the control channel's client RPC) implements the same interface and
+// is chosen by make_client_backend() when [client] connect (or --connect) is set.
+// Thread-safety: one thread per backend object.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job_spec.hpp"
+#include "ctl/config.hpp"
+#include "ctl/state_store.hpp"
+
+namespace sia::ctl {
+
+class ClientBackend {
+ public:
+  virtual ~ClientBackend() = default;
+  // Jobs already read and validated by the client; returns a JobStatusList of them.
+  virtual nlohmann::json submit(const std::vector<JobSpec>& jobs) = 0;
+  // JobStatusList of the named jobs (all jobs when empty).
+  virtual nlohmann::json status(const std::vector<std::string>& jobs) = 0;
+  // JobStatusList of the named jobs after the request.
+  virtual nlohmann::json cancel(const std::vector<std::string>& jobs) = 0;
+  virtual nlohmann::json nodes() = 0;                          // NodeList
+  virtual nlohmann::json explain(const std::string& job) = 0;  // JobExplanation
+};
+
+class LocalBackend : public ClientBackend {
+ public:
+  LocalBackend(const Config& config, std::string identity);
+  nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
+  nlohmann::json status(const std::vector<std::string>& jobs) override;
+  nlohmann::json cancel(const std::vector<std::string>& jobs) override;
+  nlohmann::json nodes() override;
+  nlohmann::json explain(const std::string& job) override;
+
+ private:
+  JobBook load() const;
+  Config config_;
+  StateStore store_;
+  std::string identity_;
+};
+
+// The factory of remote backends, set by whoever links the control channel in; null:
+// none (a configured connect endpoint is then a usage error).
+using RemoteBackendFactory = std::function<std::unique_ptr<ClientBackend>(const Config&)>;
+RemoteBackendFactory& remote_backend_factory();
+
+// LocalBackend, or the remote one when config.client.connect is set.
+std::unique_ptr<ClientBackend> make_client_backend(const Config& config);
+
+}  // namespace sia::ctl

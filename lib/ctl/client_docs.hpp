@@ -1,0 +1,43 @@
+// The documents the client subcommands print, built from a JobBook (and the requests still
+// waiting in the inbox) -- by the local backend, and by the controller daemon to answer a
+// remote client the same way:
+//   JobStatusList  {"jobs": [{name, state, identity, submitted, age, gpu_type, nodes, gpus,
+//                  batch_size, local_bsz, accum_steps, restarts, progress, step, reports,
+//                  reason, exit_status, ended}]}, jobs by name; state is also "submitted"
+//                  (in the inbox) or "rejected"
+//   NodeList       {"nodes": [{name, gpu_type, gpus, address, state: up|down|unknown,
+//                  last_seen, error, delivery_error, jobs: ["JOB:GPUS"...]}]}
+//   JobExplanation {job, state, round, placement, queue_position, waiting, allocation,
+//                  note, lines: [...]} -- why the job runs where it runs or why it waits,
+//                  from the last round's allocation (with explanations) and placement
+// Times are seconds since the epoch (sia-ctl prints them for people in the tables).
+// Thread-safety: pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ctl/job_book.hpp"
+
+namespace sia::ctl {
+
+struct PendingRequest {
+  std::string type;  // submit | cancel
+  std::string identity;
+  double time = 0;
+  std::vector<std::string> jobs;
+};
+
+// Status 66 for a named job that is neither known nor pending.
+nlohmann::json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pending,
+                               const std::vector<std::string>& jobs, double now);
+nlohmann::json node_list(const JobBook& book, double now);
+nlohmann::json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
+                               const std::string& job, double now);
+
+// An envelope around `data`.
+nlohmann::json envelope(const std::string& kind, const nlohmann::json& data);
+
+}  // namespace sia::ctl

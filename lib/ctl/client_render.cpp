@@ -1,0 +1,129 @@
+#include "ctl/client_render.hpp"
+
+#include "cli/table.hpp"
+#include "core/document.hpp"
+#include "exec/job_launch.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+std::string text(const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>().empty() ? "-" : v.get<std::string>();
+  if (v.is_number_float()) return cli::fixed(v.get<double>(), 1);
+  return v.dump();
+}
+
+std::string ago(const json& t, double now) {
+  if (!t.is_number()) return "-";
+  return cli::duration(std::max(0.0, now - t.get<double>())) + " ago";
+}
+
+std::string jobs_table(const json& d) {
+  cli::Table t(
+      {"job", "state", "gpus", "placement", "restarts", "step", "progress", "age", "reason"});
+  for (const auto& j : d.value("jobs", json::array())) {
+    std::string where;
+    for (const auto& n : j.value("nodes", json::array())) {
+      where += (where.empty() ? "" : " ") + n.value("name", std::string("?")) + ":" +
+               exec::join_ints(n.value("gpus", std::vector<int>{}));
+    }
+    if (!where.empty()) where = j.value("gpu_type", std::string("")) + " " + where;
+    std::string reason = j.value("reason", "");
+    if (j.contains("exit_status") && j["exit_status"].is_number_integer() &&
+        j["exit_status"].get<int>() != 0) {
+      reason += " (exit " + std::to_string(j["exit_status"].get<int>()) + ")";
+    }
+    t.add({j.value("name", ""), j.value("state", ""), std::to_string(j.value("gpus", 0)),
+           where.empty() ? "-" : where, std::to_string(j.value("restarts", 0)),
+           std::to_string(j.value("step", 0)), cli::fixed(j.value("progress", 0.0), 1),
+           cli::duration(j.value("age", 0.0)), reason.empty() ? "-" : reason});
+  }
+  return t.render();
+}
+
+std::string nodes_table(const json& d, double now) {
+  cli::Table t({"node", "type", "gpus", "state", "last seen", "jobs", "error"});
+  for (const auto& n : d.value("nodes", json::array())) {
+    std::string jobs;
+    for (const auto& j : n.value("jobs", json::array())) {
+      jobs += (jobs.empty() ? "" : " ") + j.get<std::string>();
+    }
+    std::string err = n.value("error", "");
+    std::string derr = n.value("delivery_error", "");
+    if (!derr.empty()) err += (err.empty() ? "" : "; ") + std::string("delivery: ") + derr;
+    t.add({n.value("name", ""), text(n.value("gpu_type", json())), text(n.value("gpus", json())),
+           n.value("state", ""), ago(n.value("last_seen", json()), now), jobs.empty() ? "-" : jobs,
+           err.empty() ? "-" : err});
+  }
+  return t.render();
+}
+
+std::string explain_text(const json& d) {
+  std::string out = "job " + d.value("job", std::string("?")) + ": " +
+                    d.value("state", std::string("?")) + " (after round " +
+                    std::to_string(d.value("round", 0)) + ")\n";
+  for (const auto& l : d.value("lines", json::array())) out += "  " + l.get<std::string>() + "\n";
+  return out;
+}
+
+std::string round_text(const json& d) {
+  int up = 0, total = 0;
+  for (const auto& n : d.value("nodes", json::array())) {
+    ++total;
+    up += n.value("up", false) ? 1 : 0;
+  }
+  int running = 0, waiting = 0;
+  for (const auto& j : d.value("jobs", json::array())) {
+    (j.value("state", "") == "running" ? running : waiting)++;
+  }
+  std::string out = std::string(d.value("dry_run", false) ? "dry run: " : "") + "round " +
+                    std::to_string(d.value("round", 0)) + " on " +
+                    d.value("cluster", std::string("?")) + ": " + std::to_string(up) + "/" +
+                    std::to_string(total) + " nodes up, " + std::to_string(running) + " running, " +
+                    std::to_string(waiting) + " waiting, " + std::to_string(d.value("reports", 0)) +
+                    " new reports\n";
+  cli::Table t({"job", "state", "placement", "restarts", "progress", "actions"});
+  for (const auto& j : d.value("jobs", json::array())) {
+    std::string actions;
+    for (const auto& a : j.value("actions", json::array())) {
+      actions += (actions.empty() ? "" : "; ") + a.get<std::string>();
+    }
+    t.add({j.value("name", ""), j.value("state", ""), j.value("placement", ""),
+           std::to_string(j.value("restarts", 0)), cli::fixed(j.value("progress", 0.0), 1),
+           actions.empty() ? "-" : actions});
+  }
+  if (t.rows() > 0) out += t.render();
+  for (const auto& s : d.value("submitted", json::array())) {
+    out += "submitted: " + s.get<std::string>() + "\n";
+  }
+  for (const auto& s : d.value("cancelled", json::array())) {
+    out += "cancelled: " + s.get<std::string>() + "\n";
+  }
+  for (const auto& e : d.value("ended", json::array())) {
+    out += e.value("state", std::string("ended")) + ": " + e.value("job", std::string("?")) + " (" +
+           e.value("reason", std::string("")) + ")\n";
+  }
+  for (const auto& r : d.value("rejected", json::array())) {
+    out += "rejected: " + r.value("file", std::string("?")) + ": " +
+           r.value("reason", std::string("")) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_table(const json& doc, double now) {
+  const std::string kind = doc.value("kind", "");
+  const json data = doc.value("data", json::object());
+  if (kind == "JobStatusList") return jobs_table(data);
+  if (kind == "NodeList") return nodes_table(data, now);
+  if (kind == "JobExplanation") return explain_text(data);
+  if (kind == "RoundResult") return round_text(data);
+  return dump_json(doc, true) + "\n";
+}
+
+}  // namespace sia::ctl

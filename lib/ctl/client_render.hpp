@@ -1,0 +1,15 @@
+// Tables for people of the documents sia-ctl prints: JobStatusList, NodeList,
+// JobExplanation, RoundResult and Config. Unknown kinds are printed as indented JSON.
+// Thread-safety: pure.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace sia::ctl {
+
+// `doc` is a whole envelope; `now` (seconds since the epoch) turns times into ages.
+std::string render_table(const nlohmann::json& doc, double now);
+
+}  // namespace sia::ctl

@@ -1,0 +1,226 @@
+#include "ctl/command_driver.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include "core/atomic_file.hpp"
+#include "core/document.hpp"
+#include "core/error.hpp"
+#include "ctl/pipe_process.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kParallel = 16;
+
+std::string failure(const PipedResult& r) {
+  std::string why = last_line(r.err);
+  if (r.timed_out) return "timed out after " + std::to_string(static_cast<int>(r.seconds)) + " s";
+  std::string status = "exit status " + std::to_string(r.status);
+  return why.empty() ? status : why + " (" + status + ")";
+}
+
+// The data of the one document of `kind` a node command printed.
+json document_data(const std::string& out, const std::string& what, const std::string& kind) {
+  auto docs = parse_documents(out, what, {kind});
+  if (docs.size() != 1)
+    throw Error(ExitStatus::data, what + ": expected one " + kind + " document");
+  return docs.front().data().json();
+}
+
+}  // namespace
+
+std::string expand_placeholders(const std::string& arg,
+                                const std::map<std::string, std::string>& values) {
+  std::string out;
+  for (std::size_t i = 0; i < arg.size();) {
+    if (arg[i] == '{') {
+      auto close = arg.find('}', i);
+      if (close != std::string::npos) {
+        auto it = values.find(arg.substr(i + 1, close - i - 1));
+        if (it != values.end()) {
+          out += it->second;
+          i = close + 1;
+          continue;
+        }
+      }
+    }
+    out += arg[i++];
+  }
+  return out;
+}
+
+CommandDriver::CommandDriver(Cluster cluster, std::string cluster_file, std::string state_dir,
+                             NodeCommandSettings templates, std::function<ReportOffsets()> offsets)
+    : cluster_(std::move(cluster)),
+      cluster_file_(std::move(cluster_file)),
+      state_dir_(std::move(state_dir)),
+      templates_(std::move(templates)),
+      offsets_(std::move(offsets)) {}
+
+std::vector<std::string> CommandDriver::expand(const std::vector<std::string>& tmpl,
+                                               const ClusterNode& node, std::int64_t round) const {
+  const std::map<std::string, std::string> values = {
+      {"state", state_dir_},
+      {"node", node.name},
+      {"address", node.address},
+      {"cluster", cluster_file_},
+      {"jobs", state_dir_ + "/run/jobs.json"},
+      {"placement", state_dir_ + "/run/placement.json"},
+      {"round", std::to_string(round)}};
+  std::vector<std::string> out;
+  for (const auto& a : tmpl) out.push_back(expand_placeholders(a, values));
+  return out;
+}
+
+void CommandDriver::for_nodes(const std::vector<std::size_t>& nodes,
+                              const std::function<void(std::size_t)>& fn) const {
+  for (std::size_t begin = 0; begin < nodes.size(); begin += kParallel) {
+    std::size_t end = std::min(nodes.size(), begin + kParallel);
+    if (end - begin == 1) {
+      fn(nodes[begin]);
+      continue;
+    }
+    std::vector<std::thread> threads;
+    for (std::size_t k = begin; k < end; ++k) threads.emplace_back(fn, nodes[k]);
+    for (auto& t : threads) t.join();
+  }
+}
+
+std::vector<std::string> CommandDriver::take_warnings() {
+  return std::exchange(warnings_, {});
+}
+
+std::vector<NodeStatus> CommandDriver::observe() {
+  std::vector<NodeStatus> out(cluster_.nodes.size());
+  std::vector<std::size_t> all;
+  for (std::size_t i = 0; i < cluster_.nodes.size(); ++i) all.push_back(i);
+  for_nodes(all, [&](std::size_t i) {
+    const ClusterNode& n = cluster_.nodes[i];
+    NodeStatus& s = out[i];
+    s.node = n.name;
+    try {
+      PipedResult r = run_piped(expand(templates_.status, n, 0), "", templates_.timeout);
+      if (r.status != 0 || r.timed_out) {
+        s.error = failure(r);
+        return;
+      }
+      s.status = document_data(r.out, "node " + n.name + ": status", "RunStatus");
+      s.ok = true;
+    } catch (const Error& e) {
+      s.error = e.what();
+    }
+  });
+  up_.clear();
+  for (const auto& s : out) {
+    if (s.ok) up_.insert(s.node);
+  }
+  observed_ = true;
+  return out;
+}
+
+std::vector<std::string> CommandDriver::nodes_up() {
+  if (!observed_) observe();
+  return {up_.begin(), up_.end()};
+}
+
+std::vector<ReportLine> CommandDriver::drain_reports() {
+  if (!observed_) observe();
+  const ReportOffsets offsets = offsets_ ? offsets_() : ReportOffsets{};
+  std::vector<std::vector<ReportLine>> per(cluster_.nodes.size());
+  std::vector<std::string> errors(cluster_.nodes.size());
+  std::vector<std::size_t> nodes;
+  for (std::size_t i = 0; i < cluster_.nodes.size(); ++i) {
+    if (up_.count(cluster_.nodes[i].name)) nodes.push_back(i);
+  }
+  for_nodes(nodes, [&](std::size_t i) {
+    const ClusterNode& n = cluster_.nodes[i];
+    std::vector<std::string> argv = expand(templates_.reports, n, 0);
+    for (auto it = offsets.lower_bound({n.name, ""});
+         it != offsets.end() && it->first.first == n.name; ++it) {
+      argv.push_back("--after");
+      argv.push_back(it->first.second + "=" + std::to_string(it->second));
+    }
+    try {
+      PipedResult r = run_piped(argv, "", templates_.timeout);
+      if (r.status != 0 || r.timed_out) {
+        errors[i] = "node " + n.name + ": reports: " + failure(r);
+        return;
+      }
+      std::size_t pos = 0;
+      while (pos < r.out.size()) {
+        std::size_t nl = r.out.find('\n', pos);
+        if (nl == std::string::npos) nl = r.out.size();
+        std::string line = r.out.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (line.empty()) continue;
+        json j = json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.is_object() || !j.contains("job") || !j["job"].is_string() ||
+            !j.contains("offset") || !j["offset"].is_number_integer() || !j.contains("report") ||
+            !j["report"].is_object()) {
+          errors[i] = "node " + n.name + ": reports: a line that is not {job, offset, report}";
+          continue;
+        }
+        ReportLine rl;
+        rl.node = n.name;
+        rl.job = j["job"].get<std::string>();
+        rl.offset = j["offset"].get<std::int64_t>();
+        rl.line = j["report"].dump();
+        if (j.contains("next") && j["next"].is_number_integer()) {
+          rl.next = j["next"].get<std::int64_t>();
+        }
+        per[i].push_back(std::move(rl));
+      }
+    } catch (const Error& e) {
+      errors[i] = "node " + n.name + ": reports: " + e.what();
+    }
+  });
+  std::vector<ReportLine> out;
+  for (std::size_t i = 0; i < per.size(); ++i) {
+    out.insert(out.end(), per[i].begin(), per[i].end());
+    if (!errors[i].empty()) warnings_.push_back(errors[i]);
+  }
+  return out;
+}
+
+std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placement& placement,
+                                               const json& jobs_doc) {
+  if (!observed_) observe();
+  const std::string doc = dump_document("Placement", {{"generator", "sia-ctl"}, {"round", round}},
+                                        placement_to_json(placement, cluster_), false) +
+                          "\n";
+  write_file_atomic(state_dir_ + "/run/placement.json", doc);
+  write_file_atomic(state_dir_ + "/run/jobs.json", jobs_doc.dump() + "\n");
+  std::vector<NodeResult> out(cluster_.nodes.size());
+  std::vector<std::size_t> nodes;
+  for (std::size_t i = 0; i < cluster_.nodes.size(); ++i) {
+    out[i].node = cluster_.nodes[i].name;
+    if (up_.count(cluster_.nodes[i].name)) {
+      nodes.push_back(i);
+    } else {
+      out[i].error = "down: nothing delivered";
+    }
+  }
+  for_nodes(nodes, [&](std::size_t i) {
+    const ClusterNode& n = cluster_.nodes[i];
+    NodeResult& res = out[i];
+    try {
+      PipedResult r = run_piped(expand(templates_.apply, n, round), doc, templates_.timeout);
+      if (r.status != 0 || r.timed_out) {
+        res.error = failure(r);
+        return;
+      }
+      res.plan = document_data(r.out, "node " + n.name + ": apply", "RunPlan");
+      res.acknowledged = true;
+    } catch (const Error& e) {
+      res.error = e.what();
+    }
+  });
+  return out;
+}
+
+}  // namespace sia::ctl

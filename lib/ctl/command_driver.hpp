@@ -1,0 +1,72 @@
+// CommandDriver: a NodeDriver that reaches each node by running a command per node and
+// round -- the [nodes] templates of sia-config(5). The default templates run a local
+// sia-run per node with its own state directory, STATE/nodes/NODE, and checkpoints shared
+// under STATE/ckpt (so a job moved between nodes resumes), so one machine can play a
+// whole cluster; `ssh {address} sia-run ...` templates reach real nodes.
+//   status   per node, once per round: prints a RunStatus document; a node whose status
+//            command fails (or prints no RunStatus) is down for the round
+//   reports  per node that is up: prints report lines (`sia-run reports -o jsonl`); the
+//            driver appends `--after JOB=OFFSET` for every job whose reports from that
+//            node it has read up to OFFSET
+//   apply    per node that is up: the Placement on standard input; prints a RunPlan
+// Placeholders in every argument: {state} (the controller's state directory), {node},
+// {address} (the node's address in the cluster file), {cluster} (the cluster file),
+// {jobs} (a Jobs document with the jobs' commands, STATE/run/jobs.json), {placement}
+// (the same Placement, STATE/run/placement.json), {round}.
+// Nodes' commands run in parallel, each with the [nodes] timeout.
+// Thread-safety: one thread calls it; it starts its own threads per call.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "ctl/config.hpp"
+#include "ctl/node_driver.hpp"
+
+namespace sia::ctl {
+
+using ReportOffsets = std::map<std::pair<std::string, std::string>, std::int64_t>;
+
+class CommandDriver : public NodeDriver {
+ public:
+  // `cluster` is the configured cluster (a placement's type indices refer to it);
+  // `offsets` gives, when reports are drained, how far each (node, job) has been read.
+  CommandDriver(Cluster cluster, std::string cluster_file, std::string state_dir,
+                NodeCommandSettings templates, std::function<ReportOffsets()> offsets);
+
+  std::vector<std::string> nodes_up() override;
+  std::vector<NodeResult> deliver(std::int64_t round, const Placement& placement,
+                                  const nlohmann::json& jobs_doc) override;
+  std::vector<ReportLine> drain_reports() override;
+  std::vector<NodeStatus> observe() override;
+
+  // Warnings of the last call (a report line that did not read, a node that failed).
+  std::vector<std::string> take_warnings();
+
+ private:
+  std::vector<std::string> expand(const std::vector<std::string>& tmpl, const ClusterNode& node,
+                                  std::int64_t round) const;
+  // Runs fn(node index) for the given nodes, a few at a time.
+  void for_nodes(const std::vector<std::size_t>& nodes,
+                 const std::function<void(std::size_t)>& fn) const;
+
+  Cluster cluster_;
+  std::string cluster_file_;
+  std::string state_dir_;
+  NodeCommandSettings templates_;
+  std::function<ReportOffsets()> offsets_;
+  bool observed_ = false;
+  std::set<std::string> up_;
+  std::vector<std::string> warnings_;
+};
+
+// "{node}" etc. replaced in one argument.
+std::string expand_placeholders(const std::string& arg,
+                                const std::map<std::string, std::string>& values);
+
+}  // namespace sia::ctl

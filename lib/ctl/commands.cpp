@@ -1,0 +1,166 @@
+#include "ctl/commands.hpp"
+
+#include "core/cluster.hpp"
+#include "core/document.hpp"
+#include "core/error.hpp"
+#include "ctl/client_backend.hpp"
+#include "ctl/client_render.hpp"
+#include "ctl/command_driver.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl/state_store.hpp"
+#include "ctl/submission.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+const char* kProgram = "sia-ctl";
+
+void print(const json& doc, cli::Format format) {
+  if (format == cli::Format::table) {
+    cli::write_stdout(render_table(doc, wall_clock()));
+  } else {
+    cli::write_stdout(dump_json(doc, cli::stdout_is_tty()) + "\n");
+  }
+}
+
+void warn(const std::string& w) {
+  cli::info(kProgram, "warning: " + w);
+}
+
+Config config_of(const CtlArgs& args) {
+  Config c = load_config(args.sources);
+  if (c.controller.state_dir.empty()) {
+    throw Error(ExitStatus::config,
+                "no state directory: give --state-dir, or set controller.state_dir, "
+                "SIA_CTL_STATE_DIR or HOME");
+  }
+  return c;
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> parse_stage_flag(const std::string& text) {
+  auto eq = text.find('=');
+  std::string name = eq == std::string::npos ? text : text.substr(0, eq);
+  if (eq == std::string::npos || (name != "estimate" && name != "solve" && name != "place")) {
+    throw Error(ExitStatus::usage,
+                "--stage: expected estimate=COMMAND, solve=COMMAND or "
+                "place=COMMAND, got \"" +
+                    text + "\"");
+  }
+  return {"stages." + name, text.substr(eq + 1)};
+}
+
+int run_round_command(const CtlArgs& args) {
+  Config config = config_of(args);
+  if (config.controller.cluster.empty()) {
+    throw Error(ExitStatus::config,
+                "no cluster: give --cluster, or set controller.cluster or SIA_CLUSTER");
+  }
+  Cluster cluster = read_cluster(config.controller.cluster);
+  StateStore store(config.controller.state_dir);
+  std::optional<exec::StateLock> lock;
+  if (!args.dry_run) {
+    store.create();
+    lock.emplace(store.lock("sia-ctl round"));
+  }
+  std::vector<std::string> warnings;
+  JobBook book = store.exists() ? store.load(!args.dry_run, &warnings) : JobBook{};
+  for (const auto& w : warnings) warn(w);
+  CommandDriver driver(cluster, config.controller.cluster, store.root(), config.nodes,
+                       [&book] { return book.report_offsets(); });
+  RoundOptions options;
+  options.dry_run = args.dry_run;
+  options.warn = warn;
+  RoundEngine engine(config, cluster, store, driver, options);
+  json data = engine.run(book);
+  for (const auto& w : driver.take_warnings()) warn(w);
+  json doc = {{"apiVersion", kApiVersion},
+              {"kind", "RoundResult"},
+              {"metadata", {{"generator", "sia-ctl round"}}},
+              {"data", data}};
+  print(doc, args.format);
+  bool any_up = false;
+  for (const auto& n : data["nodes"]) any_up = any_up || n.value("up", false);
+  if (!any_up && !cluster.nodes.empty()) {
+    cli::write_stderr(std::string(kProgram) +
+                      ": error: no node answered (see the node errors above); the round "
+                      "placed nothing\n");
+    return to_int(ExitStatus::unavailable);
+  }
+  return 0;
+}
+
+int run_submit_command(const CtlArgs& args, const std::vector<std::string>& files) {
+  Config config = config_of(args);
+  Catalog catalog(config.controller.catalog.empty() ? default_catalog_dir()
+                                                    : config.controller.catalog);
+  std::vector<JobSpec> specs = read_submissions(files, catalog);
+  if (args.dry_run) {
+    json list = json::array();
+    for (const auto& s : specs) list.push_back(job_spec_to_json(s));
+    json doc = {{"apiVersion", kApiVersion},
+                {"kind", "Jobs"},
+                {"metadata", {{"generator", "sia-ctl submit"}, {"dry_run", true}}},
+                {"data", {{"jobs", list}}}};
+    if (args.format == cli::Format::table) {
+      std::string out;
+      for (const auto& s : specs) out += "would submit " + s.name + "\n";
+      cli::write_stdout(out + "dry run: nothing was submitted\n");
+    } else {
+      print(doc, args.format);
+    }
+    return 0;
+  }
+  print(make_client_backend(config)->submit(specs), args.format);
+  return 0;
+}
+
+int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs) {
+  Config config = config_of(args);
+  print(make_client_backend(config)->status(jobs), args.format);
+  return 0;
+}
+
+int run_cancel_command(const CtlArgs& args, const std::vector<std::string>& jobs) {
+  Config config = config_of(args);
+  auto backend = make_client_backend(config);
+  if (args.dry_run) {
+    print(backend->status(jobs), args.format);
+    if (args.format == cli::Format::table) cli::write_stdout("dry run: nothing was cancelled\n");
+    return 0;
+  }
+  print(backend->cancel(jobs), args.format);
+  return 0;
+}
+
+int run_nodes_command(const CtlArgs& args) {
+  Config config = config_of(args);
+  print(make_client_backend(config)->nodes(), args.format);
+  return 0;
+}
+
+int run_explain_command(const CtlArgs& args, const std::string& job) {
+  Config config = config_of(args);
+  print(make_client_backend(config)->explain(job), args.format);
+  return 0;
+}
+
+int run_config_command(const CtlArgs& args) {
+  Config config = load_config(args.sources);
+  if (args.format == cli::Format::table) {
+    cli::write_stdout(config_table(config));
+  } else {
+    print({{"apiVersion", kApiVersion},
+           {"kind", "Config"},
+           {"metadata", {{"generator", "sia-ctl config"}}},
+           {"data", config_to_json(config)}},
+          args.format);
+  }
+  return 0;
+}
+
+}  // namespace sia::ctl

@@ -1,0 +1,40 @@
+// sia-ctl's controller subcommands as library calls (tools/sia-ctl only parses flags):
+//   round    exactly one scheduling round on the local state directory, holding its lock
+//            (status 75 when another round or the daemon holds it), reaching the nodes
+//            through the [nodes] command templates (CommandDriver)
+//   submit   job files -> the controller (validated before anything is written)
+//   status, cancel, nodes, explain -> through a ClientBackend (local state directory, or
+//            the control channel when [client] connect is set and a remote backend is
+//            linked in)
+//   config   the effective settings and where each came from
+// Each returns the exit status or throws sia::Error; documents go to stdout.
+// Thread-safety: process-wide (stdout, children).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/tool.hpp"
+#include "ctl/config.hpp"
+
+namespace sia::ctl {
+
+struct CtlArgs {
+  ConfigSources sources;
+  cli::Format format = cli::Format::table;
+  bool dry_run = false;
+};
+
+int run_round_command(const CtlArgs& args);
+int run_submit_command(const CtlArgs& args, const std::vector<std::string>& files);
+int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs);
+int run_cancel_command(const CtlArgs& args, const std::vector<std::string>& jobs);
+int run_nodes_command(const CtlArgs& args);
+int run_explain_command(const CtlArgs& args, const std::string& job);
+int run_config_command(const CtlArgs& args);
+
+// "--stage NAME=COMMAND" -> {"stages.NAME", COMMAND}; status 64 for another NAME.
+std::pair<std::string, std::string> parse_stage_flag(const std::string& text);
+
+}  // namespace sia::ctl

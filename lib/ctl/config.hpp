@@ -1,0 +1,113 @@
+// The sia configuration file (sia-config(5)) and where each setting came from.
+// Settings are read in layers, later layers winning key by key:
+//   built-in defaults < /etc/sia/config.toml < $XDG_CONFIG_HOME/sia/config.toml
+//   < --config FILE (else $SIA_CONFIG) < SIA_* environment < command-line flags.
+// Every setting has one dotted key ("controller.round"), a type, a default, and usually
+// an environment variable; `sia-ctl config` prints the effective value of each with its
+// source. A file with an unknown section or key, a value of the wrong type or out of
+// range, or an unparsable environment variable is a configuration error (status 78)
+// naming the file (or variable) and the field; a bad flag value is a usage error (64).
+// Relative paths in a file are taken relative to the file's directory.
+// Thread-safety: plain values; load_config reads the environment through a callback.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "policy/policy.hpp"
+
+namespace sia::ctl {
+
+// One effective setting: its key, value (a string, number or list of strings) and source
+// ("default", a file path, "environment SIA_X", "flag --x").
+struct Setting {
+  std::string key;
+  nlohmann::json value;
+  std::string source;
+};
+
+struct ControllerSettings {
+  std::string state_dir;  // default: $XDG_STATE_HOME/sia/ctl, else ~/.local/state/sia/ctl
+  std::string cluster;    // "" until configured
+  std::string catalog;    // "" = the bundled model catalog
+  std::string bind = "tcp://127.0.0.1:7400";
+  double round = 60;
+  int retention = 200;
+  std::string policy = "sia";
+  PolicyOptions policy_options;  // p, lambda_n, lambda_a, time_limit
+  double stage_timeout = 120;    // seconds an external stage may run
+  double heartbeat_interval = 1.0;
+  int heartbeat_liveness = 3;
+  double fence_after = 30;
+  std::string secret_key;
+  std::string allow;
+};
+
+struct StageSettings {
+  std::string estimate;  // "" = in-process
+  std::string solve;
+  std::string place;
+};
+
+struct NodeCommandSettings {
+  std::vector<std::string> apply;
+  std::vector<std::string> reports;
+  std::vector<std::string> status;
+  double timeout = 300;  // seconds one node command may run
+};
+
+struct AgentSettings {
+  std::string connect = "tcp://127.0.0.1:7400";
+  std::string node;       // "" = the host name
+  std::string state_dir;  // "" = sia-run's default
+  std::string server_key;
+  std::string secret_key;
+};
+
+struct ClientSettings {
+  std::string connect;  // "" = act on the local state directory
+  std::string server_key;
+  std::string secret_key;
+};
+
+struct Config {
+  ControllerSettings controller;
+  StageSettings stages;
+  NodeCommandSettings nodes;
+  AgentSettings agent;
+  ClientSettings client;
+  std::vector<Setting> settings;   // every key, in documentation order
+  std::vector<std::string> files;  // the files read, lowest precedence first
+};
+
+struct ConfigSources {
+  std::string config_file;  // --config; "" = $SIA_CONFIG, if set
+  // Flag values by key, as typed: key -> {flag name for messages, value}.
+  std::map<std::string, std::pair<std::string, std::string>> flags;
+  std::function<const char*(const char*)> getenv;  // null: std::getenv
+  std::string system_file = "/etc/sia/config.toml";
+};
+
+Config load_config(const ConfigSources& sources);
+
+// Splits a stage command ("sia-solve --policy themis") on spaces into argv.
+std::vector<std::string> split_command(const std::string& command);
+
+// The keys load_config knows, in documentation order, with their environment variables
+// ("" when none): for `sia-ctl config`, the man page and tests.
+struct SettingInfo {
+  std::string key;
+  std::string env;
+  std::string description;
+};
+const std::vector<SettingInfo>& setting_infos();
+
+// The Config document's data and its table.
+nlohmann::json config_to_json(const Config& config);
+std::string config_table(const Config& config);
+
+}  // namespace sia::ctl

@@ -1,0 +1,429 @@
+#include "ctl/job_book.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "exec/job_launch.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxRejections = 100;
+
+const char* kStates[] = {"queued", "running", "finished", "failed", "cancelled"};
+
+std::string str_of(const json& r, const char* k, const std::string& fallback = "") {
+  auto it = r.find(k);
+  return it != r.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+double num_of(const json& r, const char* k, double fallback = 0) {
+  auto it = r.find(k);
+  return it != r.end() && it->is_number() ? it->get<double>() : fallback;
+}
+std::int64_t int_of(const json& r, const char* k, std::int64_t fallback = 0) {
+  auto it = r.find(k);
+  if (it == r.end() || !it->is_number()) return fallback;
+  double v = it->get<double>();
+  if (!std::isfinite(v) || std::fabs(v) > 9e15) return fallback;
+  return static_cast<std::int64_t>(v);
+}
+bool bool_of(const json& r, const char* k, bool fallback = false) {
+  auto it = r.find(k);
+  return it != r.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+// A finite number, when the report has one.
+std::optional<double> finite(const json& r, const char* k) {
+  auto it = r.find(k);
+  if (it == r.end() || !it->is_number()) return std::nullopt;
+  double v = it->get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+const json& arr_of(const json& r, const char* k) {
+  static const json empty = json::array();
+  auto it = r.find(k);
+  return it != r.end() && it->is_array() ? *it : empty;
+}
+
+}  // namespace
+
+const char* to_string(Lifecycle s) {
+  return kStates[static_cast<int>(s)];
+}
+
+std::optional<Lifecycle> parse_lifecycle(const std::string& s) {
+  for (int i = 0; i < 5; ++i) {
+    if (s == kStates[i]) return static_cast<Lifecycle>(i);
+  }
+  return std::nullopt;
+}
+
+bool is_ended(Lifecycle s) {
+  return s == Lifecycle::finished || s == Lifecycle::failed || s == Lifecycle::cancelled;
+}
+
+int Placed::gpus() const {
+  int n = 0;
+  for (const auto& ng : nodes) n += static_cast<int>(ng.gpus.size());
+  return n;
+}
+
+bool Placed::operator==(const Placed& o) const {
+  if (gpu_type != o.gpu_type || batch_size != o.batch_size || local_bsz != o.local_bsz ||
+      accum_steps != o.accum_steps || nodes.size() != o.nodes.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].node != o.nodes[i].node || nodes[i].gpus != o.nodes[i].gpus) return false;
+  }
+  return true;
+}
+
+json placed_to_json(const Placed& p) {
+  json nodes = json::array();
+  for (const auto& ng : p.nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
+  return {{"gpu_type", p.gpu_type},
+          {"nodes", nodes},
+          {"batch_size", p.batch_size},
+          {"local_bsz", p.local_bsz},
+          {"accum_steps", p.accum_steps}};
+}
+
+Placed placed_from_json(const json& j) {
+  Placed p;
+  p.gpu_type = str_of(j, "gpu_type");
+  for (const auto& n : arr_of(j, "nodes")) {
+    NodeGpus ng;
+    ng.node = str_of(n, "name");
+    for (const auto& g : arr_of(n, "gpus")) {
+      if (g.is_number_integer()) ng.gpus.push_back(g.get<int>());
+    }
+    p.nodes.push_back(std::move(ng));
+  }
+  p.batch_size = num_of(j, "batch_size");
+  p.local_bsz = static_cast<int>(int_of(j, "local_bsz"));
+  p.accum_steps = static_cast<int>(int_of(j, "accum_steps"));
+  return p;
+}
+
+std::string describe_placed(const std::optional<Placed>& p) {
+  if (!p) return "waiting";
+  std::string out = p->gpu_type;
+  for (const auto& ng : p->nodes) out += " " + ng.node + ":" + exec::join_ints(ng.gpus);
+  return out;
+}
+
+json make_submit(const std::string& inbox, const std::string& identity, double time,
+                 const std::vector<JobSpec>& jobs) {
+  json list = json::array();
+  for (const auto& s : jobs) list.push_back(job_spec_to_json(s));
+  return {
+      {"type", "submit"}, {"inbox", inbox}, {"identity", identity}, {"time", time}, {"jobs", list}};
+}
+
+json make_rejected(const std::string& inbox, const std::string& identity, double time,
+                   const std::vector<std::string>& jobs, const std::string& reason) {
+  return {{"type", "rejected"}, {"inbox", inbox}, {"identity", identity},
+          {"time", time},       {"jobs", jobs},   {"reason", reason}};
+}
+
+json make_cancel(const std::string& inbox, const std::string& identity, double time,
+                 const std::vector<std::string>& jobs) {
+  return {
+      {"type", "cancel"}, {"inbox", inbox}, {"identity", identity}, {"time", time}, {"jobs", jobs}};
+}
+
+json make_report(const std::string& node, const std::string& job, std::int64_t offset,
+                 std::int64_t next, const json& report) {
+  return {{"type", "report"}, {"node", node}, {"job", job},
+          {"offset", offset}, {"next", next}, {"report", report}};
+}
+
+json make_node_seen(const std::string& node, bool up, const std::string& error, double time) {
+  return {{"type", "node-seen"}, {"node", node}, {"up", up}, {"error", error}, {"time", time}};
+}
+
+json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
+                    std::optional<int> exit_status, double time) {
+  return {{"type", "job-ended"},
+          {"job", job},
+          {"state", to_string(state)},
+          {"reason", reason},
+          {"exit_status", exit_status ? json(*exit_status) : json(nullptr)},
+          {"time", time}};
+}
+
+const BookJob* JobBook::find(const std::string& job) const {
+  auto it = jobs_.find(job);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+std::vector<const BookJob*> JobBook::active() const {
+  std::vector<const BookJob*> out;
+  for (const auto& [name, j] : jobs_) {
+    if (!is_ended(j.state)) out.push_back(&j);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const BookJob* a, const BookJob* b) { return a->order < b->order; });
+  return out;
+}
+
+std::int64_t JobBook::report_next(const std::string& node, const std::string& job) const {
+  auto it = report_next_.find({node, job});
+  return it == report_next_.end() ? 0 : it->second;
+}
+
+void JobBook::forget_inbox_except(const std::set<std::string>& present) {
+  for (auto it = inbox_.begin(); it != inbox_.end();) {
+    it = present.count(*it) ? std::next(it) : inbox_.erase(it);
+  }
+}
+
+bool JobBook::apply(const json& r) {
+  if (!r.is_object()) return false;
+  if (auto s = r.find("seq"); s != r.end() && s->is_number_integer()) seq_ = s->get<std::int64_t>();
+  const std::string type = str_of(r, "type");
+  const double time = num_of(r, "time");
+  if (type == "submit") return apply_submit(r);
+  if (type == "report") return apply_report(r);
+  if (type == "round") return apply_round(r);
+  if (type == "delivered") return apply_delivered(r);
+  if (type == "rejected") {
+    inbox_.insert(str_of(r, "inbox"));
+    for (const auto& j : arr_of(r, "jobs")) {
+      if (!j.is_string()) continue;
+      rejections_.push_back(
+          {j.get<std::string>(), str_of(r, "identity"), time, str_of(r, "reason")});
+      if (rejections_.size() > kMaxRejections) rejections_.pop_front();
+    }
+    return true;
+  }
+  if (type == "cancel") {
+    inbox_.insert(str_of(r, "inbox"));
+    bool changed = false;
+    for (const auto& j : arr_of(r, "jobs")) {
+      if (!j.is_string()) continue;
+      auto it = jobs_.find(j.get<std::string>());
+      if (it == jobs_.end() || is_ended(it->second.state)) continue;
+      BookJob& b = it->second;
+      b.state = Lifecycle::cancelled;
+      b.reason = "cancelled by " + str_of(r, "identity", "?");
+      b.end_time = time;
+      b.placed.reset();
+      changed = true;
+    }
+    return changed;
+  }
+  if (type == "node-seen") {
+    BookNode& n = nodes_[str_of(r, "node")];
+    n.name = str_of(r, "node");
+    n.up = bool_of(r, "up");
+    n.error = str_of(r, "error");
+    n.last_check = time;
+    if (n.up) n.last_seen = time;
+    return true;
+  }
+  if (type == "job-ended") {
+    auto it = jobs_.find(str_of(r, "job"));
+    if (it == jobs_.end() || is_ended(it->second.state)) return false;
+    auto st = parse_lifecycle(str_of(r, "state"));
+    if (!st || !is_ended(*st)) return false;
+    BookJob& b = it->second;
+    b.state = *st;
+    b.reason = str_of(r, "reason");
+    b.end_time = time;
+    if (auto e = r.find("exit_status"); e != r.end() && e->is_number_integer()) {
+      b.exit_status = e->get<int>();
+    }
+    b.placed.reset();
+    b.restoring = false;
+    return true;
+  }
+  return false;
+}
+
+bool JobBook::apply_submit(const json& r) {
+  inbox_.insert(str_of(r, "inbox"));
+  bool changed = false;
+  std::size_t i = 0;
+  for (const auto& spec : arr_of(r, "jobs")) {
+    Node n(spec, "journal", "jobs[" + std::to_string(i++) + "]");
+    BookJob b;
+    b.spec = parse_job_spec(n);
+    if (jobs_.count(b.spec.name)) continue;
+    b.identity = str_of(r, "identity");
+    b.submit_time = num_of(r, "time");
+    b.order = next_order_++;
+    std::string name = b.spec.name;
+    jobs_.emplace(name, std::move(b));
+    changed = true;
+  }
+  return changed;
+}
+
+bool JobBook::apply_report(const json& r) {
+  const std::string node = str_of(r, "node");
+  const std::string job = str_of(r, "job");
+  const std::int64_t offset = int_of(r, "offset", -1);
+  const std::int64_t next = int_of(r, "next", -1);
+  if (node.empty() || job.empty() || offset < 0 || next <= offset) return false;
+  auto key = std::make_pair(node, job);
+  auto known = report_next_.find(key);
+  if (known != report_next_.end() && offset < known->second) return false;  // seen before
+  report_next_[key] = next;
+  auto it = jobs_.find(job);
+  if (it == jobs_.end() || is_ended(it->second.state)) return true;
+  const json& rep = r.contains("report") ? r["report"] : json();
+  if (!rep.is_object() || str_of(rep, "type", "report") != "report") return true;
+  BookJob& b = it->second;
+  ++b.reports;
+  b.last_report = rep;
+  auto step_time = finite(rep, "step_time");
+  auto world = finite(rep, "world_size");
+  auto local = finite(rep, "local_bsz");
+  std::string gpu_type = str_of(rep, "gpu_type", b.placed ? b.placed->gpu_type : "");
+  if (step_time && *step_time > 0 && world && *world >= 1 && local && *local >= 1 &&
+      !gpu_type.empty()) {
+    ProfilePoint p;
+    p.gpu_type = gpu_type;
+    p.nodes = static_cast<int>(std::max<double>(1, finite(rep, "nodes").value_or(1)));
+    p.replicas = static_cast<int>(*world);
+    p.local_bsz = static_cast<int>(*local);
+    p.step_time = *step_time;
+    p.sync_time = std::clamp(finite(rep, "sync_time").value_or(0), 0.0, *step_time);
+    auto same = std::find_if(b.observations.begin(), b.observations.end(), [&](const auto& o) {
+      return o.point.gpu_type == p.gpu_type && o.point.nodes == p.nodes &&
+             o.point.replicas == p.replicas && o.point.local_bsz == p.local_bsz;
+    });
+    if (same == b.observations.end()) {
+      b.observations.push_back({p, 1});
+    } else {
+      ++same->count;
+      same->point.step_time += (p.step_time - same->point.step_time) / same->count;
+      same->point.sync_time += (p.sync_time - same->point.sync_time) / same->count;
+      same->point.sync_time = std::min(same->point.sync_time, same->point.step_time);
+    }
+  }
+  auto sqr = finite(rep, "grad_sqr");
+  auto var = finite(rep, "grad_var");
+  if (sqr && var && *sqr >= 0 && *var >= 0) b.gradient = GradientStats{*sqr, *var};
+  if (auto p = finite(rep, "progress"); p && *p > b.progress) b.progress = *p;
+  if (auto s = finite(rep, "step"); s && *s > static_cast<double>(b.step)) {
+    b.step = static_cast<std::int64_t>(*s);
+  }
+  if (node == b.report_node && b.generation > 0 && int_of(rep, "round", -1) == b.generation) {
+    b.restoring = false;
+    if (str_of(rep, "reason") == "done") b.done_reported = true;
+  }
+  return true;
+}
+
+bool JobBook::apply_round(const json& r) {
+  const double time = num_of(r, "time");
+  round_ = int_of(r, "round", round_ + 1);
+  if (last_round_time_ > 0 && time > last_round_time_) {
+    for (auto& [name, b] : jobs_) {
+      if (!is_ended(b.state) && b.placed)
+        b.attained_service += b.placed->gpus() * (time - last_round_time_);
+    }
+  }
+  last_round_time_ = time;
+  last_cluster_ = r.contains("cluster") ? r["cluster"] : json();
+  last_allocation_ = r.contains("allocation") ? r["allocation"] : json();
+  last_placement_ = r.contains("placement") ? r["placement"] : json();
+  if (auto m = r.find("models"); m != r.end() && m->is_object()) {
+    for (auto it = m->begin(); it != m->end(); ++it) {
+      auto j = jobs_.find(it.key());
+      if (j != jobs_.end() && !is_ended(j->second.state) && it.value().is_object()) {
+        j->second.models = it.value();
+      }
+    }
+  }
+  std::map<std::string, const json*> placed;
+  for (const auto& e : arr_of(last_placement_, "jobs")) placed[str_of(e, "name")] = &e;
+  for (auto& [name, b] : jobs_) {
+    if (is_ended(b.state)) continue;
+    auto it = placed.find(name);
+    std::optional<Placed> now;
+    if (it != placed.end()) now = placed_from_json(*it->second);
+    if (now && now->nodes.empty()) now.reset();
+    if (now != b.placed) b.history.push_back({round_, time, now});
+    if (now) {
+      b.state = Lifecycle::running;
+      if (b.report_node != now->nodes.front().node) {
+        b.report_node = now->nodes.front().node;
+        b.generation = 0;
+      }
+    } else {
+      b.state = Lifecycle::queued;
+      b.restoring = false;
+      b.done_reported = false;
+    }
+    b.placed = std::move(now);
+  }
+  return true;
+}
+
+bool JobBook::apply_delivered(const json& r) {
+  const std::string node = str_of(r, "node");
+  if (node.empty()) return false;
+  BookNode& n = nodes_[node];
+  n.name = node;
+  n.delivered_round = int_of(r, "round");
+  n.delivery_error = bool_of(r, "ok") ? "" : str_of(r, "error", "failed");
+  for (const auto& a : arr_of(r, "actions")) {
+    auto it = jobs_.find(str_of(a, "job"));
+    if (it == jobs_.end() || is_ended(it->second.state)) continue;
+    BookJob& b = it->second;
+    if (b.report_node != node || !b.placed) continue;
+    const std::string action = str_of(a, "action");
+    const int generation = static_cast<int>(int_of(a, "generation"));
+    if (action == "start" || action == "restart") {
+      ++b.starts;
+      b.generation = generation;
+      b.restoring = true;
+      b.done_reported = false;
+    } else if (action == "keep" || action == "leave") {
+      if (b.generation != generation) b.done_reported = false;
+      b.generation = generation;
+    }
+  }
+  return true;
+}
+
+JobState JobBook::job_state(const BookJob& b, double now) const {
+  JobState s;
+  if (!b.models.empty()) {
+    json j = job_spec_to_json(b.spec);
+    j["state"] = {{"models", b.models}};
+    try {
+      s = parse_job_state(Node(j, "state", b.spec.name));
+    } catch (const Error&) {
+      s = JobState{};  // a model cache that does not read is refitted
+    }
+  }
+  s.spec = b.spec;
+  s.file.clear();
+  s.path = b.spec.name;
+  s.age = std::max(0.0, now - b.submit_time);
+  s.restarts = std::max(0, b.starts - 1);
+  if (b.placed) {
+    CurrentAllocation c;
+    c.gpu_type = b.placed->gpu_type;
+    for (const auto& ng : b.placed->nodes) c.placement.push_back(static_cast<int>(ng.gpus.size()));
+    std::sort(c.placement.rbegin(), c.placement.rend());
+    s.current = c;
+  }
+  s.restoring = b.placed && b.restoring;
+  s.attained_service = b.attained_service;
+  for (const auto& o : b.observations) s.observations.push_back(o.point);
+  s.gradient = b.gradient;
+  s.progress = b.progress;
+  return s;
+}
+
+}  // namespace sia::ctl

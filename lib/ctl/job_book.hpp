@@ -1,0 +1,190 @@
+// JobBook: everything the controller knows, rebuilt from the snapshot plus the journal.
+// It changes only through apply(record), the same call that replays the journal after a
+// restart, so the state after a crash is exactly the state that was acknowledged.
+// Per job: its JobSpec (with its command), who submitted it and when, its lifecycle
+//   queued -> running <-> queued -> finished | failed | cancelled
+// (an ended job never runs again, and its name is never reused), what its workers reported
+// (observations per configuration, gradient statistics, progress), the throughput models
+// fitted so far, its placement and starts, and its history of configurations.
+// Per node: whether it answered, when, and how the last delivery went.
+// Reports are deduplicated by (node, job, byte offset): a report line that starts before
+// the next offset already taken from that node's file for that job is a duplicate.
+// Journal record types (built by the make_* functions; apply() ignores unknown types):
+//   submit    {inbox, identity, time, jobs: [JobSpec data...]}
+//   rejected  {inbox, identity, time, jobs: [names], reason}
+//   cancel    {inbox, identity, time, jobs: [names]}
+//   report    {node, job, offset, next, report}
+//   node-seen {node, up, error, time}
+//   job-ended {job, state: finished|failed, reason, exit_status, time}
+//   round     {round, time, cluster, allocation, placement, models: {job: {type: model}}}
+//   delivered {round, node, ok, error, actions: [{job, action, generation}]}
+// Thread-safety: plain value; one thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job_spec.hpp"
+#include "core/placement.hpp"
+#include "core/profile.hpp"
+#include "model/job_state.hpp"
+
+namespace sia::ctl {
+
+enum class Lifecycle { queued, running, finished, failed, cancelled };
+const char* to_string(Lifecycle s);
+std::optional<Lifecycle> parse_lifecycle(const std::string& s);
+bool is_ended(Lifecycle s);
+
+// Reports of one configuration, averaged.
+struct Observation {
+  ProfilePoint point;  // step_time and sync_time: means over `count` reports
+  int count = 0;
+};
+
+// Where a job runs: its part of the last placement.
+struct Placed {
+  std::string gpu_type;
+  std::vector<NodeGpus> nodes;  // rank order
+  double batch_size = 0;
+  int local_bsz = 0;
+  int accum_steps = 0;
+  int gpus() const;
+  bool operator==(const Placed& o) const;
+};
+
+struct HistoryEntry {
+  std::int64_t round = 0;
+  double time = 0;
+  std::optional<Placed> placed;  // none: waiting
+};
+
+struct BookJob {
+  JobSpec spec;
+  std::string identity;    // who submitted it ("local:alice", "client:alice")
+  double submit_time = 0;  // seconds since the epoch
+  std::int64_t order = 0;  // submission order
+  Lifecycle state = Lifecycle::queued;
+  std::string reason;  // why it ended
+  double end_time = 0;
+  std::optional<int> exit_status;
+
+  std::optional<Placed> placed;
+  std::string report_node;      // the node of rank 0, whose reports file the job writes
+  int generation = 0;           // sia-run's generation of the job on report_node
+  int starts = 0;               // starts and restarts sia-run made
+  bool restoring = false;       // (re)started, no report of the new generation yet
+  bool done_reported = false;   // the current generation reported "done"
+  double attained_service = 0;  // GPU-seconds
+  std::vector<Observation> observations;
+  std::optional<GradientStats> gradient;
+  double progress = 0;
+  std::int64_t step = 0;
+  std::int64_t reports = 0;
+  nlohmann::json last_report;  // the latest report object (null before the first)
+  nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
+  std::vector<HistoryEntry> history;
+};
+
+struct BookNode {
+  std::string name;
+  bool up = false;
+  double last_seen = 0;  // last time it answered (0: never)
+  double last_check = 0;
+  std::string error;
+  std::int64_t delivered_round = 0;
+  std::string delivery_error;
+};
+
+struct Rejection {
+  std::string job;
+  std::string identity;
+  double time = 0;
+  std::string reason;
+};
+
+class JobBook {
+ public:
+  // Applies one record; returns false when it changed nothing (a duplicate report, an
+  // event for an ended job, a type this version does not know).
+  bool apply(const nlohmann::json& record);
+
+  std::int64_t seq() const { return seq_; }
+  std::int64_t round() const { return round_; }
+  double last_round_time() const { return last_round_time_; }
+
+  const std::map<std::string, BookJob>& jobs() const { return jobs_; }
+  const BookJob* find(const std::string& job) const;
+  // Queued and running jobs, in submission order.
+  std::vector<const BookJob*> active() const;
+  const std::map<std::string, BookNode>& nodes() const { return nodes_; }
+  const std::deque<Rejection>& rejections() const { return rejections_; }
+
+  // Next unread byte of (node, job)'s reports file.
+  std::int64_t report_next(const std::string& node, const std::string& job) const;
+  const std::map<std::pair<std::string, std::string>, std::int64_t>& report_offsets() const {
+    return report_next_;
+  }
+  bool inbox_seen(const std::string& file) const { return inbox_.count(file) > 0; }
+  // Forgets inbox files that are gone (they can no longer be seen twice).
+  void forget_inbox_except(const std::set<std::string>& present);
+
+  // The last round's documents (data parts; null before the first round).
+  const nlohmann::json& last_cluster() const { return last_cluster_; }
+  const nlohmann::json& last_allocation() const { return last_allocation_; }
+  const nlohmann::json& last_placement() const { return last_placement_; }
+
+  // The job as the scheduler's stages see it at wall-clock time `now`.
+  JobState job_state(const BookJob& job, double now) const;
+
+  nlohmann::json to_json() const;
+  static JobBook from_json(const nlohmann::json& data, const std::string& file);
+  void set_seq(std::int64_t seq) { seq_ = seq; }
+
+ private:
+  bool apply_submit(const nlohmann::json& r);
+  bool apply_report(const nlohmann::json& r);
+  bool apply_round(const nlohmann::json& r);
+  bool apply_delivered(const nlohmann::json& r);
+
+  std::int64_t seq_ = 0;
+  std::int64_t round_ = 0;
+  double last_round_time_ = 0;
+  std::int64_t next_order_ = 1;
+  std::map<std::string, BookJob> jobs_;
+  std::map<std::string, BookNode> nodes_;
+  std::map<std::pair<std::string, std::string>, std::int64_t> report_next_;
+  std::set<std::string> inbox_;
+  std::deque<Rejection> rejections_;
+  nlohmann::json last_cluster_;
+  nlohmann::json last_allocation_;
+  nlohmann::json last_placement_;
+};
+
+// Records (without "seq"; the state store numbers them).
+nlohmann::json make_submit(const std::string& inbox, const std::string& identity, double time,
+                           const std::vector<JobSpec>& jobs);
+nlohmann::json make_rejected(const std::string& inbox, const std::string& identity, double time,
+                             const std::vector<std::string>& jobs, const std::string& reason);
+nlohmann::json make_cancel(const std::string& inbox, const std::string& identity, double time,
+                           const std::vector<std::string>& jobs);
+nlohmann::json make_report(const std::string& node, const std::string& job, std::int64_t offset,
+                           std::int64_t next, const nlohmann::json& report);
+nlohmann::json make_node_seen(const std::string& node, bool up, const std::string& error,
+                              double time);
+nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
+                              std::optional<int> exit_status, double time);
+
+// Placed <-> the job's entry of a Placement document.
+nlohmann::json placed_to_json(const Placed& p);
+Placed placed_from_json(const nlohmann::json& j);
+std::string describe_placed(const std::optional<Placed>& p);  // "t4 t4-0:0,1" or "waiting"
+
+}  // namespace sia::ctl

@@ -1,0 +1,35 @@
+// run_piped: runs one program to completion with a given standard input, capturing its
+// standard output and standard error -- how the controller runs an external stage
+// (`--stage solve='sia-solve --policy themis'`) and a node command (`sia-run apply`,
+// possibly through ssh). The program runs in its own process group with stdin, stdout and
+// stderr as pipes; after `timeout` seconds the group gets SIGTERM and, 5 s later, SIGKILL.
+// A program name without a slash is looked up beside the running executable first (so a
+// build tree's sia-ctl finds its own sia-run), then in PATH.
+// Thread-safety: call from one thread at a time (it forks and waits for its own child).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sia::ctl {
+
+struct PipedResult {
+  int status = 0;  // exit status, 128 + N for a signal, 127 when it could not be executed
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+PipedResult run_piped(const std::vector<std::string>& argv, const std::string& input,
+                      double timeout,
+                      const std::vector<std::pair<std::string, std::string>>& env = {});
+
+// argv[0] resolved as described above (unchanged when nothing better is found).
+std::string resolve_program(const std::string& program);
+
+// "sia-solve: error: ..." -> the last non-empty line of a program's stderr, for messages.
+std::string last_line(const std::string& text);
+
+}  // namespace sia::ctl

@@ -1,0 +1,436 @@
+#include "ctl/round_engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "core/document.hpp"
+#include "core/error.hpp"
+#include "ctl/stages.hpp"
+#include "ctl/submission.hpp"
+#include "model/catalog.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+struct JobOnNode {
+  std::string node;
+  std::string state;
+  std::int64_t generation = 0;
+  std::optional<int> exit_status;
+  std::string reason;
+};
+
+// Every job any node reports, by name.
+std::map<std::string, std::vector<JobOnNode>> jobs_on_nodes(const std::vector<NodeStatus>& st) {
+  std::map<std::string, std::vector<JobOnNode>> out;
+  for (const auto& s : st) {
+    if (!s.ok || !s.status.is_object() || !s.status.contains("jobs") ||
+        !s.status["jobs"].is_array()) {
+      continue;
+    }
+    for (const auto& j : s.status["jobs"]) {
+      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
+      JobOnNode x;
+      x.node = s.node;
+      x.state = j.value("state", "");
+      if (j.contains("round") && j["round"].is_number_integer()) x.generation = j["round"];
+      if (j.contains("exit_status") && j["exit_status"].is_number_integer()) {
+        x.exit_status = j["exit_status"].get<int>();
+      }
+      if (j.contains("reason") && j["reason"].is_string()) x.reason = j["reason"];
+      out[j["name"].get<std::string>()].push_back(std::move(x));
+    }
+  }
+  return out;
+}
+
+json placement_jobs_only(const json& placement, const std::set<std::string>& keep) {
+  json p = placement.is_object() ? placement : json::object();
+  json jobs = json::array();
+  if (p.contains("jobs") && p["jobs"].is_array()) {
+    for (const auto& j : p["jobs"]) {
+      if (j.is_object() && j.contains("name") && j["name"].is_string() &&
+          keep.count(j["name"].get<std::string>())) {
+        jobs.push_back(j);
+      }
+    }
+  }
+  p["jobs"] = jobs;
+  return p;
+}
+
+}  // namespace
+
+double wall_clock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Cluster cluster_without_down(const Cluster& cluster, const std::vector<std::string>& up) {
+  std::set<std::string> ok(up.begin(), up.end());
+  Cluster c;
+  c.name = cluster.name;
+  c.description = cluster.description;
+  std::set<std::string> used_types;
+  std::size_t node = 0;
+  for (const auto& g : cluster.groups) {
+    NodeGroup ng = g;
+    ng.names.clear();
+    ng.addresses.clear();
+    for (int k = 0; k < g.count; ++k, ++node) {
+      const ClusterNode& n = cluster.nodes[node];
+      if (!ok.count(n.name)) continue;
+      ng.names.push_back(n.name);
+      ng.addresses.push_back(n.address);
+    }
+    ng.count = static_cast<int>(ng.names.size());
+    if (ng.count == 0) continue;
+    used_types.insert(ng.gpu_type);
+    c.groups.push_back(std::move(ng));
+  }
+  for (const auto& t : cluster.types) {
+    if (used_types.count(t.name)) c.types.push_back(t);
+  }
+  c.finalize(cluster.name, ExitStatus::software);
+  return c;
+}
+
+RoundEngine::RoundEngine(const Config& config, Cluster cluster, const StateStore& store,
+                         NodeDriver& driver, RoundOptions options)
+    : config_(config),
+      cluster_(std::move(cluster)),
+      store_(store),
+      driver_(driver),
+      options_(std::move(options)) {
+  if (!options_.now) options_.now = wall_clock;
+}
+
+void RoundEngine::warn(const std::string& w) {
+  if (options_.warn) options_.warn(w);
+}
+
+void RoundEngine::commit(JobBook& book, std::vector<json> records) {
+  if (records.empty()) return;
+  if (options_.dry_run) {
+    for (const auto& r : records) book.apply(r);
+    return;
+  }
+  store_.commit(book, std::move(records));
+}
+
+json RoundEngine::run(JobBook& book) {
+  const double now = options_.now();
+  const std::int64_t round = book.round() + 1;
+  Catalog catalog(config_.controller.catalog.empty() ? default_catalog_dir()
+                                                     : config_.controller.catalog);
+  json result = {{"round", round}, {"cluster", cluster_.name}, {"dry_run", options_.dry_run}};
+  json submitted = json::array(), cancelled = json::array(), rejected = json::array();
+
+  // 1. The inbox.
+  std::vector<std::string> files = store_.inbox_files();
+  book.forget_inbox_except({files.begin(), files.end()});
+  std::vector<json> records;
+  std::vector<std::string> done_files, rejected_files;
+  std::set<std::string> pending;
+  for (const auto& f : files) {
+    if (book.inbox_seen(f)) {
+      done_files.push_back(f);
+      continue;
+    }
+    std::string identity = "?";
+    std::vector<std::string> names;
+    try {
+      json req = store_.read_inbox(f);
+      identity = req.value("identity", std::string("?"));
+      double time =
+          req.contains("time") && req["time"].is_number() ? req["time"].get<double>() : now;
+      const std::string where = store_.path("inbox/" + f);
+      if (req["type"] == "submit") {
+        Node jobs = Node(req, where, "").at("jobs");
+        std::vector<JobSpec> specs;
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+          JobSpec s = parse_job_spec(jobs[i]);
+          names.push_back(s.name);
+          validate_submission(s, catalog, where + ": jobs[" + std::to_string(i) + "]");
+          if (book.find(s.name) || pending.count(s.name)) {
+            throw Error(ExitStatus::data,
+                        "job \"" + s.name + "\" exists already (a job name is never reused)");
+          }
+          specs.push_back(std::move(s));
+        }
+        for (const auto& s : specs) {
+          pending.insert(s.name);
+          submitted.push_back(s.name);
+        }
+        records.push_back(make_submit(f, identity, time, specs));
+      } else {
+        Node jobs = Node(req, where, "").at("jobs");
+        names = jobs.as_strings();
+        for (const auto& n : names) cancelled.push_back(n);
+        records.push_back(make_cancel(f, identity, time, names));
+      }
+      done_files.push_back(f);
+    } catch (const Error& e) {
+      warn("inbox/" + f + ": refused: " + e.what());
+      records.push_back(make_rejected(f, identity, now, names, e.what()));
+      rejected.push_back({{"file", f}, {"jobs", names}, {"reason", e.what()}});
+      rejected_files.push_back(f);
+    }
+  }
+  commit(book, std::move(records));
+  records.clear();
+  if (!options_.dry_run) {
+    for (const auto& f : done_files) store_.remove_inbox(f);
+    for (const auto& f : rejected_files) store_.reject_inbox(f);
+  }
+  result["submitted"] = submitted;
+  result["cancelled"] = cancelled;
+  result["rejected"] = rejected;
+
+  // 2. Nodes and their reports.
+  std::vector<NodeStatus> statuses = driver_.observe();
+  for (const auto& s : statuses) {
+    records.push_back(make_node_seen(s.node, s.ok, s.error, now));
+    if (!s.ok) warn("node " + s.node + " is down: " + s.error);
+  }
+  std::map<std::pair<std::string, std::string>, std::int64_t> seen;
+  int report_count = 0;
+  for (const auto& l : driver_.drain_reports()) {
+    const std::int64_t next =
+        l.next > l.offset ? l.next : l.offset + static_cast<std::int64_t>(l.line.size()) + 1;
+    auto key = std::make_pair(l.node, l.job);
+    std::int64_t known = std::max(book.report_next(l.node, l.job), seen[key]);
+    if (l.offset < known) continue;  // a duplicate
+    json rep = json::parse(l.line, nullptr, false);
+    if (rep.is_discarded()) {
+      warn("node " + l.node + ": job " + l.job + ": offset " + std::to_string(l.offset) +
+           ": a report that is not JSON; skipped");
+      rep = nullptr;
+    }
+    seen[key] = next;
+    records.push_back(make_report(l.node, l.job, l.offset, next, rep));
+    ++report_count;
+  }
+  commit(book, std::move(records));
+  records.clear();
+  result["reports"] = report_count;
+
+  // 3. Jobs that ended on their nodes.
+  auto on_nodes = jobs_on_nodes(statuses);
+  json ended = json::array();
+  for (const BookJob* b : book.active()) {
+    auto it = on_nodes.find(b->spec.name);
+    if (it == on_nodes.end()) continue;
+    const JobOnNode* finished = nullptr;
+    const JobOnNode* failed = nullptr;
+    for (const auto& x : it->second) {
+      if (x.state == "finished" && !finished) finished = &x;
+      if (x.state == "failed" && !failed) failed = &x;
+    }
+    if (finished) {
+      std::string reason = "finished on " + finished->node + " (sia-run round " +
+                           std::to_string(finished->generation) + ")";
+      records.push_back(make_job_ended(b->spec.name, Lifecycle::finished, reason, 0, now));
+      ended.push_back({{"job", b->spec.name}, {"state", "finished"}, {"reason", reason}});
+    } else if (failed) {
+      std::string reason = "failed on " + failed->node + ": " + failed->reason;
+      records.push_back(
+          make_job_ended(b->spec.name, Lifecycle::failed, reason, failed->exit_status, now));
+      ended.push_back({{"job", b->spec.name}, {"state", "failed"}, {"reason", reason}});
+    }
+  }
+  commit(book, std::move(records));
+  records.clear();
+
+  // 4. Schedule.
+  std::vector<std::string> up = driver_.nodes_up();
+  std::set<std::string> up_set(up.begin(), up.end());
+  Cluster cluster = cluster_without_down(cluster_, up);
+  StageInput in;
+  in.round = round;
+  in.cluster = cluster;
+  std::set<std::string> scheduled;
+  json finishing = json::array();
+  for (const BookJob* b : book.active()) {
+    if (b->done_reported && b->placed) {
+      bool resumed = false;  // it said "done" but did not finish: schedule it again
+      if (auto it = on_nodes.find(b->spec.name); it != on_nodes.end()) {
+        for (const auto& x : it->second) {
+          resumed = resumed || (x.node == b->report_node && x.generation == b->generation &&
+                                (x.state == "preempted" || x.state == "killed"));
+        }
+      }
+      if (!resumed) {
+        finishing.push_back(b->spec.name);
+        continue;
+      }
+    }
+    in.jobs.push_back(book.job_state(*b, now));
+    scheduled.insert(b->spec.name);
+  }
+  result["finishing"] = finishing;
+  StageOutput out;
+  out.placement.cluster_name = cluster.name;
+  out.allocation_data = nullptr;
+  out.placement_data = {{"cluster_name", cluster.name},
+                        {"jobs", json::array()},
+                        {"evicted", json::array()},
+                        {"waiting", json::array()}};
+  if (!cluster.nodes.empty() && !in.jobs.empty()) {
+    if (book.last_allocation().is_object()) {
+      try {
+        Allocation prev = parse_allocation(Node(book.last_allocation(), "previous allocation", ""));
+        std::vector<JobAllocation> kept;
+        for (const auto& ja : prev.jobs) {
+          if (scheduled.count(ja.job)) kept.push_back(ja);
+        }
+        prev.jobs = std::move(kept);
+        in.previous_allocation = std::move(prev);
+      } catch (const Error& e) {
+        warn("the previous round's allocation does not read (" + std::string(e.what()) +
+             "); solving without it");
+      }
+    }
+    if (book.last_placement().is_object()) {
+      // Only jobs still scheduled, on nodes that are up.
+      json p = placement_jobs_only(book.last_placement(), scheduled);
+      json kept = json::array();
+      for (const auto& j : p["jobs"]) {
+        bool ok = j.contains("gpu_type") && j["gpu_type"].is_string() &&
+                  cluster.type_index(j["gpu_type"].get<std::string>()) >= 0;
+        for (const auto& n : j.value("nodes", json::array())) {
+          ok = ok && n.is_object() && n.contains("name") && n["name"].is_string() &&
+               up_set.count(n["name"].get<std::string>());
+        }
+        if (ok) kept.push_back(j);
+      }
+      p["jobs"] = kept;
+      p["cluster_name"] = cluster.name;
+      p["evicted"] = json::array();
+      p["waiting"] = json::array();
+      in.previous_placement = p;
+    }
+    Stages stages(config_, store_.root());
+    if (options_.run_stages) {
+      options_.run_stages([&] { out = stages.run(in); });
+      for (auto it = scheduled.begin(); it != scheduled.end();) {  // cancelled meanwhile
+        const BookJob* b = book.find(*it);
+        it = (!b || is_ended(b->state)) ? scheduled.erase(it) : std::next(it);
+      }
+    } else {
+      out = stages.run(in);
+    }
+    for (const auto& [job, why] : out.unschedulable) {
+      std::string reason = "cannot be scheduled: " + why;
+      warn("job " + job + ": " + reason);
+      records.push_back(make_job_ended(job, Lifecycle::failed, reason, std::nullopt, now));
+      ended.push_back({{"job", job}, {"state", "failed"}, {"reason", reason}});
+      scheduled.erase(job);
+    }
+    commit(book, std::move(records));
+    records.clear();
+  }
+  result["ended"] = ended;
+  // Never hand out a job that is not active and scheduled (an external stage may add any).
+  json placement_data = placement_jobs_only(out.placement_data, scheduled);
+  for (const auto& j : out.placement_data.value("jobs", json::array())) {
+    std::string name = j.value("name", "");
+    if (!scheduled.count(name)) warn("stage place: job \"" + name + "\" is not scheduled; dropped");
+  }
+  if (!options_.dry_run && config_.controller.retention > 0 && !out.documents.empty()) {
+    store_.save_round(round, out.documents);
+    store_.prune_rounds(round, config_.controller.retention);
+  }
+  json models = json::object();
+  for (const auto& [job, m] : out.models) {
+    if (scheduled.count(job)) models[job] = m;
+  }
+  records.push_back({{"type", "round"},
+                     {"round", round},
+                     {"time", now},
+                     {"cluster", cluster_to_json(cluster.nodes.empty() ? cluster_ : cluster)},
+                     {"allocation", out.allocation_data},
+                     {"placement", placement_data},
+                     {"models", models}});
+  commit(book, std::move(records));
+  records.clear();
+
+  // 5. Deliver.
+  json delivered = json::array();
+  std::map<std::string, std::vector<std::string>> actions_of;  // job -> "node: action"
+  if (!options_.dry_run && !up.empty()) {
+    Placement full = parse_placement(Node(placement_data, "round placement", ""), cluster_);
+    json specs = json::array();
+    for (const BookJob* b : book.active()) {
+      if (scheduled.count(b->spec.name)) specs.push_back(job_spec_to_json(b->spec));
+    }
+    json jobs_doc = {{"apiVersion", kApiVersion},
+                     {"kind", "Jobs"},
+                     {"metadata", {{"generator", "sia-ctl round"}, {"round", round}}},
+                     {"data", {{"jobs", specs}}}};
+    for (const auto& r : driver_.deliver(round, full, jobs_doc)) {
+      json actions = json::array();
+      if (r.plan.is_object() && r.plan.contains("actions") && r.plan["actions"].is_array()) {
+        for (const auto& a : r.plan["actions"]) {
+          if (!a.is_object()) continue;
+          std::string job = a.value("job", ""), action = a.value("action", "");
+          std::int64_t gen = a.contains("round") && a["round"].is_number_integer()
+                                 ? a["round"].get<std::int64_t>()
+                                 : 0;
+          actions.push_back({{"job", job}, {"action", action}, {"generation", gen}});
+          actions_of[job].push_back(r.node + ": " + action);
+        }
+      }
+      if (!r.acknowledged && up_set.count(r.node)) {
+        warn("node " + r.node + ": delivery failed: " + r.error);
+      }
+      records.push_back({{"type", "delivered"},
+                         {"round", round},
+                         {"node", r.node},
+                         {"ok", r.acknowledged},
+                         {"error", r.error},
+                         {"actions", actions}});
+      delivered.push_back({{"node", r.node}, {"ok", r.acknowledged}, {"error", r.error}});
+    }
+    commit(book, std::move(records));
+    records.clear();
+  }
+
+  // The result.
+  json nodes = json::array();
+  for (const auto& s : statuses) {
+    json n = {{"name", s.node}, {"up", s.ok}, {"error", s.error}};
+    for (const auto& d : delivered) {
+      if (d["node"] == s.node) {
+        n["delivered"] = d["ok"];
+        n["delivery_error"] = d["error"];
+      }
+    }
+    nodes.push_back(n);
+  }
+  result["nodes"] = nodes;
+  json jobs = json::array();
+  for (const BookJob* b : book.active()) {
+    json actions = json::array();
+    for (const auto& a : actions_of[b->spec.name]) actions.push_back(a);
+    jobs.push_back({{"name", b->spec.name},
+                    {"state", to_string(b->state)},
+                    {"placement", describe_placed(b->placed)},
+                    {"gpus", b->placed ? b->placed->gpus() : 0},
+                    {"restarts", std::max(0, b->starts - 1)},
+                    {"progress", b->progress},
+                    {"actions", actions}});
+  }
+  result["jobs"] = jobs;
+
+  // 6. Snapshot.
+  if (!options_.dry_run) store_.compact(book);
+  return result;
+}
+
+}  // namespace sia::ctl

@@ -1,0 +1,71 @@
+// The round engine: one scheduling round of the controller, on a JobBook loaded by a
+// caller that holds the state lock (`sia-ctl round`, or the daemon's loop).
+//   1. take in the inbox: submissions and cancellations are checked (a job name is never
+//      reused; a bad request is journaled as rejected and moved to STATE/inbox/rejected),
+//      journaled, then their files removed;
+//   2. observe the nodes and drain their reports; journal which nodes answered and every
+//      new report line (deduplicated by node, job and offset);
+//   3. end the jobs whose workers ended: finished (every rank exited 0) or failed (a rank
+//      failed on its own), as sia-run's RunStatus of any node says -- once;
+//   4. schedule the active jobs but those that reported "done" and are about to end, on the
+//      configured cluster less the nodes that did not answer: estimate -> solve -> place
+//      (stages.hpp); save the round's documents in STATE/rounds (retention); journal the
+//      decision (placement, allocation, refreshed model fits);
+//   5. deliver every node its placement through the NodeDriver and journal each node's
+//      answer (which jobs it started, restarted, kept -- starts and restarts are counted
+//      from these);
+//   6. write a snapshot and empty the journal.
+// An ended job is never in a placement handed to the nodes. With dry_run nothing is
+// journaled, delivered, saved or removed: the round's decision is only printed.
+// Thread-safety: one thread.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/cluster.hpp"
+#include "ctl/config.hpp"
+#include "ctl/job_book.hpp"
+#include "ctl/node_driver.hpp"
+#include "ctl/state_store.hpp"
+
+namespace sia::ctl {
+
+struct RoundOptions {
+  bool dry_run = false;
+  std::function<double()> now;                   // seconds since the epoch; null: clock
+  std::function<void(const std::string&)> warn;  // warnings for people; null: dropped
+  // Runs the stages, the round's longest part: null runs them here; the daemon runs them
+  // on another thread and keeps serving its channel meanwhile. The book may then change
+  // while they run (submissions, cancellations, reports): a job that ended meanwhile is
+  // left out of the round's placement.
+  std::function<void(const std::function<void()>&)> run_stages;
+};
+
+// The cluster with only `up` nodes (node groups keep their order; a GPU type with no node
+// left is dropped). Empty `nodes` when none is up.
+Cluster cluster_without_down(const Cluster& cluster, const std::vector<std::string>& up);
+
+class RoundEngine {
+ public:
+  RoundEngine(const Config& config, Cluster cluster, const StateStore& store, NodeDriver& driver,
+              RoundOptions options = {});
+  // Runs one round; returns the data of a RoundResult document.
+  nlohmann::json run(JobBook& book);
+
+ private:
+  void commit(JobBook& book, std::vector<nlohmann::json> records);
+  void warn(const std::string& w);
+
+  Config config_;
+  Cluster cluster_;
+  const StateStore& store_;
+  NodeDriver& driver_;
+  RoundOptions options_;
+};
+
+double wall_clock();
+
+}  // namespace sia::ctl

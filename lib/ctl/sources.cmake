@@ -1,0 +1,18 @@
+# Sources of lib/ctl (the controller core: configuration, state directory, job book,
+# round engine, node drivers, client operations), added to libsia.
+target_sources(sia PRIVATE
+  ctl/config.cpp
+  ctl/journal.cpp
+  ctl/job_book.cpp
+  ctl/book_json.cpp
+  ctl/state_store.cpp
+  ctl/pipe_process.cpp
+  ctl/command_driver.cpp
+  ctl/submission.cpp
+  ctl/stages.cpp
+  ctl/round_engine.cpp
+  ctl/client_docs.cpp
+  ctl/client_backend.cpp
+  ctl/client_render.cpp
+  ctl/commands.cpp
+)

@@ -1,0 +1,179 @@
+#include "ctl/stages.hpp"
+
+#include "core/atomic_file.hpp"
+#include "core/document.hpp"
+#include "core/error.hpp"
+#include "core/goodput_matrix.hpp"
+#include "ctl/command_driver.hpp"
+#include "ctl/pipe_process.hpp"
+#include "model/estimator.hpp"
+#include "place/placer.hpp"
+#include "policy/policy.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+Stages::Stages(const Config& config, std::string state_dir)
+    : config_(config),
+      state_dir_(std::move(state_dir)),
+      catalog_(config.controller.catalog.empty() ? default_catalog_dir()
+                                                 : config.controller.catalog) {}
+
+std::string Stages::run_external(const std::string& stage, const std::string& command,
+                                 const std::string& input, const std::string& previous_file,
+                                 std::int64_t round) {
+  const std::string cluster_file = state_dir_ + "/run/cluster.json";
+  std::map<std::string, std::string> values = {{"cluster", cluster_file},
+                                               {"state", state_dir_},
+                                               {"round", std::to_string(round)},
+                                               {"previous", previous_file}};
+  std::vector<std::string> argv;
+  for (const auto& a : split_command(command)) {
+    if (previous_file.empty() && a.find("{previous}") != std::string::npos) continue;
+    argv.push_back(expand_placeholders(a, values));
+  }
+  const std::string what = "stage " + stage + " (" + command + ")";
+  if (argv.empty()) throw Error(ExitStatus::config, what + ": empty command");
+  PipedResult r =
+      run_piped(argv, input, config_.controller.stage_timeout, {{"SIA_CLUSTER", cluster_file}});
+  if (r.timed_out) {
+    throw Error(ExitStatus::temp_fail, what + ": timed out after " +
+                                           std::to_string(config_.controller.stage_timeout) +
+                                           " s (controller.stage_timeout)");
+  }
+  if (r.status != 0) {
+    std::string why = last_line(r.err);
+    throw Error(ExitStatus::unavailable, what + ": exited with status " + std::to_string(r.status) +
+                                             (why.empty() ? "" : ": " + why));
+  }
+  return r.out;
+}
+
+StageOutput Stages::run(const StageInput& in) {
+  StageOutput out;
+  const json meta = {{"generator", "sia-ctl round"}, {"round", in.round}};
+  const std::string run_dir = state_dir_ + "/run";
+  const std::string cluster_doc =
+      dump_document("Cluster", meta, cluster_to_json(in.cluster), true) + "\n";
+  write_file_atomic(run_dir + "/cluster.json", cluster_doc);
+  out.documents.push_back({"cluster", cluster_doc});
+
+  // Jobs.
+  std::vector<JobState> jobs = in.jobs;
+  auto jobs_document = [&](const std::vector<JobState>& list) {
+    json arr = json::array();
+    for (const auto& j : list) arr.push_back(job_state_to_json(j));
+    return dump_document("Jobs", meta, json{{"jobs", arr}}, true) + "\n";
+  };
+  std::vector<std::string> order;
+  for (const auto& j : jobs) order.push_back(j.spec.name);
+
+  // Estimate.
+  GoodputMatrix matrix;
+  std::string goodput_doc;
+  if (config_.stages.estimate.empty()) {
+    EstimatorOptions eo;
+    eo.baseline_info = config_.controller.policy != "sia";
+    Estimator est(in.cluster, catalog_, eo);
+    matrix.cluster = in.cluster;
+    matrix.profile = "default";
+    std::vector<JobState> kept;
+    for (auto& j : jobs) {
+      try {
+        matrix.jobs.push_back(est.estimate_job(j));
+        matrix.order.push_back(j.spec.name);
+        kept.push_back(j);
+      } catch (const Error& e) {
+        out.unschedulable[j.spec.name] = e.what();
+      }
+    }
+    std::sort(matrix.jobs.begin(), matrix.jobs.end(),
+              [](const auto& a, const auto& b) { return a.job < b.job; });
+    for (const auto& j : kept) {
+      json js = job_state_to_json(j);
+      if (js["state"].contains("models")) out.models[j.spec.name] = js["state"]["models"];
+    }
+    jobs = std::move(kept);
+    goodput_doc = goodput_matrix_document(matrix, meta, true) + "\n";
+  } else {
+    std::string text =
+        run_external("estimate", config_.stages.estimate, jobs_document(jobs), "", in.round);
+    auto docs = parse_documents(text, "stage estimate output", {"GoodputMatrix"});
+    if (docs.size() != 1) {
+      throw Error(ExitStatus::data, "stage estimate output: expected one GoodputMatrix document");
+    }
+    matrix = parse_goodput_matrix(docs.front().data());
+    if (matrix.order.empty()) matrix.order = order;
+    goodput_doc = text;
+  }
+  out.documents.push_back({"jobs", jobs_document(jobs)});
+  out.documents.push_back({"goodput", goodput_doc});
+
+  // Solve.
+  std::string allocation_doc;
+  if (config_.stages.solve.empty()) {
+    PolicyOptions po = config_.controller.policy_options;
+    po.explain = true;
+    po.round = config_.controller.round;
+    auto policy = make_policy(config_.controller.policy, po);
+    out.allocation = policy->allocate(matrix, in.previous_allocation);
+    if (out.allocation.order.empty()) out.allocation.order = matrix.order;
+    out.allocation_data = allocation_to_json(out.allocation);
+    allocation_doc = dump_document("Allocation", meta, out.allocation_data, true) + "\n";
+  } else {
+    std::string prev;
+    if (in.previous_allocation) {
+      prev = run_dir + "/previous-allocation.json";
+      write_file_atomic(prev, dump_document("Allocation", meta,
+                                            allocation_to_json(*in.previous_allocation), true));
+    }
+    allocation_doc = run_external("solve", config_.stages.solve, goodput_doc, prev, in.round);
+    auto docs = parse_documents(allocation_doc, "stage solve output", {"Allocation"});
+    if (docs.size() != 1) {
+      throw Error(ExitStatus::data, "stage solve output: expected one Allocation document");
+    }
+    out.allocation = parse_allocation(docs.front().data());
+    out.allocation_data = docs.front().data().json();
+  }
+  out.documents.push_back({"allocation", allocation_doc});
+
+  // Place.
+  std::string placement_doc;
+  std::optional<Placement> previous;
+  if (in.previous_placement) {
+    previous =
+        parse_placement(Node(*in.previous_placement, "previous placement", "data"), in.cluster);
+  }
+  if (config_.stages.place.empty()) {
+    for (const auto& j : out.allocation.jobs) {
+      if (j.config &&
+          in.cluster.type_index(out.allocation.cluster.types[j.config->type].name) < 0) {
+        throw Error(ExitStatus::data, "stage solve: job \"" + j.job + "\": GPU type \"" +
+                                          out.allocation.cluster.types[j.config->type].name +
+                                          "\" is not in this round's cluster");
+      }
+    }
+    out.placement = place(out.allocation, in.cluster, previous);
+    out.placement_data = placement_to_json(out.placement, in.cluster, true);
+    placement_doc = dump_document("Placement", meta, out.placement_data, true) + "\n";
+  } else {
+    std::string prev;
+    if (previous) {
+      prev = run_dir + "/previous-placement.json";
+      write_file_atomic(
+          prev, dump_document("Placement", meta, placement_to_json(*previous, in.cluster), true));
+    }
+    placement_doc = run_external("place", config_.stages.place, allocation_doc, prev, in.round);
+    auto docs = parse_documents(placement_doc, "stage place output", {"Placement"});
+    if (docs.size() != 1) {
+      throw Error(ExitStatus::data, "stage place output: expected one Placement document");
+    }
+    out.placement = parse_placement(docs.front().data(), in.cluster);
+    out.placement_data = docs.front().data().json();
+  }
+  out.documents.push_back({"placement", placement_doc});
+  return out;
+}
+
+}  // namespace sia::ctl

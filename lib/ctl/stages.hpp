@@ -1,0 +1,69 @@
+// The three scheduling stages of one controller round -- estimate (Jobs -> GoodputMatrix),
+// solve (GoodputMatrix -> Allocation), place (Allocation -> Placement) -- run in-process
+// through the library, or, for a stage with an override ([stages] in sia-config(5), or
+// `sia-ctl round --stage NAME=COMMAND`), by an external program: the command split on
+// spaces, the stage's input document on standard input, its output document expected on
+// standard output, within controller.stage_timeout seconds. In an override's arguments
+// {cluster} is this round's cluster file (also in $SIA_CLUSTER), {previous} the previous
+// round's Allocation (solve) or Placement (place) -- an argument holding {previous} is left
+// out when there is none -- {state} the state directory and {round} the round number.
+// A failing override is an error: status 69 (it exited non-zero or could not start; its
+// last stderr line quoted), 75 (timed out), 65 (its output is not the document expected).
+// In-process solve and place run with --explain, so every round keeps why each job got
+// what it got; a job the in-process estimator cannot estimate is reported, not fatal.
+// Thread-safety: one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/allocation.hpp"
+#include "core/cluster.hpp"
+#include "core/placement.hpp"
+#include "ctl/config.hpp"
+#include "model/catalog.hpp"
+#include "model/job_state.hpp"
+
+namespace sia::ctl {
+
+struct StageInput {
+  std::int64_t round = 0;
+  Cluster cluster;             // the configured cluster less the nodes that are down
+  std::vector<JobState> jobs;  // the active jobs, in submission order
+  std::optional<Allocation> previous_allocation;
+  std::optional<nlohmann::json> previous_placement;  // Placement data valid on `cluster`
+};
+
+struct StageOutput {
+  Allocation allocation;
+  Placement placement;  // on StageInput::cluster
+  // The round's documents as saved in STATE/rounds (suffix -> text): cluster, jobs,
+  // goodput, allocation, placement.
+  std::vector<std::pair<std::string, std::string>> documents;
+  nlohmann::json allocation_data;                    // as printed (with explanations)
+  nlohmann::json placement_data;                     // as printed (with notes)
+  std::map<std::string, nlohmann::json> models;      // refreshed fits per job (in-process)
+  std::map<std::string, std::string> unschedulable;  // job -> why it could not be estimated
+};
+
+class Stages {
+ public:
+  Stages(const Config& config, std::string state_dir);
+  StageOutput run(const StageInput& input);
+
+ private:
+  std::string run_external(const std::string& stage, const std::string& command,
+                           const std::string& input, const std::string& previous_file,
+                           std::int64_t round);
+
+  Config config_;
+  std::string state_dir_;
+  Catalog catalog_;
+};
+
+}  // namespace sia::ctl

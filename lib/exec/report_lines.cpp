@@ -1,0 +1,135 @@
+#include "exec/report_lines.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/job_spec.hpp"
+
+namespace sia::exec {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Jobs that have a reports file (a job may have reports but no launch record any more).
+std::vector<std::string> jobs_with_reports(const StateDir& state) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(state.root() + "/jobs", ec), end; !ec && it != end;
+       it.increment(ec)) {
+    std::string job = it->path().filename().string();
+    std::error_code ec2;
+    if (usable_job_name(job) && fs::is_regular_file(state.report_path(job), ec2)) {
+      out.push_back(job);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Reads [from, from + max) of `path`; "" at or past the end.
+std::string read_range(const std::string& path, std::int64_t from, std::size_t max,
+                       std::int64_t* size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      *size = 0;
+      return "";
+    }
+    throw Error(ExitStatus::no_input, path + ": cannot open: " + std::strerror(errno));
+  }
+  off_t end = ::lseek(fd, 0, SEEK_END);
+  *size = end < 0 ? 0 : static_cast<std::int64_t>(end);
+  std::string out;
+  if (from < *size) {
+    std::size_t want = std::min<std::size_t>(max, static_cast<std::size_t>(*size - from));
+    out.resize(want);
+    std::size_t got = 0;
+    while (got < want) {
+      ssize_t n = ::pread(fd, out.data() + got, want - got, static_cast<off_t>(from + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int err = errno;
+        ::close(fd);
+        throw Error(ExitStatus::io, path + ": cannot read: " + std::strerror(err));
+      }
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    out.resize(got);
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace
+
+std::vector<ReportLineRecord> read_report_lines(const StateDir& state,
+                                                const ReportReadOptions& options,
+                                                std::vector<std::string>* warnings) {
+  std::vector<ReportLineRecord> out;
+  if (!state.exists()) return out;
+  auto warn = [&](const std::string& w) {
+    if (warnings) warnings->push_back(w);
+  };
+  for (const auto& job : jobs_with_reports(state)) {
+    std::int64_t from = 0;
+    if (auto it = options.after.find(job); it != options.after.end()) from = it->second;
+    const std::string path = state.report_path(job);
+    std::int64_t size = 0;
+    std::string text = read_range(path, from, options.max_bytes_per_job, &size);
+    if (from > size) {
+      warn(path + ": " + std::to_string(size) + " bytes, shorter than offset " +
+           std::to_string(from) + " asked for (the file was replaced?); nothing read");
+      continue;
+    }
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      std::size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) break;  // incomplete: still being written
+      std::string line = text.substr(pos, nl - pos);
+      const std::int64_t offset = from + static_cast<std::int64_t>(pos);
+      pos = nl + 1;
+      if (line.empty()) continue;
+      json parsed = json::parse(line, nullptr, false);
+      if (parsed.is_discarded() || !parsed.is_object()) {
+        warn(path + ": offset " + std::to_string(offset) + ": not a JSON object; skipped");
+        continue;
+      }
+      out.push_back({job, offset, from + static_cast<std::int64_t>(pos), std::move(line)});
+    }
+  }
+  return out;
+}
+
+std::pair<std::string, std::int64_t> parse_after(const std::string& text) {
+  auto eq = text.rfind('=');
+  if (eq != std::string::npos && eq > 0 && eq + 1 < text.size()) {
+    std::string job = text.substr(0, eq);
+    std::string num = text.substr(eq + 1);
+    bool digits = num.size() <= 18 &&
+                  std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits && usable_job_name(job)) return {job, std::stoll(num)};
+  }
+  throw Error(
+      ExitStatus::usage,
+      "--after: expected JOB=OFFSET (a job name and a byte offset >= 0), got \"" + text + "\"");
+}
+
+json report_line_to_json(const ReportLineRecord& r) {
+  return {{"job", r.job},
+          {"offset", r.offset},
+          {"next", r.next},
+          {"report", json::parse(r.line, nullptr, false)}};
+}
+
+}  // namespace sia::exec

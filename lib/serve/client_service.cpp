@@ -1,0 +1,165 @@
+#include "serve/client_service.hpp"
+
+#include <set>
+
+#include "core/error.hpp"
+#include "core/node.hpp"
+#include "ctl/client_docs.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl/submission.hpp"
+
+namespace sia::serve {
+
+using nlohmann::json;
+
+namespace {
+
+// Requests waiting in STATE/inbox (local clients), as pending ones.
+std::vector<ctl::PendingRequest> pending_requests(const ctl::StateStore& store) {
+  std::vector<ctl::PendingRequest> out;
+  for (const auto& f : store.inbox_files()) {
+    try {
+      json r = store.read_inbox(f);
+      ctl::PendingRequest p;
+      p.type = r.value("type", "");
+      p.identity = r.value("identity", "?");
+      p.time = r.contains("time") && r["time"].is_number() ? r["time"].get<double>() : 0;
+      for (const auto& j : r.value("jobs", json::array())) {
+        if (j.is_string()) p.jobs.push_back(j.get<std::string>());
+        if (j.is_object() && j.contains("name") && j["name"].is_string()) {
+          p.jobs.push_back(j["name"].get<std::string>());
+        }
+      }
+      out.push_back(std::move(p));
+    } catch (const Error&) {
+      // Taken in by a round meanwhile, or malformed: the round reports it.
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> names_of(const json& args, const char* what) {
+  std::vector<std::string> out;
+  if (!args.is_object() || !args.contains("jobs")) return out;
+  const json& jobs = args["jobs"];
+  if (!jobs.is_array())
+    throw Error(ExitStatus::data, std::string(what) + ": jobs: expected a list");
+  for (const auto& j : jobs) {
+    if (!j.is_string()) {
+      throw Error(ExitStatus::data, std::string(what) + ": jobs: expected job names");
+    }
+    out.push_back(j.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string recorded_identity(const channel::Identity& who) {
+  return who.describe();
+}
+
+ClientService::ClientService(const ctl::Config& config, const ctl::StateStore& store,
+                             ctl::JobBook& book, std::function<double()> now)
+    : config_(config), store_(store), book_(book), now_(std::move(now)) {
+  if (!now_) now_ = ctl::wall_clock;
+}
+
+bool ClientService::take_round_wanted() {
+  bool w = round_wanted_;
+  round_wanted_ = false;
+  return w;
+}
+
+channel::Reply ClientService::handle(const channel::Identity& who,
+                                     const channel::Request& request) {
+  channel::Reply reply;
+  reply.id = request.id;
+  const double now = now_();
+  switch (request.kind) {
+    case channel::RequestKind::submit:
+      reply.document = submit(who, request.args);
+      break;
+    case channel::RequestKind::cancel:
+      reply.document = cancel(who, request.args);
+      break;
+    case channel::RequestKind::status:
+      reply.document = ctl::job_status_list(book_, pending_requests(store_),
+                                            names_of(request.args, "STATUS"), now);
+      break;
+    case channel::RequestKind::nodes:
+      reply.document = ctl::node_list(book_, now);
+      break;
+    case channel::RequestKind::explain: {
+      if (!request.args.is_object() || !request.args.contains("job") ||
+          !request.args["job"].is_string()) {
+        throw Error(ExitStatus::data, "EXPLAIN: job: expected a job name");
+      }
+      reply.document = ctl::job_explanation(book_, pending_requests(store_),
+                                            request.args["job"].get<std::string>(), now);
+      break;
+    }
+  }
+  return reply;
+}
+
+json ClientService::submit(const channel::Identity& who, const json& args) {
+  if (!args.is_object() || !args.contains("jobs") || !args["jobs"].is_array() ||
+      args["jobs"].empty()) {
+    throw Error(ExitStatus::data, "SUBMIT: jobs: expected a non-empty list of JobSpecs");
+  }
+  if (!catalog_) {
+    catalog_ = std::make_unique<Catalog>(
+        config_.controller.catalog.empty() ? default_catalog_dir() : config_.controller.catalog);
+  }
+  auto pending = pending_requests(store_);
+  std::set<std::string> waiting;
+  for (const auto& p : pending) {
+    if (p.type == "submit") waiting.insert(p.jobs.begin(), p.jobs.end());
+  }
+  std::vector<JobSpec> specs;
+  std::set<std::string> names;
+  std::vector<std::string> list;
+  for (std::size_t i = 0; i < args["jobs"].size(); ++i) {
+    const json& j = args["jobs"][i];
+    const bool doc = j.is_object() && j.contains("kind") && j.contains("data");
+    const std::string where = "SUBMIT: jobs[" + std::to_string(i) + "]";
+    JobSpec s =
+        parse_job_spec(Node(doc ? j["data"] : j, "SUBMIT", "jobs[" + std::to_string(i) + "]"));
+    ctl::validate_submission(s, *catalog_, where);
+    if (const ctl::BookJob* b = book_.find(s.name)) {
+      throw Error(ExitStatus::data, "job \"" + s.name + "\" exists already (" +
+                                        ctl::to_string(b->state) +
+                                        "); a job name is never reused: choose another");
+    }
+    if (waiting.count(s.name) || !names.insert(s.name).second) {
+      throw Error(ExitStatus::data, "job \"" + s.name + "\" is submitted already");
+    }
+    list.push_back(s.name);
+    specs.push_back(std::move(s));
+  }
+  bool idle = true;
+  for (const ctl::BookJob* b : book_.active()) idle = idle && !b->placed;
+  const double now = now_();
+  const std::string identity = recorded_identity(who);
+  // A unique request name: it never names a file in the inbox.
+  const std::string request = "channel-" + std::to_string(static_cast<std::int64_t>(now * 1000)) +
+                              "-" + std::to_string(++requests_);
+  store_.commit(book_, {ctl::make_submit(request, identity, now, specs)});
+  if (idle) round_wanted_ = true;
+  return ctl::job_status_list(book_, pending, list, now);
+}
+
+json ClientService::cancel(const channel::Identity& who, const json& args) {
+  std::vector<std::string> jobs = names_of(args, "CANCEL");
+  if (jobs.empty()) throw Error(ExitStatus::data, "CANCEL: jobs: expected job names");
+  auto pending = pending_requests(store_);
+  const double now = now_();
+  ctl::job_status_list(book_, pending, jobs, now);  // 66 for an unknown job
+  const std::string request = "channel-" + std::to_string(static_cast<std::int64_t>(now * 1000)) +
+                              "-" + std::to_string(++requests_);
+  store_.commit(book_, {ctl::make_cancel(request, recorded_identity(who), now, jobs)});
+  return ctl::job_status_list(book_, pending, jobs, now);
+}
+
+}  // namespace sia::serve

@@ -1,0 +1,100 @@
+// HubDriver: the controller daemon's NodeDriver (lib/ctl/node_driver.hpp) on the control
+// channel's Hub (lib/channel/hub.hpp). It promises:
+//   - nodes_up(): the cluster's nodes whose agent said READY and is not fenced -- an agent
+//     that went silent keeps its node (and its jobs) until the hub fences it, so its jobs
+//     are never started twice; once fenced they are rescheduled by the next round;
+//   - after a controller restart, the nodes in `hold` (those the last placement used) count
+//     as up, holding their jobs, for `hold_seconds` (the hub's fencing time) unless their
+//     agent comes back first: one that does not come back is treated as fenced only then;
+//   - deliver(): every node of the cluster gets an ASSIGN with the jobs of the placement
+//     that touch it (whole jobs, so rank numbering and MASTER_ADDR agree) and their
+//     JobSpecs; a node with nothing gets an empty placement and stops what it runs. A job
+//     that moves is started on its new nodes only after the nodes it leaves acknowledged
+//     (two phases), so it resumes from the checkpoint its old workers wrote and never runs
+//     twice at once. deliver() waits, pumping the hub, until every connected node
+//     acknowledged or `ack_timeout` passed; an ACK that comes later is handed to
+//     on_late_ack;
+//   - drain_reports(): the report lines the hub handed out since the last call (none when
+//     on_reports takes them as they arrive, which is how `serve` journals them at once);
+//   - observe(): each node's sia-run RunStatus as its agent last sent it, with the job
+//     states of its latest HEARTBEAT laid over it (so a finished job is seen at once).
+// Every hub event (reports, ACKs, READY, refusals...) goes through pump(), which the
+// daemon's loop calls between rounds and deliver() calls while it waits.
+// Thread-safety: one thread (the daemon's loop) calls everything.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "channel/hub.hpp"
+#include "core/cluster.hpp"
+#include "ctl/node_driver.hpp"
+
+namespace sia::serve {
+
+struct HubDriverOptions {
+  double ack_timeout = 30;  // seconds deliver() waits for the nodes' ACKs
+  // New report lines as they arrive (journal them before the next pump); null: buffered
+  // for drain_reports().
+  std::function<void(std::vector<ctl::ReportLine>)> on_reports;
+  // An ACK that came after deliver() stopped waiting for it.
+  std::function<void(const std::string& node, const channel::Ack&)> on_late_ack;
+  // Every other event (ready, up, down, fenced, bye, refused), for logs and the loop.
+  std::function<void(const channel::HubEvent&)> on_event;
+  std::function<bool()> interrupted;            // true: deliver() stops waiting (a signal)
+  std::function<void(const std::string&)> log;  // lines for people; null: none
+  std::set<std::string> hold;                   // nodes that held jobs when the controller started
+  double hold_seconds = 0;
+};
+
+class HubDriver : public ctl::NodeDriver {
+ public:
+  // `cluster` is the configured cluster: a Placement's GPU type indices refer to it.
+  HubDriver(channel::Hub& hub, Cluster cluster, HubDriverOptions options);
+
+  std::vector<std::string> nodes_up() override;
+  std::vector<ctl::NodeResult> deliver(std::int64_t round, const Placement& placement,
+                                       const nlohmann::json& jobs_doc) override;
+  std::vector<ctl::ReportLine> drain_reports() override;
+  std::vector<ctl::NodeStatus> observe() override;
+
+  // Waits up to `timeout` for hub traffic and handles it.
+  void pump(std::chrono::milliseconds timeout);
+
+  // Seconds the last deliver() spent waiting for ACKs.
+  double last_deliver_seconds() const { return last_deliver_; }
+
+ private:
+  void handle(std::vector<channel::HubEvent> events);
+  // True while `node` is held: in `hold`, not heard since the start, within hold_seconds.
+  bool held(const std::string& node);
+  // Sends each node in `parts` its ASSIGN and waits for the ACKs (results by node).
+  void send_and_wait(std::int64_t round, const std::map<std::string, nlohmann::json>& parts,
+                     const nlohmann::json& jobs_doc, std::chrono::steady_clock::time_point deadline,
+                     std::map<std::string, ctl::NodeResult>& results);
+
+  channel::Hub& hub_;
+  Cluster cluster_;
+  HubDriverOptions options_;
+  std::vector<ctl::ReportLine> buffered_;
+  // ASSIGNs deliver() waits for: node -> (round, seq), and the ACKs that came.
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> awaited_;
+  std::map<std::string, channel::Ack> acks_;
+  double last_deliver_ = 0;
+  std::set<std::string> seen_;  // nodes whose agent said READY since the start
+  std::chrono::steady_clock::time_point hold_until_;
+};
+
+// The jobs of a Placement document's data that touch `node`, as a Placement document.
+nlohmann::json placement_for_node(const nlohmann::json& placement_data, const std::string& node,
+                                  std::int64_t round);
+// The Jobs document with only the jobs named in `placement_data`.
+nlohmann::json jobs_for_placement(const nlohmann::json& jobs_doc,
+                                  const nlohmann::json& placement_data);
+
+}  // namespace sia::serve

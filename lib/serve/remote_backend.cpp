@@ -1,0 +1,49 @@
+#include "serve/remote_backend.hpp"
+
+#include "channel/security.hpp"
+
+namespace sia::serve {
+
+using nlohmann::json;
+
+RemoteBackend::RemoteBackend(const ctl::Config& config) {
+  options_.endpoint = config.client.connect;
+  options_.keys = channel::load_client_keys(config.client.server_key, config.client.secret_key);
+}
+
+json RemoteBackend::call(channel::RequestKind kind, json args) {
+  channel::Request r;
+  r.kind = kind;
+  r.args = std::move(args);
+  return channel::call_document(options_, std::move(r));
+}
+
+json RemoteBackend::submit(const std::vector<JobSpec>& jobs) {
+  json list = json::array();
+  for (const auto& s : jobs) list.push_back(job_spec_to_json(s));
+  return call(channel::RequestKind::submit, {{"jobs", list}});
+}
+
+json RemoteBackend::status(const std::vector<std::string>& jobs) {
+  return call(channel::RequestKind::status, {{"jobs", jobs}});
+}
+
+json RemoteBackend::cancel(const std::vector<std::string>& jobs) {
+  return call(channel::RequestKind::cancel, {{"jobs", jobs}});
+}
+
+json RemoteBackend::nodes() {
+  return call(channel::RequestKind::nodes, json::object());
+}
+
+json RemoteBackend::explain(const std::string& job) {
+  return call(channel::RequestKind::explain, {{"job", job}});
+}
+
+void install_remote_backend() {
+  ctl::remote_backend_factory() = [](const ctl::Config& config) {
+    return std::make_unique<RemoteBackend>(config);
+  };
+}
+
+}  // namespace sia::serve

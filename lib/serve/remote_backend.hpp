@@ -1,0 +1,35 @@
+// RemoteBackend: the client subcommands' ClientBackend (lib/ctl/client_backend.hpp) over
+// the control channel: each call is one request to `sia-ctl serve` at [client] connect
+// (or --connect), with CURVE keys from [client] server_key and secret_key (mandatory off
+// loopback and ipc://), and returns the document of its REPLY. Errors are those of
+// channel::call_document: 69 nothing answered, 77 the key was refused, and the
+// controller's own status for a refused request (65 a bad job, 66 an unknown one).
+// install_remote_backend() makes make_client_backend() choose it when connect is set.
+// Thread-safety: one thread per backend object.
+#pragma once
+
+#include <memory>
+
+#include "channel/client_rpc.hpp"
+#include "ctl/client_backend.hpp"
+
+namespace sia::serve {
+
+class RemoteBackend : public ctl::ClientBackend {
+ public:
+  explicit RemoteBackend(const ctl::Config& config);
+  nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
+  nlohmann::json status(const std::vector<std::string>& jobs) override;
+  nlohmann::json cancel(const std::vector<std::string>& jobs) override;
+  nlohmann::json nodes() override;
+  nlohmann::json explain(const std::string& job) override;
+
+ private:
+  nlohmann::json call(channel::RequestKind kind, nlohmann::json args);
+  channel::ClientOptions options_;
+};
+
+// Sets ctl::remote_backend_factory() to make RemoteBackends.
+void install_remote_backend();
+
+}  // namespace sia::serve

@@ -1,0 +1,29 @@
+// Journaling report lines as they arrive: the controller daemon stores every new report
+// line (deduplicated by node, job and byte offset, as the round engine does) in one
+// journal commit (one fsync) before the hub tells the agent they are stored, so kill -9
+// of the controller loses no report it confirmed.
+// Thread-safety: one thread (the writer holding the state lock).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ctl/job_book.hpp"
+#include "ctl/node_driver.hpp"
+#include "ctl/state_store.hpp"
+
+namespace sia::serve {
+
+// The report records of the lines `book` does not hold yet (a line that is not JSON is
+// kept as a null report, with a warning).
+std::vector<nlohmann::json> report_records(const ctl::JobBook& book,
+                                           const std::vector<ctl::ReportLine>& lines,
+                                           const std::function<void(const std::string&)>& warn);
+
+// Commits them; returns how many lines were new.
+int journal_reports(const ctl::StateStore& store, ctl::JobBook& book,
+                    const std::vector<ctl::ReportLine>& lines,
+                    const std::function<void(const std::string&)>& warn);
+
+}  // namespace sia::serve

@@ -1,0 +1,265 @@
+#include "serve/serve_command.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "channel/allow_list.hpp"
+#include "channel/hub.hpp"
+#include "channel/keys.hpp"
+#include "cli/stop_signals.hpp"
+#include "cli/tool.hpp"
+#include "core/cluster.hpp"
+#include "core/error.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl/state_store.hpp"
+#include "serve/client_service.hpp"
+#include "serve/hub_driver.hpp"
+#include "serve/report_journal.hpp"
+
+namespace sia::serve {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const char* kProgram = "sia-ctl";
+
+void log(const std::string& line) {
+  cli::info(kProgram, line);
+}
+void warn(const std::string& line) {
+  cli::info(kProgram, "warning: " + line);
+}
+
+Clock::duration span(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+// The "delivered" record of an ACK, as the round engine writes it.
+json delivered_record(std::int64_t round, const std::string& node, const channel::Ack& ack) {
+  json actions = json::array();
+  if (ack.plan.is_object() && ack.plan.contains("actions") && ack.plan["actions"].is_array()) {
+    for (const auto& a : ack.plan["actions"]) {
+      if (!a.is_object()) continue;
+      std::int64_t gen = a.contains("round") && a["round"].is_number_integer()
+                             ? a["round"].get<std::int64_t>()
+                             : 0;
+      actions.push_back(
+          {{"job", a.value("job", "")}, {"action", a.value("action", "")}, {"generation", gen}});
+    }
+  }
+  return {{"type", "delivered"},
+          {"round", round},
+          {"node", node},
+          {"ok", ack.ok},
+          {"error", ack.ok ? "" : ack.error},
+          {"actions", actions}};
+}
+
+// The nodes the last placement used: after a restart the first round waits for them.
+std::set<std::string> placed_nodes(const ctl::JobBook& book) {
+  std::set<std::string> out;
+  const json& p = book.last_placement();
+  if (!p.is_object()) return out;
+  for (const auto& j : p.value("jobs", json::array())) {
+    if (!j.is_object()) continue;
+    for (const auto& n : j.value("nodes", json::array())) {
+      if (n.is_object() && n.contains("name") && n["name"].is_string()) out.insert(n["name"]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_serve_command(const ctl::CtlArgs& args) {
+  ctl::Config config = ctl::load_config(args.sources);
+  const auto& cc = config.controller;
+  if (cc.state_dir.empty()) {
+    throw Error(ExitStatus::config,
+                "no state directory: give --state-dir, or set controller.state_dir, "
+                "SIA_CTL_STATE_DIR or HOME");
+  }
+  if (cc.cluster.empty()) {
+    throw Error(ExitStatus::config,
+                "no cluster: give --cluster, or set controller.cluster or SIA_CLUSTER");
+  }
+  Cluster cluster = read_cluster(cc.cluster);
+
+  // Keys before the lock: a bad key file is reported whatever else runs.
+  channel::HubOptions ho;
+  ho.bind = cc.bind;
+  if (!cc.secret_key.empty()) ho.server_key = channel::load_secret_key(cc.secret_key);
+  if (!cc.allow.empty()) ho.allow = channel::AllowList::read(cc.allow);
+  ho.heartbeat_interval = cc.heartbeat_interval;
+  ho.heartbeat_liveness = cc.heartbeat_liveness;
+  ho.fence_after = cc.fence_after;
+  ho.confirm_on_poll = true;  // every line handed out is journaled before the next poll
+  // ASSIGN sequence numbers keep growing across restarts.
+  ho.first_seq = static_cast<std::int64_t>(ctl::wall_clock() * 1000);
+
+  ctl::StateStore store(cc.state_dir);
+  store.create();
+  exec::StateLock lock = store.lock("sia-ctl serve");
+  std::vector<std::string> warnings;
+  ctl::JobBook book = store.load(true, &warnings);
+  for (const auto& w : warnings) warn(w);
+
+  ClientService service(config, store, book);
+  channel::Hub hub(ho, [&service](const channel::Identity& who, const channel::Request& r) {
+    return service.handle(who, r);
+  });
+  // What the journal holds of each node's reports: not taken again.
+  std::map<std::string, channel::Offsets> stored;
+  for (const auto& [key, next] : book.report_offsets()) stored[key.first][key.second] = next;
+  for (const auto& [node, offsets] : stored) hub.confirm_reports(node, offsets);
+
+  cli::install_counting_stop_handlers();
+  auto stopping = [] { return cli::stop_signals().load() > 0; };
+
+  HubDriverOptions dopt;
+  // After a restart the nodes of the last placement hold their jobs until they would have
+  // been fenced had this controller seen them go silent.
+  dopt.hold = placed_nodes(book);
+  dopt.hold_seconds = cc.heartbeat_interval * (cc.heartbeat_liveness + 1) + cc.fence_after;
+  dopt.log = log;
+  dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
+  dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
+  long reports = 0;  // journaled since the last round's log line
+  dopt.on_reports = [&](std::vector<ctl::ReportLine> lines) {
+    reports += journal_reports(store, book, lines, warn);
+  };
+  dopt.on_late_ack = [&](const std::string& node, const channel::Ack& ack) {
+    if (ack.round != book.round()) return;  // a round that is over; the next one counts
+    store.commit(book, {delivered_record(ack.round, node, ack)});
+    if (!ack.ok) warn("node " + node + ": round " + std::to_string(ack.round) + ": " + ack.error);
+  };
+  dopt.on_event = [&](const channel::HubEvent& e) {
+    switch (e.type) {
+      case channel::HubEventType::ready:
+      case channel::HubEventType::down:
+      case channel::HubEventType::fenced:
+      case channel::HubEventType::bye:
+      case channel::HubEventType::up:
+        log(e.detail);
+        break;
+      default:
+        break;  // refusals are logged by the hub
+    }
+  };
+  HubDriver driver(hub, cluster, dopt);
+  ctl::RoundOptions ro;
+  ro.warn = warn;
+  // The stages run on a thread of their own while this one keeps the channel alive
+  // (heartbeats, reports, clients): a long solve does not make the agents think the
+  // controller is gone.
+  ro.run_stages = [&driver](const std::function<void()>& work) {
+    std::atomic<bool> done{false};
+    std::exception_ptr error;
+    std::thread t([&] {
+      try {
+        work();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      done = true;
+    });
+    try {
+      while (!done.load()) driver.pump(std::chrono::milliseconds(20));
+    } catch (...) {
+      t.join();
+      throw;
+    }
+    t.join();
+    if (error) std::rethrow_exception(error);
+  };
+  ctl::RoundEngine engine(config, cluster, store, driver, ro);
+
+  log("serving " + hub.endpoint() +
+      (ho.server_key ? " (CURVE, allow-list " + cc.allow + ")" : " (no CURVE: local endpoint)") +
+      ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
+      " s; " + std::to_string(book.active().size()) + " active jobs");
+
+  const auto start = Clock::now();
+  auto next_round = start + span(cc.round);
+  std::set<std::string> awaited = placed_nodes(book);  // the first round waits for these
+  bool first = true;
+  bool said_no_nodes = false;
+  auto next_inbox_check = start;
+  while (!stopping()) {
+    auto now = Clock::now();
+    auto wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(next_round - now),
+                           std::chrono::milliseconds(0), std::chrono::milliseconds(250));
+    driver.pump(wait);
+    if (stopping()) break;
+    now = Clock::now();
+    if (service.take_round_wanted()) next_round = std::min(next_round, now);
+    if (first && !awaited.empty()) {
+      auto up = driver.nodes_up();
+      bool all = std::all_of(awaited.begin(), awaited.end(), [&](const std::string& n) {
+        auto a = hub.agent(n);
+        return a && a->up && a->connected;
+      });
+      if (all && !up.empty()) next_round = std::min(next_round, now);
+    }
+    if (now >= next_inbox_check) {  // local submissions into a cluster where nothing runs
+      next_inbox_check = now + std::chrono::seconds(1);
+      bool idle = true;
+      for (const ctl::BookJob* b : book.active()) idle = idle && !b->placed;
+      if (idle && !store.inbox_files().empty()) next_round = std::min(next_round, now);
+    }
+    if (now < next_round) continue;
+    // With no node up a round could only take back what is placed: once that is done,
+    // rounds wait for an agent.
+    const auto active = book.active();
+    const bool any_placed = std::any_of(
+        active.begin(), active.end(), [](const ctl::BookJob* b) { return b->placed.has_value(); });
+    if (driver.nodes_up().empty() && !any_placed) {
+      if (!said_no_nodes) log("no agent is connected: the round waits for one");
+      said_no_nodes = true;
+      next_round = now + std::min(span(cc.round), span(1.0));
+      continue;
+    }
+    said_no_nodes = false;
+    first = false;
+    const auto t0 = Clock::now();
+    try {
+      json r = engine.run(book);
+      const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+      int running = 0, queued = 0;
+      for (const ctl::BookJob* b : book.active()) (b->placed ? running : queued)++;
+      log("round " + std::to_string(r.value("round", std::int64_t{0})) + ": " +
+          std::to_string(running) + " placed, " + std::to_string(queued) + " waiting, " +
+          std::to_string(r.value("ended", json::array()).size()) + " ended, " +
+          std::to_string(reports + r.value("reports", 0)) + " reports (" + fmt(took) +
+          " s, delivery " + fmt(driver.last_deliver_seconds()) + " s)");
+      reports = 0;
+    } catch (const Error& e) {
+      if (e.status() == ExitStatus::io || e.status() == ExitStatus::cant_create) throw;
+      warn(std::string("round ") + std::to_string(book.round() + 1) + " failed: " + e.what());
+    }
+    next_round = t0 + span(cc.round);
+  }
+
+  log("stopping: compacting the state and saying BYE to the agents");
+  store.compact(book);
+  hub.say_bye("the controller is stopping");
+  driver.pump(std::chrono::milliseconds(200));  // lets the BYEs go out
+  return 0;
+}
+
+}  // namespace sia::serve

@@ -1,0 +1,28 @@
+// `sia-ctl serve` as a library call: the controller daemon. It
+//   - loads the configuration (sia-config(5)) and the cluster, takes STATE/lock for its
+//     whole life (a second serve, or a `sia-ctl round`, exits 75), and loads the JobBook
+//     (snapshot + journal; a corrupted state file stops it, 65/74, nothing is replaced);
+//   - binds the control channel's Hub on controller.bind (CURVE with controller.secret_key
+//     and the allow-list controller.allow, mandatory off loopback and ipc://) and tells it
+//     how far the journal holds each node's reports, so none is taken twice;
+//   - runs a round (lib/ctl/round_engine.hpp) every controller.round seconds through the
+//     HubDriver, at once when a job is submitted into a cluster where nothing runs, and
+//     after a restart as soon as the nodes of the last placement are back (else after a
+//     round's time); with no node up (held nodes count) rounds stop once nothing is placed;
+//   - journals every report line as it arrives (before the hub confirms it to the agent)
+//     and answers clients (ClientService; a submission is journaled before its REPLY);
+//   - on SIGTERM or SIGINT finishes the round it is in, compacts the state, says BYE to
+//     the agents and returns 0.
+// Errors: 64 usage, 66 a missing key or cluster, 69 the address in use, 75 the lock
+// held, 77 a secret key file not 0600, 78 bad configuration (a non-local bind without
+// keys, ...), 65/74 bad or unreadable state.
+// Thread-safety: process-wide (signal handlers); one per process.
+#pragma once
+
+#include "ctl/commands.hpp"
+
+namespace sia::serve {
+
+int run_serve_command(const ctl::CtlArgs& args);
+
+}  // namespace sia::serve

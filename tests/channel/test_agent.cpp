@@ -1,0 +1,379 @@
+#include <atomic>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "channel/agent.hpp"
+#include "channel/hub.hpp"
+#include "channel_test_util.hpp"
+
+using namespace sia::channel;
+using namespace sia::channel::test;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+AgentOptions fast_agent(const std::string& connect, const std::string& node = "n0") {
+  AgentOptions o;
+  o.connect = connect;
+  o.node = node;
+  o.heartbeat_interval = 0.05;
+  o.heartbeat_liveness = 3;
+  o.fence_after = 5;
+  o.backoff_min = 0.05;
+  o.backoff_max = 0.2;
+  o.report_scan_interval = 0.02;
+  o.log = [](const std::string&) {};
+  return o;
+}
+
+// For the tests that play the controller by hand (RawController): it sends nothing the
+// test does not send, so the agent must not count its silence as the controller lost
+// (after heartbeat_interval x heartbeat_liveness it would close the session and say
+// READY again on a fresh socket, which the test does not expect).
+AgentOptions patient_agent(const std::string& connect) {
+  AgentOptions o = fast_agent(connect);
+  o.heartbeat_liveness = 200;  // 10 s
+  o.fence_after = 60;
+  return o;
+}
+
+// Steps the agent and polls the hub until the agent has its answer to READY.
+bool wait_connected(Hub& hub, Agent& agent, int ms = 5000) {
+  auto end = std::chrono::steady_clock::now() + milliseconds(ms);
+  while (!agent.connected() && std::chrono::steady_clock::now() < end) {
+    agent.step(milliseconds(0));
+    hub.poll(milliseconds(5));
+  }
+  return agent.connected();
+}
+
+HubOptions fast_hub(const std::string& bind) {
+  HubOptions o;
+  o.bind = bind;
+  o.heartbeat_interval = 0.05;
+  o.heartbeat_liveness = 3;
+  o.fence_after = 5;
+  o.log = [](const std::string&) {};
+  return o;
+}
+
+json placement(const std::string& tag) {
+  return {{"apiVersion", "sia/v1"}, {"kind", "Placement"}, {"data", {{"tag", tag}}}};
+}
+
+// A ROUTER standing in for the controller, to send exactly what a test needs.
+class RawController {
+ public:
+  explicit RawController(const std::string& endpoint) : sock_(ctx_, zmq::socket_type::router) {
+    sock_.set(zmq::sockopt::linger, 0);
+    sock_.bind(endpoint);
+  }
+  // The next message from an agent within `ms` while stepping `agent`.
+  std::optional<Message> recv(Agent& agent, int ms = 2000) {
+    auto end = std::chrono::steady_clock::now() + milliseconds(ms);
+    while (std::chrono::steady_clock::now() < end) {
+      agent.step(milliseconds(0));
+      zmq::pollitem_t item{sock_.handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, milliseconds(5));
+      if (!(item.revents & ZMQ_POLLIN)) continue;
+      zmq::message_t id, m;
+      (void)sock_.recv(id);
+      (void)sock_.recv(m);
+      rid_ = id.to_string();
+      return decode(m.to_string());
+    }
+    return std::nullopt;
+  }
+  template <typename T>
+  std::optional<T> next(Agent& agent, int ms = 2000) {
+    auto end = std::chrono::steady_clock::now() + milliseconds(ms);
+    while (std::chrono::steady_clock::now() < end) {
+      auto m = recv(agent, 20);
+      if (m && std::holds_alternative<T>(*m)) return std::get<T>(*m);
+    }
+    return std::nullopt;
+  }
+  void send(const Message& m) {
+    sock_.send(zmq::buffer(rid_), zmq::send_flags::sndmore);
+    sock_.send(zmq::buffer(encode(m)), zmq::send_flags::none);
+  }
+
+ private:
+  zmq::context_t ctx_;
+  zmq::socket_t sock_;
+  std::string rid_;
+};
+
+}  // namespace
+
+TEST_CASE("an agent says READY and applies an ASSIGN once", "[agent]") {
+  TempDir tmp;
+  Hub hub(fast_hub("ipc://" + tmp / "ctl"), nullptr);
+  FakeNode node;
+  AgentOptions ao = fast_agent(hub.endpoint());
+  ao.inventory = {"t4", 4, "10.0.0.9"};
+  Agent agent(ao, node);
+  bool found = false;
+  auto events = drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+  CHECK(events.back().ready.inventory.gpus == 4);
+  CHECK(events.back().ready.inventory.address == "10.0.0.9");
+
+  auto seq = hub.assign("n0", 1, placement("a"), json::object());
+  REQUIRE(seq);
+  events = drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ack; }, 3000, &found);
+  REQUIRE(found);
+  CHECK(events.back().ack.seq == *seq);
+  CHECK(events.back().ack.ok);
+  CHECK(node.applies == 1);
+  CHECK(node.last_placement == placement("a"));
+}
+
+TEST_CASE("a repeated ASSIGN is answered from the cache, never applied twice", "[agent]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  Agent agent(patient_agent("ipc://" + tmp / "ctl"), node);
+  REQUIRE(ctl.next<Ready>(agent));
+  ctl.send(Heartbeat{});
+  Assign a;
+  a.round = 4;
+  a.seq = 9;
+  a.placement = placement("a");
+  ctl.send(a);
+  auto ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->round == 4);
+  CHECK(ack->seq == 9);
+  CHECK(node.applies == 1);
+
+  ctl.send(a);  // the controller did not see the ACK and resends
+  ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->seq == 9);
+  CHECK(node.applies == 1);
+  CHECK(agent.acks_from_cache() == 1);
+
+  // The same (round, seq) with other content is not the same assignment.
+  a.placement = placement("b");
+  ctl.send(a);
+  REQUIRE(ctl.next<Ack>(agent));
+  CHECK(node.applies == 2);
+}
+
+TEST_CASE("a repeat that arrives while applying is not applied again", "[agent]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  node.hold = true;
+  Agent agent(patient_agent("ipc://" + tmp / "ctl"), node);
+  REQUIRE(ctl.next<Ready>(agent));
+  ctl.send(Heartbeat{});
+  Assign a;
+  a.round = 1;
+  a.seq = 1;
+  a.placement = placement("a");
+  ctl.send(a);
+  ctl.send(a);
+  ctl.send(a);
+  CHECK_FALSE(ctl.next<Ack>(agent, 200));
+  CHECK(node.applies == 1);
+  // A newer assignment waits for the running one.
+  Assign b = a;
+  b.seq = 2;
+  b.placement = placement("b");
+  ctl.send(b);
+  CHECK_FALSE(ctl.next<Ack>(agent, 100));
+  CHECK(node.applies == 1);
+  node.hold = false;
+  auto ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->seq == 1);
+  ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->seq == 2);
+  CHECK(node.applies == 2);
+}
+
+TEST_CASE("an agent forwards report lines from what the controller stored", "[agent]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  node.add_report("j", R"({"step":1})");  // offset 0, 11 bytes with the newline
+  node.add_report("j", R"({"step":2})");  // offset 11
+  node.add_report("k", R"({"step":1})");
+  Agent agent(patient_agent("ipc://" + tmp / "ctl"), node);
+  auto ready = ctl.next<Ready>(agent);
+  REQUIRE(ready);
+  CHECK(ready->offsets == Offsets{{"j", 22}, {"k", 11}});
+  // No report before the controller says how far it has them.
+  CHECK_FALSE(ctl.next<Report>(agent, 150));
+  Heartbeat h;
+  h.acked = {{"j", 11}, {"k", 11}};
+  ctl.send(h);
+  auto rep = ctl.next<Report>(agent);
+  REQUIRE(rep);
+  REQUIRE(rep->lines.size() == 1);
+  CHECK(rep->lines[0].job == "j");
+  CHECK(rep->lines[0].offset == 11);
+  // New lines only, once.
+  node.add_report("k", R"({"step":2})");
+  rep = ctl.next<Report>(agent);
+  REQUIRE(rep);
+  REQUIRE(rep->lines.size() == 1);
+  CHECK(rep->lines[0].job == "k");
+  CHECK(rep->lines[0].offset == 11);
+  CHECK_FALSE(ctl.next<Report>(agent, 150));
+}
+
+TEST_CASE("an agent reconnects after the hub restarts", "[agent]") {
+  TempDir tmp;
+  std::string ep = "ipc://" + tmp / "ctl";
+  FakeNode node;
+  Agent agent(fast_agent(ep), node);
+  bool found = false;
+  {
+    Hub hub(fast_hub(ep), nullptr);
+    drive(
+        hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000,
+        &found);
+    REQUIRE(found);
+    // The hub said READY at once; the agent is connected when its answer has come.
+    CHECK(wait_connected(hub, agent));
+  }
+  int first = agent.sessions();
+  // The controller is gone for a while: the agent notices and retries with back-off.
+  auto end = std::chrono::steady_clock::now() + milliseconds(3000);
+  while (agent.connected() && std::chrono::steady_clock::now() < end) {
+    agent.step(milliseconds(10));
+  }
+  CHECK_FALSE(agent.connected());
+  end = std::chrono::steady_clock::now() + milliseconds(300);  // and retries a few times
+  while (std::chrono::steady_clock::now() < end) agent.step(milliseconds(10));
+  Hub hub(fast_hub(ep), nullptr);
+  auto events = drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+  CHECK(events.back().node == "n0");
+  // On a fresh socket (the READY that reaches the new hub may have been queued on a
+  // socket the agent opened before the hub was back).
+  CHECK(agent.sessions() > first);
+  CHECK(wait_connected(hub, agent));
+  // And it serves the new hub.
+  auto seq = hub.assign("n0", 2, placement("a"), json::object());
+  REQUIRE(seq);
+  drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ack; }, 3000, &found);
+  CHECK(found);
+}
+
+TEST_CASE("a restarted hub gets a READY at once on the old connection", "[agent]") {
+  TempDir tmp;
+  std::string ep = "ipc://" + tmp / "ctl";
+  FakeNode node;
+  AgentOptions ao = fast_agent(ep);
+  ao.heartbeat_liveness = 100;  // it would take 5 s to notice the silence
+  Agent agent(ao, node);
+  bool found = false;
+  {
+    Hub hub(fast_hub(ep), nullptr);
+    drive(
+        hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000,
+        &found);
+    REQUIRE(found);
+  }
+  Hub hub(fast_hub(ep), nullptr);
+  auto t0 = std::chrono::steady_clock::now();
+  drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+  CHECK(std::chrono::steady_clock::now() - t0 < milliseconds(2000));
+}
+
+TEST_CASE("an agent without its controller fences: stops the jobs once", "[agent]") {
+  TempDir tmp;
+  FakeNode node;
+  AgentOptions ao = fast_agent("ipc://" + tmp / "nobody");
+  ao.fence_after = 0.15;
+  Agent agent(ao, node);
+  auto end = std::chrono::steady_clock::now() + milliseconds(500);
+  while (std::chrono::steady_clock::now() < end) agent.step(milliseconds(10));
+  CHECK(agent.fenced());
+  CHECK(node.stops == 1);
+  CHECK(node.applies == 0);
+}
+
+TEST_CASE("the agent's heartbeats keep it up on the hub", "[agent]") {
+  TempDir tmp;
+  Hub hub(fast_hub("ipc://" + tmp / "ctl"), nullptr);
+  FakeNode node;
+  Agent agent(fast_agent(hub.endpoint()), node);
+  bool found = false;
+  drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+  auto events = drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::down; }, 500, &found);
+  CHECK_FALSE(found);
+  CHECK(hub.nodes_up() == std::vector<std::string>{"n0"});
+  CHECK_FALSE(agent.fenced());
+}
+
+TEST_CASE("stopping an agent stops its jobs and says BYE", "[agent]") {
+  TempDir tmp;
+  Hub hub(fast_hub("ipc://" + tmp / "ctl"), nullptr);
+  FakeNode node;
+  Agent agent(fast_agent(hub.endpoint()), node);
+  bool found = false;
+  drive(
+      hub, {&agent}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+  std::atomic<int> stop{1};
+  CHECK(agent.run(stop, false) == 0);
+  CHECK(node.stops == 1);
+  auto events = drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::fenced; }, 3000, &found);
+  REQUIRE(found);
+  REQUIRE(has_event(events, HubEventType::bye, "n0"));
+  for (const auto& e : events) {
+    if (e.type == HubEventType::bye) CHECK(e.bye.stopped);
+  }
+}
+
+TEST_CASE("an agent with a wrong server key logs the failed handshake", "[agent][curve]") {
+  KeyPair server = generate_keypair();
+  KeyPair mine = generate_keypair();
+  KeyPair other = generate_keypair();
+  HubOptions ho = fast_hub("tcp://127.0.0.1:*");
+  ho.server_key = server;
+  AllowList allow;
+  allow.add(mine.public_key, Identity{Identity::Kind::agent, "n0", "", true});
+  ho.allow = allow;
+  Hub hub(ho, nullptr);
+  FakeNode node;
+  AgentOptions ao = patient_agent(hub.endpoint());
+  ao.keys = ClientKeys{other.public_key, mine};  // not the controller's key
+  std::vector<std::string> log;
+  ao.log = [&](const std::string& l) { log.push_back(l); };
+  Agent agent(ao, node);
+  auto failed = [&] {
+    for (const auto& l : log) {
+      if (l.find("the CURVE handshake with " + hub.endpoint() + " failed") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  auto end = std::chrono::steady_clock::now() + milliseconds(8000);
+  while (!failed() && std::chrono::steady_clock::now() < end) {
+    agent.step(milliseconds(0));
+    hub.poll(milliseconds(5));
+  }
+  CHECK(failed());
+  CHECK_FALSE(agent.connected());
+  CHECK(hub.nodes_up().empty());
+}

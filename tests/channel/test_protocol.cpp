@@ -1,0 +1,235 @@
+#include <catch2/catch.hpp>
+
+#include "channel/protocol.hpp"
+
+using namespace sia::channel;
+using nlohmann::json;
+
+namespace {
+
+template <typename T>
+T round_trip(const T& m) {
+  Message back = decode(encode(m));
+  REQUIRE(std::holds_alternative<T>(back));
+  return std::get<T>(back);
+}
+
+// The error message decode() gives for `text`.
+std::string decode_error(const std::string& text) {
+  try {
+    decode(text);
+  } catch (const ProtocolError& e) {
+    CHECK(sia::to_int(e.status()) == 65);
+    return e.what();
+  }
+  return "(decoded)";
+}
+
+}  // namespace
+
+TEST_CASE("every message survives a round trip", "[protocol]") {
+  Ready r;
+  r.node = "t4-0";
+  r.inventory = {"t4", 4, "10.0.0.7"};
+  r.run_status = {{"node", "t4-0"}, {"jobs", json::array()}};
+  r.offsets = {{"cifar", 1024}, {"bert", 0}};
+  Ready r2 = round_trip(r);
+  CHECK(r2.node == "t4-0");
+  CHECK(r2.inventory.gpu_type == "t4");
+  CHECK(r2.inventory.gpus == 4);
+  CHECK(r2.inventory.address == "10.0.0.7");
+  CHECK(r2.run_status == r.run_status);
+  CHECK(r2.offsets == r.offsets);
+
+  Assign a;
+  a.round = 12;
+  a.seq = 40;
+  a.placement = {{"kind", "Placement"}, {"data", {{"jobs", json::array()}}}};
+  a.jobs = {{"kind", "Jobs"}};
+  Assign a2 = round_trip(a);
+  CHECK(a2.round == 12);
+  CHECK(a2.seq == 40);
+  CHECK(a2.placement == a.placement);
+  CHECK(a2.jobs == a.jobs);
+
+  Ack k;
+  k.round = 12;
+  k.seq = 40;
+  k.ok = false;
+  k.exit_status = 65;
+  k.error = "placement.json: jobs[0]: bad";
+  Ack k2 = round_trip(k);
+  CHECK(k2.round == 12);
+  CHECK(k2.seq == 40);
+  CHECK_FALSE(k2.ok);
+  CHECK(k2.exit_status == 65);
+  CHECK(k2.error == k.error);
+  CHECK(k2.plan.is_null());
+
+  Report rep;
+  rep.node = "t4-0";
+  rep.lines = {{"cifar", 0, R"({"type":"progress"})"}, {"cifar", 20, R"({"type":"end"})"}};
+  Report rep2 = round_trip(rep);
+  REQUIRE(rep2.lines.size() == 2);
+  CHECK(rep2.lines[1].job == "cifar");
+  CHECK(rep2.lines[1].offset == 20);
+  CHECK(rep2.lines[1].line == R"({"type":"end"})");
+
+  Heartbeat h;
+  h.node = "t4-0";
+  h.jobs = {{"cifar", "running"}};
+  h.busy = true;
+  h.acked = {{"cifar", 20}};
+  Heartbeat h2 = round_trip(h);
+  CHECK(h2.node == "t4-0");
+  CHECK(h2.busy);
+  CHECK(h2.jobs == h.jobs);
+  CHECK(h2.acked == h.acked);
+
+  Bye b;
+  b.node = "t4-0";
+  b.reason = "signal";
+  b.stopped = true;
+  Bye b2 = round_trip(b);
+  CHECK(b2.stopped);
+  CHECK(b2.reason == "signal");
+
+  for (auto kind : {RequestKind::submit, RequestKind::status, RequestKind::cancel,
+                    RequestKind::nodes, RequestKind::explain}) {
+    Request q;
+    q.kind = kind;
+    q.id = "abc";
+    q.client = "alice";
+    q.args = {{"jobs", {"a"}}};
+    Request q2 = round_trip(q);
+    CHECK(q2.kind == kind);
+    CHECK(q2.id == "abc");
+    CHECK(q2.client == "alice");
+    CHECK(q2.args == q.args);
+  }
+
+  Reply p;
+  p.id = "abc";
+  p.ok = false;
+  p.status = 75;
+  p.error = "round lock held";
+  Reply p2 = round_trip(p);
+  CHECK_FALSE(p2.ok);
+  CHECK(p2.status == 75);
+  CHECK(p2.error == p.error);
+
+  ErrorMessage e{"version", "unsupported"};
+  CHECK(round_trip(e).code == "version");
+  CHECK(type_name(Message{Request{RequestKind::cancel, "", "", json::object()}}) == "CANCEL");
+}
+
+TEST_CASE("encoded messages carry the protocol version", "[protocol]") {
+  json j = json::parse(encode(Heartbeat{}));
+  CHECK(j["v"] == kProtocolVersion);
+  CHECK(j["type"] == "HEARTBEAT");
+}
+
+TEST_CASE("a report line that is not UTF-8 is encoded, not thrown on", "[protocol]") {
+  Report r;
+  r.node = "n0";
+  r.lines = {{"j", 0, std::string("bad \xff\xfe bytes")}};
+  std::string text;
+  REQUIRE_NOTHROW(text = encode(r));
+  Message m = decode(text);
+  CHECK(std::get<Report>(m).lines.size() == 1);
+}
+
+TEST_CASE("malformed messages are refused with a clear error", "[protocol]") {
+  CHECK(decode_error("") == "message is not valid JSON");
+  CHECK(decode_error("{\"v\":1,") == "message is not valid JSON");
+  CHECK(decode_error("[1,2]") == "message is not a JSON object");
+  CHECK(decode_error(R"({"type":"READY"})") == "message has no protocol version \"v\"");
+  CHECK(decode_error(R"({"v":"1","type":"READY"})") ==
+        "message: v: expected the protocol version (an integer)");
+  CHECK(decode_error(R"({"v":1})") == "message has no \"type\" string");
+  CHECK(decode_error(R"({"v":1,"type":"LAUNCH"})") == "unknown message type \"LAUNCH\"");
+  CHECK(decode_error(R"({"v":1,"type":"READY"})") == "READY: node: missing required field");
+  CHECK(decode_error(R"({"v":1,"type":"READY","node":"../etc"})") ==
+        "READY: node: expected a name of letters, digits, '.', '_' or '-', got the string "
+        "\"../etc\"");
+  CHECK(decode_error(R"({"v":1,"type":"READY","node":"n","inventory":{"gpus":-1}})") ==
+        "READY: inventory.gpus: expected a GPU count, got the number -1");
+  CHECK(decode_error(R"({"v":1,"type":"ASSIGN","round":"3","seq":1,"placement":{},"jobs":{}})") ==
+        "ASSIGN: round: expected an integer >= 0, got the string \"3\"");
+  CHECK(decode_error(R"({"v":1,"type":"ASSIGN","round":3,"seq":-1,"placement":{},"jobs":{}})")
+            .find("ASSIGN: seq:") == 0);
+  CHECK(decode_error(R"({"v":1,"type":"ASSIGN","round":3,"seq":1,"placement":[],"jobs":{}})") ==
+        "ASSIGN: placement: expected a Placement document, got an array");
+  CHECK(decode_error(R"({"v":1,"type":"ACK","round":3,"seq":1})") ==
+        "ACK: ok: missing required field");
+  CHECK(decode_error(R"({"v":1,"type":"ACK","round":3,"seq":1,"ok":true,"exit_status":300})") ==
+        "ACK: exit_status: expected an exit status (0 to 255), got the number 300");
+  CHECK(decode_error(R"({"v":1,"type":"REPORT","node":"n","lines":{}})") ==
+        "REPORT: lines: expected an array, got an object");
+  CHECK(decode_error(
+            R"({"v":1,"type":"REPORT","node":"n","lines":[{"job":"..","offset":0,"line":""}]})") ==
+        "REPORT: lines[0].job: expected a job name, got the string \"..\"");
+  CHECK(decode_error(
+            R"({"v":1,"type":"REPORT","node":"n","lines":[{"job":"j","offset":1.5,"line":""}]})")
+            .find("REPORT: lines[0].offset:") == 0);
+  CHECK(
+      decode_error(R"({"v":1,"type":"HEARTBEAT","acked":{"j":-4}})").find("HEARTBEAT: acked.j:") ==
+      0);
+  CHECK(decode_error(R"({"v":1,"type":"HEARTBEAT","acked":{"a/b":4}})") ==
+        "HEARTBEAT: acked.a/b: not a job name");
+  CHECK(decode_error(R"({"v":1,"type":"STATUS","args":[1]})") ==
+        "STATUS: args: expected an object, got an array");
+  CHECK(decode_error(R"({"v":1,"type":"REPLY","ok":false,"status":0})") ==
+        "REPLY: status: expected a non-zero status for a failed reply, got the number 0");
+}
+
+TEST_CASE("deeply nested input is refused before it is parsed", "[protocol]") {
+  std::string deep = R"({"v":1,"type":"STATUS","args":{"x":)" + std::string(100000, '[') +
+                     std::string(100000, ']') + "}}";
+  CHECK(decode_error(deep) == "message nested more than 64 levels deep");
+  // Brackets inside strings do not count.
+  std::string quoted = R"({"v":1,"type":"STATUS","args":{"x":")" + std::string(1000, '[') + "\"}}";
+  CHECK_NOTHROW(decode(quoted));
+}
+
+TEST_CASE("another major version is a VersionError", "[protocol]") {
+  try {
+    decode(R"({"v":2,"type":"READY","node":"n"})");
+    FAIL("decoded");
+  } catch (const VersionError& e) {
+    CHECK(e.version() == 2);
+    CHECK(std::string(e.what()) == "unsupported protocol version 2 (this side speaks version 1)");
+  }
+}
+
+TEST_CASE("unknown fields are ignored", "[protocol]") {
+  Message m = decode(R"({"v":1,"type":"HEARTBEAT","node":"n","future":{"x":1}})");
+  CHECK(std::get<Heartbeat>(m).node == "n");
+}
+
+TEST_CASE("random bytes never crash the decoder", "[protocol]") {
+  std::string seed = encode(Report{"n0", {{"j", 3, "{\"a\":1}"}}});
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 2000; ++i) {
+    std::string s = seed;
+    for (int k = 0; k < 4; ++k) {
+      x = x * 1664525u + 1013904223u;
+      s[x % s.size()] = static_cast<char>(x >> 24);
+    }
+    try {
+      decode(s);
+    } catch (const ProtocolError&) {
+    }
+  }
+  SUCCEED();
+}
+
+TEST_CASE("peer names", "[protocol]") {
+  CHECK(valid_peer_name("t4-0"));
+  CHECK(valid_peer_name("node_1.example.org"));
+  CHECK_FALSE(valid_peer_name(""));
+  CHECK_FALSE(valid_peer_name(".hidden"));
+  CHECK_FALSE(valid_peer_name("a/b"));
+  CHECK_FALSE(valid_peer_name("a b"));
+  CHECK_FALSE(valid_peer_name(std::string(254, 'a')));
+}

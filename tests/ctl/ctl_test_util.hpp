@@ -1,0 +1,173 @@
+// Helpers for the lib/ctl tests: a hermetic configuration on a temporary state directory,
+// a small cluster, job specs, and a scripted NodeDriver that plays sia-run on every node.
+#pragma once
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/cluster.hpp"
+#include "core/document.hpp"
+#include "ctl/config.hpp"
+#include "ctl/node_driver.hpp"
+#include "exec/temp_dir.hpp"
+
+namespace sia::ctl::test {
+
+using exec::test::slurp;
+using exec::test::TempDir;
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+// Two nodes of two "t4" GPUs.
+inline std::string write_cluster(const TempDir& dir) {
+  std::string path = dir / "cluster.toml";
+  write_text(path,
+             "name = \"box\"\n[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 2\n"
+             "count = 2\n");
+  return path;
+}
+
+// Settings from nothing but `flags` (no environment, no files).
+inline Config test_config(const std::string& state_dir, const std::string& cluster,
+                          std::map<std::string, std::string> extra = {}) {
+  ConfigSources s;
+  s.getenv = [](const char*) -> const char* { return nullptr; };
+  s.system_file = "";
+  s.flags["controller.state_dir"] = {"--state-dir", state_dir};
+  if (!cluster.empty()) s.flags["controller.cluster"] = {"--cluster", cluster};
+  s.flags["controller.time_limit"] = {"--time-limit", "1"};
+  for (const auto& [k, v] : extra) s.flags[k] = {"--" + k, v};
+  return load_config(s);
+}
+
+inline JobSpec spec(const std::string& name, int max_gpus = 2) {
+  nlohmann::json j = {
+      {"name", name}, {"model", "cifar10"}, {"max_gpus", max_gpus}, {"command", {"/bin/true"}}};
+  return parse_job_spec(Node(j, "test", name));
+}
+
+// Plays sia-run on each node: remembers what each node runs (job -> generation, state)
+// and answers apply with start / restart / keep / stop actions.
+class FakeDriver : public NodeDriver {
+ public:
+  explicit FakeDriver(Cluster cluster) : cluster_(std::move(cluster)) {
+    for (const auto& n : cluster_.nodes) up.insert(n.name);
+  }
+
+  std::set<std::string> up;
+  std::vector<ReportLine> pending_reports;
+  std::vector<std::pair<std::int64_t, Placement>> deliveries;
+  // node -> job -> {state, generation, placement part}
+  struct Run {
+    std::string state = "running";
+    int generation = 0;
+    std::string part;
+  };
+  std::map<std::string, std::map<std::string, Run>> runs;
+
+  std::vector<std::string> nodes_up() override { return {up.begin(), up.end()}; }
+
+  std::vector<NodeStatus> observe() override {
+    std::vector<NodeStatus> out;
+    for (const auto& n : cluster_.nodes) {
+      NodeStatus s;
+      s.node = n.name;
+      s.ok = up.count(n.name) > 0;
+      if (!s.ok) {
+        s.error = "unreachable";
+      } else {
+        nlohmann::json jobs = nlohmann::json::array();
+        for (const auto& [job, r] : runs[n.name]) {
+          jobs.push_back(
+              {{"name", job},
+               {"state", r.state},
+               {"round", r.generation},
+               {"exit_status", r.state == "finished" ? nlohmann::json(0) : nlohmann::json(nullptr)},
+               {"reason", r.state}});
+        }
+        s.status = {{"node", n.name}, {"jobs", jobs}};
+      }
+      out.push_back(s);
+    }
+    return out;
+  }
+
+  std::vector<ReportLine> drain_reports() override { return std::exchange(pending_reports, {}); }
+
+  std::vector<NodeResult> deliver(std::int64_t round, const Placement& placement,
+                                  const nlohmann::json&) override {
+    deliveries.push_back({round, placement});
+    std::vector<NodeResult> out;
+    for (const auto& n : cluster_.nodes) {
+      NodeResult r;
+      r.node = n.name;
+      if (!up.count(n.name)) {
+        r.error = "down";
+        out.push_back(r);
+        continue;
+      }
+      r.acknowledged = true;
+      nlohmann::json actions = nlohmann::json::array();
+      std::set<std::string> here;
+      for (const auto& j : placement.jobs) {
+        for (const auto& ng : j.nodes) {
+          if (ng.node != n.name) continue;
+          here.insert(j.job);
+          std::string part = cluster_.types[j.type].name;
+          for (int g : ng.gpus) part += "," + std::to_string(g);
+          part += "/" + std::to_string(j.local_bsz);
+          Run& run = runs[n.name][j.job];
+          std::string action;
+          if (run.generation == 0) {
+            action = "start";
+            run.generation = 1;
+          } else if (run.state == "finished" || run.state == "failed") {
+            action = run.part == part ? "leave" : "start";
+            if (action == "start") ++run.generation;
+          } else if (run.part != part || run.state != "running") {
+            action = run.state == "running" ? "restart" : "start";
+            ++run.generation;
+          } else {
+            action = "keep";
+          }
+          if (action != "leave" && action != "keep") run.state = "running";
+          run.part = part;
+          actions.push_back({{"job", j.job}, {"action", action}, {"round", run.generation}});
+        }
+      }
+      for (auto& [job, run] : runs[n.name]) {
+        if (!here.count(job) && run.state == "running") {
+          run.state = "preempted";
+          actions.push_back({{"job", job}, {"action", "stop"}, {"round", run.generation}});
+        }
+      }
+      r.plan = {{"node", n.name}, {"actions", actions}};
+      out.push_back(r);
+    }
+    return out;
+  }
+
+  // A report line of `job` from `node` at `offset` (as rank 0 would write it).
+  void report(const std::string& node, const std::string& job, std::int64_t offset,
+              nlohmann::json fields) {
+    fields["type"] = "report";
+    fields["job"] = job;
+    if (!fields.contains("round")) fields["round"] = runs[node][job].generation;
+    pending_reports.push_back({node, job, offset, fields.dump(), 0});
+  }
+
+  const Cluster& cluster() const { return cluster_; }
+
+ private:
+  Cluster cluster_;
+};
+
+}  // namespace sia::ctl::test

@@ -1,0 +1,132 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "ctl/config.hpp"
+#include "ctl_test_util.hpp"
+#include "test_util.hpp"
+
+using namespace sia::ctl;
+using sia::ctl::test::TempDir;
+using sia::ctl::test::write_text;
+
+namespace {
+
+const Setting& setting(const Config& c, const std::string& key) {
+  for (const auto& s : c.settings) {
+    if (s.key == key) return s;
+  }
+  FAIL("no setting " << key);
+  throw 0;
+}
+
+ConfigSources sources(const std::map<std::string, std::string>& env, const std::string& system) {
+  ConfigSources s;
+  auto copy = std::make_shared<std::map<std::string, std::string>>(env);
+  s.getenv = [copy](const char* name) -> const char* {
+    auto it = copy->find(name);
+    return it == copy->end() ? nullptr : it->second.c_str();
+  };
+  s.system_file = system;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("settings come from defaults, files, environment and flags in that order", "[config]") {
+  TempDir dir;
+  write_text(dir / "etc.toml",
+             "[controller]\nround = 30\nretention = 5\npolicy = \"themis\"\n"
+             "cluster = \"clusters/c.toml\"\n");
+  std::filesystem::create_directories(dir / "xdg/sia");
+  write_text(dir / "xdg/sia/config.toml", "[controller]\nround = 20\n");
+  write_text(dir / "mine.toml", "[controller]\nretention = 7\n[stages]\nsolve = \"sia-solve\"\n");
+  auto s = sources({{"XDG_CONFIG_HOME", dir / "xdg"},
+                    {"HOME", dir.path()},
+                    {"SIA_CTL_RETENTION", "9"},
+                    {"SIA_CTL_POLICY", "sia"}},
+                   dir / "etc.toml");
+  s.config_file = dir / "mine.toml";
+  s.flags["controller.policy"] = {"--policy", "fifo"};
+  Config c = load_config(s);
+
+  CHECK(c.controller.round == 20);
+  CHECK(setting(c, "controller.round").source == dir / "xdg/sia/config.toml");
+  CHECK(c.controller.retention == 9);
+  CHECK(setting(c, "controller.retention").source == "environment SIA_CTL_RETENTION");
+  CHECK(c.controller.policy == "fifo");
+  CHECK(setting(c, "controller.policy").source == "flag --policy");
+  CHECK(c.stages.solve == "sia-solve");
+  CHECK(setting(c, "stages.solve").source == dir / "mine.toml");
+  // A relative path in a file is relative to the file.
+  CHECK(c.controller.cluster == dir / "clusters/c.toml");
+  CHECK(setting(c, "controller.bind").source == "default");
+  CHECK(c.controller.state_dir == dir.path() + "/.local/state/sia/ctl");
+  CHECK(c.files ==
+        std::vector<std::string>{dir / "etc.toml", dir / "xdg/sia/config.toml", dir / "mine.toml"});
+  // The default node commands run a local sia-run per node.
+  CHECK(c.nodes.apply.front() == "sia-run");
+  // The table names each source.
+  std::string table = config_table(c);
+  CHECK(table.find("environment SIA_CTL_RETENTION") != std::string::npos);
+  CHECK(config_to_json(c)["settings"].size() == setting_infos().size());
+}
+
+TEST_CASE("SIA_CONFIG names the file when --config does not", "[config]") {
+  TempDir dir;
+  write_text(dir / "c.toml", "[controller]\nround = 5\n");
+  Config c = load_config(sources({{"SIA_CONFIG", dir / "c.toml"}}, ""));
+  CHECK(c.controller.round == 5);
+  auto e = sia::test::error_of([&] {
+    load_config(sources({{"SIA_CONFIG", dir / "nope.toml"}}, ""));
+  });
+  CHECK(e.first == 66);
+}
+
+TEST_CASE("a bad configuration names the file and the field", "[config]") {
+  TempDir dir;
+  auto load_file = [&](const std::string& text) {
+    write_text(dir / "c.toml", text);
+    auto s = sources({}, "");
+    s.config_file = dir / "c.toml";
+    return load_config(s);
+  };
+  auto e = sia::test::error_of([&] { load_file("[controller]\nrond = 3\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("c.toml: controller.rond: unknown key \"rond\" in [controller]") !=
+        std::string::npos);
+  e = sia::test::error_of([&] { load_file("[controler]\nround = 3\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("unknown section [controler]") != std::string::npos);
+  e = sia::test::error_of([&] { load_file("[controller]\nround = \"soon\"\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("c.toml: controller.round: expected a number") != std::string::npos);
+  e = sia::test::error_of([&] { load_file("[controller]\nround = -1\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("controller.round (" + dir / "c.toml" + "): expected") != std::string::npos);
+  e = sia::test::error_of([&] { load_file("[controller]\npolicy = \"best\"\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("unknown policy \"best\"") != std::string::npos);
+  e = sia::test::error_of([&] { load_file("[nodes]\napply = []\n"); });
+  CHECK(e.first == 78);
+  e = sia::test::error_of([&] { load_file("[controller\n"); });
+  CHECK(e.first == 78);
+  e = sia::test::error_of([&] { load_file("[controller]\np = 0\n"); });
+  CHECK(e.first == 78);
+
+  // The environment and flags are named too; a bad flag is a usage error.
+  e = sia::test::error_of([&] { load_config(sources({{"SIA_CTL_ROUND", "x"}}, "")); });
+  CHECK(e.first == 78);
+  CHECK(e.second == "environment SIA_CTL_ROUND: expected a number, got \"x\"");
+  auto s = sources({}, "");
+  s.flags["controller.round"] = {"--round", "abc"};
+  e = sia::test::error_of([&] { load_config(s); });
+  CHECK(e.first == 64);
+  CHECK(e.second == "--round: expected a number, got \"abc\"");
+}
+
+TEST_CASE("stage commands split on spaces", "[config]") {
+  CHECK(split_command("  sia-solve --policy  themis ") ==
+        std::vector<std::string>{"sia-solve", "--policy", "themis"});
+  CHECK(split_command("").empty());
+}

@@ -1,0 +1,146 @@
+#include <catch2/catch.hpp>
+
+#include "ctl/job_book.hpp"
+#include "ctl_test_util.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+using namespace sia::ctl;
+using nlohmann::json;
+namespace ct = sia::ctl::test;
+
+namespace {
+
+json round_record(std::int64_t round, double time, const json& placement_jobs) {
+  return {
+      {"type", "round"},         {"round", round},        {"time", time},
+      {"cluster", nullptr},      {"allocation", nullptr}, {"placement", {{"jobs", placement_jobs}}},
+      {"models", json::object()}};
+}
+
+json placed(const std::string& job, const std::string& node, std::vector<int> gpus,
+            int local_bsz = 16) {
+  return {{"name", job},
+          {"gpu_type", "t4"},
+          {"nodes", {{{"name", node}, {"gpus", gpus}}}},
+          {"batch_size", local_bsz * static_cast<int>(gpus.size())},
+          {"local_bsz", local_bsz},
+          {"accum_steps", 0}};
+}
+
+json delivered(const std::string& node, const std::string& job, const std::string& action,
+               int generation) {
+  return {{"type", "delivered"},
+          {"round", 1},
+          {"node", node},
+          {"ok", true},
+          {"error", ""},
+          {"actions", {{{"job", job}, {"action", action}, {"generation", generation}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("reports become observations, gradient statistics and progress", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  const BookJob& a = *book.find("a");
+  CHECK(a.state == Lifecycle::running);
+  CHECK(a.starts == 1);
+  CHECK(a.restoring);
+  json rep = {{"type", "report"}, {"round", 1},          {"step", 10},       {"progress", 8.5},
+              {"step_time", 0.2}, {"sync_time", 0.05},   {"local_bsz", 16},  {"accum_steps", 0},
+              {"world_size", 2},  {"nodes", 1},          {"gpu_type", "t4"}, {"grad_sqr", 0.5},
+              {"grad_var", 2.0},  {"reason", "interval"}};
+  CHECK(book.apply(make_report("t4-0", "a", 0, 100, rep)));
+  rep["step_time"] = 0.4;
+  rep["step"] = 20;
+  rep["progress"] = 17.0;
+  CHECK(book.apply(make_report("t4-0", "a", 100, 200, rep)));
+  // The same line again (same node, job and offset) changes nothing.
+  CHECK_FALSE(book.apply(make_report("t4-0", "a", 100, 200, rep)));
+  CHECK_FALSE(book.apply(make_report("t4-0", "a", 0, 100, rep)));
+  CHECK(a.reports == 2);
+  REQUIRE(a.observations.size() == 1);
+  CHECK(a.observations[0].count == 2);
+  CHECK(a.observations[0].point.step_time == Approx(0.3));
+  CHECK(a.observations[0].point.replicas == 2);
+  CHECK(a.observations[0].point.local_bsz == 16);
+  CHECK(!a.restoring);  // a report of the current generation arrived
+  CHECK(a.step == 20);
+  CHECK(book.report_next("t4-0", "a") == 200);
+
+  JobState s = book.job_state(a, 400);
+  CHECK(s.age == 300);
+  CHECK(s.progress == 17);
+  REQUIRE(s.gradient);
+  CHECK(s.gradient->var == 2.0);
+  REQUIRE(s.current);
+  CHECK(s.current->gpu_type == "t4");
+  CHECK(s.current->placement == std::vector<int>{2});
+  CHECK(s.observations.size() == 1);
+  CHECK(s.restarts == 0);
+
+  // Attained service: 2 GPUs from t = 160 to the next round at 220.
+  book.apply(round_record(2, 220, json::array({placed("a", "t4-0", {0, 1}, 8)})));
+  CHECK(a.attained_service == 120);
+  book.apply(delivered("t4-0", "a", "restart", 2));
+  CHECK(a.starts == 2);
+  CHECK(book.job_state(a, 230).restarts == 1);
+  // An old generation's "done" does not count; the current one's does.
+  rep["reason"] = "done";
+  book.apply(make_report("t4-0", "a", 200, 300, rep));
+  CHECK(!a.done_reported);
+  rep["round"] = 2;
+  book.apply(make_report("t4-0", "a", 300, 400, rep));
+  CHECK(a.done_reported);
+}
+
+TEST_CASE("an ended job is never placed again", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a"), ct::spec("b")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0})})));
+  CHECK(book.apply(make_job_ended("a", Lifecycle::finished, "done", 0, 170)));
+  CHECK_FALSE(book.apply(make_job_ended("a", Lifecycle::failed, "again", 1, 171)));
+  CHECK(book.find("a")->state == Lifecycle::finished);
+  CHECK(book.find("a")->exit_status == 0);
+  // Even a round record that (wrongly) places it leaves it ended and unplaced.
+  book.apply(
+      round_record(2, 220, json::array({placed("a", "t4-0", {0}), placed("b", "t4-1", {0})})));
+  CHECK(book.find("a")->state == Lifecycle::finished);
+  CHECK(!book.find("a")->placed);
+  CHECK(book.find("b")->state == Lifecycle::running);
+  CHECK(book.active().size() == 1);
+  // A cancelled job too.
+  CHECK(book.apply(make_cancel("g", "local:you", 230, {"b"})));
+  CHECK(book.find("b")->state == Lifecycle::cancelled);
+  CHECK(book.find("b")->reason == "cancelled by local:you");
+  CHECK_FALSE(book.apply(make_cancel("h", "local:you", 231, {"b"})));
+  // A name is never taken twice.
+  CHECK_FALSE(book.apply(make_submit("i", "local:me", 240, {ct::spec("a")})));
+  CHECK(book.find("a")->submit_time == 100);
+}
+
+TEST_CASE("the book round-trips through its snapshot form", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  book.apply(make_report("t4-0", "a", 0, 50,
+                         {{"type", "report"},
+                          {"round", 1},
+                          {"step", 3},
+                          {"step_time", 0.1},
+                          {"local_bsz", 8},
+                          {"world_size", 2},
+                          {"gpu_type", "t4"}}));
+  book.apply(make_node_seen("t4-0", true, "", 160));
+  book.apply(make_rejected("g", "local:x", 170, {"zz"}, "bad"));
+  json j = book.to_json();
+  JobBook back = JobBook::from_json(j, "snapshot.json");
+  CHECK(back.to_json() == j);
+  CHECK(back.find("a")->observations.size() == 1);
+  CHECK(back.inbox_seen("f"));
+  CHECK(back.rejections().size() == 1);
+}

@@ -1,0 +1,272 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "ctl/client_backend.hpp"
+#include "ctl/client_docs.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl/state_store.hpp"
+#include "ctl_test_util.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+using namespace sia::ctl;
+using nlohmann::json;
+namespace ct = sia::ctl::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+  ct::TempDir dir;
+  std::string cluster_file = ct::write_cluster(dir);
+  std::string state = dir / "state";
+  ctl::Config config;
+  Cluster cluster = read_cluster(cluster_file);
+  StateStore store{state};
+  ct::FakeDriver driver{cluster};
+  double now = 1000;
+  std::vector<std::string> warnings;
+
+  explicit Fixture(std::map<std::string, std::string> extra = {})
+      : config(ct::test_config(dir / "state", dir / "cluster.toml", std::move(extra))) {
+    store.create();
+  }
+
+  json round() {
+    auto lock = store.lock("test round");
+    JobBook book = store.load(true, &warnings);
+    RoundOptions o;
+    o.now = [this] { return now; };
+    o.warn = [this](const std::string& w) { warnings.push_back(w); };
+    RoundEngine engine(config, cluster, store, driver, o);
+    json r = engine.run(book);
+    now += 60;
+    return r;
+  }
+  JobBook book() const { return store.load(false, nullptr); }
+  std::set<std::string> placed_in(std::size_t delivery) const {
+    std::set<std::string> out;
+    for (const auto& j : driver.deliveries.at(delivery).second.jobs) out.insert(j.job);
+    return out;
+  }
+  std::string node_of(const std::string& job) const {
+    JobBook b = book();  // a temporary would leave the pointer dangling
+    const BookJob* j = b.find(job);
+    return j && j->placed ? j->placed->nodes.front().node : "";
+  }
+};
+
+int run_shell(const std::string& cmd, std::string* out) {
+  FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out->append(buf, n);
+  int st = ::pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("submitted jobs run, report and finish exactly once", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  json reply = client.submit({ct::spec("a"), ct::spec("b")});
+  CHECK(reply["data"]["jobs"][0]["state"] == "submitted");
+  CHECK(f.store.inbox_files().size() == 1);
+  // A name already waiting in the inbox is refused before anything is written.
+  CHECK(sia::test::error_of([&] { client.submit({ct::spec("a")}); }).first == 65);
+
+  json r1 = f.round();
+  CHECK(r1["submitted"] == json::array({"a", "b"}));
+  CHECK(f.store.inbox_files().empty());
+  REQUIRE(f.driver.deliveries.size() == 1);
+  CHECK(f.placed_in(0) == std::set<std::string>{"a", "b"});
+  JobBook b1 = f.book();
+  CHECK(b1.find("a")->state == Lifecycle::running);
+  CHECK(b1.find("a")->starts == 1);
+  CHECK(b1.find("a")->identity == "local:tester");
+  CHECK(fs::exists(f.store.round_file(1, "placement")));
+  CHECK(fs::exists(f.store.round_file(1, "goodput")));
+
+  // Reports arrive; the same line twice is taken once.
+  std::string na = f.node_of("a");
+  json rep = {{"step", 5},         {"progress", 4.0},  {"step_time", 0.1},
+              {"sync_time", 0.01}, {"local_bsz", 16},  {"world_size", 1},
+              {"nodes", 1},        {"gpu_type", "t4"}, {"reason", "interval"}};
+  f.driver.report(na, "a", 0, rep);
+  f.driver.report(na, "a", 0, rep);
+  f.round();
+  // A report of the current start ends the restore, unless that round moved the job.
+  if (f.node_of("a") == na) CHECK(!f.book().find("a")->restoring);
+  f.driver.report(na, "a", 0, rep);  // and again in a later round
+  f.round();
+  CHECK(f.book().find("a")->reports == 1);
+
+  // a's workers finish: it ends once and is never handed out again.
+  for (auto& [node, runs] : f.driver.runs) {
+    if (runs.count("a") && runs["a"].state == "running") runs["a"].state = "finished";
+  }
+  json r4 = f.round();
+  CHECK(r4["ended"].size() == 1);
+  CHECK(r4["ended"][0]["job"] == "a");
+  std::size_t n = f.driver.deliveries.size();
+  CHECK(f.placed_in(n - 1) == std::set<std::string>{"b"});
+  json r5 = f.round();
+  CHECK(r5["ended"].empty());
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1) == std::set<std::string>{"b"});
+  JobBook b5 = f.book();
+  CHECK(b5.find("a")->state == Lifecycle::finished);
+  CHECK(b5.find("a")->exit_status == 0);
+  // A finished name cannot be submitted again.
+  auto e = sia::test::error_of([&] { client.submit({ct::spec("a")}); });
+  CHECK(e.first == 65);
+  CHECK(e.second.find("exists already (finished)") != std::string::npos);
+
+  // Status, nodes and explain documents.
+  json st = client.status({});
+  CHECK(st["kind"] == "JobStatusList");
+  CHECK(st["data"]["jobs"].size() == 2);
+  json ex = client.explain("b");
+  CHECK(ex["data"]["state"] == "running");
+  CHECK(!ex["data"]["lines"].empty());
+  CHECK(client.nodes()["data"]["nodes"].size() == 2);
+  CHECK(sia::test::error_of([&] { client.status({"nope"}); }).first == 66);
+}
+
+TEST_CASE("a job that reported done is not rescheduled while it ends", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();
+  std::string na = f.node_of("a");
+  int gen = f.driver.runs[na]["a"].generation;
+  f.driver.report(na, "a", 0, {{"step", 9}, {"round", gen}, {"reason", "done"}});
+  json r = f.round();
+  CHECK(r["finishing"] == json::array({"a"}));
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1).empty());
+  CHECK(f.book().find("a")->state != Lifecycle::finished);
+}
+
+TEST_CASE("cancel stops a job at the next round", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();
+  CHECK(sia::test::error_of([&] { client.cancel({"zz"}); }).first == 66);
+  json c = client.cancel({"a"});
+  CHECK(c["data"]["jobs"][0]["reason"].get<std::string>().find("cancel requested") == 0);
+  json r = f.round();
+  CHECK(r["cancelled"] == json::array({"a"}));
+  CHECK(f.book().find("a")->state == Lifecycle::cancelled);
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1).empty());
+}
+
+TEST_CASE("nodes that do not answer are left out of the round", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a"), ct::spec("b"), ct::spec("c")});
+  f.driver.up.erase("t4-1");
+  json r = f.round();
+  for (const auto& j : f.driver.deliveries.back().second.jobs) {
+    for (const auto& ng : j.nodes) CHECK(ng.node == "t4-0");
+  }
+  CHECK(f.warnings.size() >= 1);
+  json nodes = client.nodes();
+  for (const auto& n : nodes["data"]["nodes"]) {
+    CHECK(n["state"] == (n["name"] == "t4-1" ? "down" : "up"));
+  }
+  // Back up: its GPUs are used again.
+  f.driver.up.insert("t4-1");
+  f.round();
+  std::set<std::string> used;
+  for (const auto& j : f.driver.deliveries.back().second.jobs) {
+    for (const auto& ng : j.nodes) used.insert(ng.node);
+  }
+  CHECK(used.count("t4-1"));
+}
+
+TEST_CASE("a duplicate name in the inbox is rejected, not lost", "[round]") {
+  Fixture f;
+  json spec = job_spec_to_json(ct::spec("a"));
+  f.store.write_inbox(inbox_request("submit", "local:one", 1, {{"jobs", {spec}}}));
+  f.store.write_inbox(inbox_request("submit", "local:two", 2, {{"jobs", {spec}}}));
+  ct::write_text(f.state + "/inbox/x.json", "{not json");
+  json r = f.round();
+  CHECK(r["submitted"] == json::array({"a"}));
+  CHECK(r["rejected"].size() == 2);
+  CHECK(f.store.inbox_files().empty());
+  CHECK(std::distance(fs::directory_iterator(f.state + "/inbox/rejected"),
+                      fs::directory_iterator()) == 2);
+  JobBook b = f.book();
+  CHECK(b.find("a")->identity == "local:one");
+  CHECK(b.rejections().size() == 1);
+}
+
+TEST_CASE("a crash mid-round loses no acknowledged record", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();
+  // Records acknowledged after the snapshot, then a torn one (kill -9 mid-append).
+  {
+    auto lock = f.store.lock("test");
+    JobBook b = f.store.load(true, nullptr);
+    f.store.commit(b, {make_submit("zz.json", "local:late", 5, {ct::spec("late")})});
+  }
+  std::string journal = f.store.path("journal.jsonl");
+  ct::write_text(journal, ct::slurp(journal) + "{\"crc\":\"00000000\",\"seq\":9");
+  f.warnings.clear();
+  json r = f.round();
+  REQUIRE(!f.warnings.empty());
+  CHECK(f.warnings.front().find("incomplete last record") != std::string::npos);
+  JobBook b = f.book();
+  REQUIRE(b.find("late"));
+  CHECK(b.find("late")->state == Lifecycle::running);
+  CHECK(b.find("a")->state == Lifecycle::running);
+}
+
+TEST_CASE("a stage runs as an external program when overridden", "[round][stage]") {
+  const std::string bin = SIA_TEST_BIN_DIR;
+  Fixture f({{"stages.estimate", bin + "/sia-estimate --cluster {cluster}"},
+             {"stages.solve", bin + "/sia-solve --explain --previous={previous}"},
+             {"stages.place", bin + "/sia-place --previous={previous}"}});
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a"), ct::spec("b")});
+  f.round();
+  CHECK(f.placed_in(0) == std::set<std::string>{"a", "b"});
+  json alloc = json::parse(ct::slurp(f.store.round_file(1, "allocation")));
+  CHECK(alloc["metadata"]["generator"] == "sia-solve");
+  json place = json::parse(ct::slurp(f.store.round_file(1, "placement")));
+  CHECK(place["metadata"]["generator"] == "sia-place");
+  f.round();  // with --previous this time
+  CHECK(f.placed_in(1) == std::set<std::string>{"a", "b"});
+  CHECK(fs::exists(f.state + "/run/previous-allocation.json"));
+}
+
+TEST_CASE("a failing stage program is an error naming it", "[round][stage]") {
+  const std::string bin = SIA_TEST_BIN_DIR;
+  Fixture f({{"stages.solve", bin + "/sia-solve --policy nosuch"}});
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  auto e = sia::test::error_of([&] { f.round(); });
+  CHECK(e.first == 69);
+  CHECK(e.second.find("stage solve (" + bin +
+                      "/sia-solve --policy nosuch): exited with status 64") == 0);
+  // Nothing was delivered, and the submission is kept for the next round.
+  CHECK(f.driver.deliveries.empty());
+  CHECK(f.book().find("a"));
+}
+
+TEST_CASE("sia-ctl round exits 75 while the lock is held", "[round][lock]") {
+  Fixture f;
+  auto lock = f.store.lock("test holder");
+  std::string out;
+  int rc = run_shell(std::string(SIA_TEST_BIN_DIR) + "/sia-ctl round --state-dir " + f.state +
+                         " --cluster " + f.cluster_file + " 2>&1",
+                     &out);
+  CHECK(rc == 75);
+  CHECK(out.find("round lock held by pid " + std::to_string(::getpid())) != std::string::npos);
+}

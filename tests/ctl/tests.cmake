@@ -1,0 +1,6 @@
+# Unit tests of lib/ctl (sia_test is defined in tests/CMakeLists.txt).
+sia_test(ctl
+  ctl/test_config.cpp
+  ctl/test_journal.cpp
+  ctl/test_job_book.cpp
+  ctl/test_round_engine.cpp)

@@ -1,0 +1,144 @@
+#!/bin/sh
+# The cron-style controller on the CPU: `sia-ctl round` run from a shell loop, with the
+# default local node commands (one sia-run state directory per node under STATE/nodes)
+# and the reference worker, drives three jobs submitted at different times to completion.
+# Checks: every job finishes, exactly once (one "ended" in all the rounds' output, in no
+# placement after that round), jobs are rescaled as others arrive (some job held more than
+# one GPU count, some job restarted), each job's workers reached exactly their step limit,
+# status/nodes/explain answer, and a second round while the lock is held exits 75.
+#   ctl_cron_rounds.sh BIN_DIR SOURCE_DIR
+set -u
+BIN="$(cd "$1" && pwd)"
+tmp=$(mktemp -d)
+ST=$tmp/state
+export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
+unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
+export XDG_CONFIG_HOME=$tmp/xdg
+PATH=$BIN:$PATH
+ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
+cleanup() {
+  for n in t4-0 t4-1; do
+    [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 a b c \
+      >/dev/null 2>&1
+  done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  ctl status 2>&1
+  ctl nodes 2>&1
+  for f in "$ST"/nodes/*/jobs/*/supervisor.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
+  for f in "$ST"/nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
+  exit 1
+}
+cd "$tmp" || exit 1
+
+cat >cluster.toml <<'TOML'
+name = "cpu-pair"
+[[node_groups]]
+gpu_type = "t4"
+gpus_per_node = 2
+count = 2
+TOML
+cat >config.toml <<TOML
+[controller]
+state_dir = "state"
+cluster = "cluster.toml"
+retention = 500
+time_limit = 1
+[nodes]
+apply = ["sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node", "{node}",
+         "--cluster", "{cluster}", "--jobs", "{jobs}", "--ckpt-root", "{state}/ckpt",
+         "--report-interval", "0.3", "--grace", "20", "-o", "json", "-"]
+TOML
+STEPS=4000
+job() {
+  cat >"$1.toml" <<TOML
+name = "$1"
+model = "cifar10"
+max_gpus = 2
+command = ["$BIN/sia-worker", "--device", "cpu", "--steps", "$STEPS"]
+TOML
+}
+job a
+job b
+job c
+
+ctl config | grep -q "controller.cluster .*$tmp/cluster.toml .*$tmp/config.toml" ||
+  fail "sia-ctl config does not show the cluster's source"
+ctl submit a.toml >out 2>&1 || { cat out; fail "submit a"; }
+grep -q "a .*submitted" out || { cat out; fail "submit a: $(cat out)"; }
+ctl submit a.toml >out 2>&1
+[ $? -eq 65 ] || { cat out; fail "a second submit of a was not refused with 65"; }
+
+start=$(date +%s)
+i=0
+while :; do
+  i=$((i + 1))
+  [ "$i" -eq 4 ] && { ctl submit b.toml >/dev/null || fail "submit b"; }
+  [ "$i" -eq 8 ] && { ctl submit c.toml >/dev/null || fail "submit c"; }
+  ctl -o json round >"round-$i.json" 2>"round-$i.err" ||
+    { cat "round-$i.err"; fail "round $i exited $?"; }
+  if [ "$i" -eq 6 ]; then
+    # A concurrent round while this one holds the lock: 75.
+    ( flock -x 9; sleep 2 ) 9>>"$ST/lock" &
+    sleep 0.3
+    ctl round >out 2>&1
+    rc=$?
+    wait
+    [ "$rc" -eq 75 ] || { cat out; fail "a round under a held lock exited $rc, not 75"; }
+    grep -q "round lock held" out || { cat out; fail "no lock message: $(cat out)"; }
+  fi
+  done_jobs=$(ctl -o json status | grep -o '"state":"finished"' | wc -l)
+  [ "$done_jobs" -eq 3 ] && break
+  [ $(($(date +%s) - start)) -gt 110 ] && fail "not finished after 110 s ($i rounds)"
+  sleep 0.5
+done
+echo "all three jobs finished after $i rounds, $(($(date +%s) - start)) s"
+
+# Exactly once: one "ended" record per job in all the rounds' output ...
+for j in a b c; do
+  n=$(cat round-*.json | grep -o "\"job\":\"$j\",\"reason\":\"[^\"]*\",\"state\":\"finished\"" | wc -l)
+  [ "$n" -eq 1 ] || fail "job $j ended $n times"
+done
+# ... and no placement after that names it.
+for j in a b c; do
+  ended=$(grep -l "\"job\":\"$j\",\"reason\":\"[^\"]*\",\"state\":\"finished\"" round-*.json |
+    sed 's/round-\([0-9]*\).json/\1/')
+  last=$(ls "$ST"/rounds/r*-placement.json | sort | tail -1)
+  for f in "$ST"/rounds/r*-placement.json; do
+    r=$(basename "$f" | sed 's/^r0*\([0-9]*\)-.*/\1/')
+    [ "$r" -gt "$ended" ] && grep -q "\"name\": \"$j\"" "$f" && fail "job $j placed in round $r after it ended in $ended"
+  done
+  : "$last"
+done
+# The workers ran to their step limit and not beyond.
+for j in a b c; do
+  max=$(cat "$ST"/nodes/*/jobs/$j/reports.jsonl 2>/dev/null | grep -o '"step":[0-9]*' |
+    sed 's/"step"://' | sort -n | tail -1)
+  [ "$max" = "$STEPS" ] || fail "job $j reached step $max, not $STEPS"
+done
+# Rescaled as others arrived: some job held 1 and 2 GPUs, and some job restarted.
+rescaled=0
+for j in a b c; do
+  counts=$(for f in "$ST"/rounds/r*-placement.json; do
+    tr -d ' \n' <"$f" | grep -o "\"name\":\"$j\",\"nodes\":\[{\"gpus\":\[[0-9,]*\]" |
+      sed 's/.*\[\([0-9,]*\)\]$/\1/' | tr ',' '\n' | wc -l
+  done | sort -u | grep -v '^0$' | wc -l)
+  [ "$counts" -gt 1 ] && rescaled=$((rescaled + 1))
+done
+[ "$rescaled" -ge 1 ] || fail "no job was rescaled"
+restarts=$(ctl -o json status | grep -o '"restarts":[0-9]*' | sed 's/.*://' | sort -n | tail -1)
+[ "$restarts" -ge 1 ] || fail "no job restarted"
+echo "rescaled jobs: $rescaled; most restarts of one job: $restarts"
+
+ctl status >out || fail "status"
+[ "$(grep -c ' finished ' out)" -eq 3 ] || { cat out; fail "status table"; }
+ctl nodes >out || fail "nodes"
+grep -q "t4-1 .* up" out || { cat out; fail "nodes table"; }
+ctl explain a >out || fail "explain"
+grep -q "finished" out || { cat out; fail "explain a"; }
+ctl explain nosuch >out 2>&1
+[ $? -eq 66 ] || { cat out; fail "explain of an unknown job did not exit 66"; }
+echo "ok"

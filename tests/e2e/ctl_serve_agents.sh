@@ -1,0 +1,249 @@
+#!/bin/sh
+# The controller daemon on the CPU: `sia-ctl serve` and three `sia-run agent`s on loopback
+# TCP with CURVE keys and an allow-list, the reference worker, and a client talking to the
+# controller over the channel. Three jobs submitted at different times are scheduled and
+# rescaled as others arrive; one agent is killed (kill -9; its node's workers killed as a
+# dead machine's would be) and its jobs move elsewhere once it is fenced; the controller is
+# killed (kill -9) and restarted mid-run; the killed agent comes back and is reconciled.
+# Checks: every job finishes exactly once (one "done" report, its workers reached exactly
+# their step limit), some job was rescaled, a client whose key is not on the allow-list is
+# refused with 77 (as is an agent's key asking as a client), a second serve on the same
+# state directory exits 75 (as does a `sia-ctl round`), and serve exits 0 on SIGTERM.
+#   ctl_serve_agents.sh BIN_DIR SOURCE_DIR
+set -u
+BIN="$(cd "$1" && pwd)"
+tmp=$(mktemp -d)
+ST=$tmp/state
+export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
+unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
+export XDG_CONFIG_HOME=$tmp/xdg
+PATH=$BIN:$PATH
+NODES="t4-0 t4-1 t4-2"
+ctl_pid=
+agent_pids=
+cd "$tmp" || exit 1
+
+ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
+stop_node_jobs() {  # what a dead machine does to its workers
+  [ -d "nodes/$1" ] && "$BIN/sia-run" --state-dir "nodes/$1" stop --grace 0 a b c >/dev/null 2>&1
+}
+cleanup() {
+  [ -n "$ctl_pid" ] && kill -9 "$ctl_pid" 2>/dev/null
+  for p in $agent_pids; do kill -9 "$p" 2>/dev/null; done
+  for n in $NODES; do stop_node_jobs "$n"; done
+  wait 2>/dev/null
+  # SIA_E2E_KEEP=DIR keeps the logs for a look.
+  [ -n "${SIA_E2E_KEEP:-}" ] && mkdir -p "$SIA_E2E_KEEP" && cp ./*.log "$SIA_E2E_KEEP/" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() {
+  echo "FAIL: $*"
+  ctl -o json status 2>&1 | head -c 3000
+  echo
+  for f in ctl-*.log agent-*.log; do [ -f "$f" ] && { echo "--- $f"; tail -25 "$f"; }; done
+  for f in nodes/*/jobs/*/supervisor.log; do [ -f "$f" ] && { echo "--- $f"; tail -4 "$f"; }; done
+  for f in nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
+  exit 1
+}
+# wait_for SECONDS WHAT COMMAND...: polls COMMAND until it succeeds.
+wait_for() {
+  limit=$1 what=$2
+  shift 2
+  end=$(($(date +%s) + limit))
+  until "$@"; do
+    [ "$(date +%s)" -ge "$end" ] && fail "after ${limit} s: $what"
+    sleep 0.3
+  done
+}
+state_of() {  # state_of JOB: the job's state as the controller says
+  ctl -o json status "$1" 2>/dev/null | grep -o '"state":"[a-z]*"' | head -1 | sed 's/.*:"\(.*\)"/\1/'
+}
+is_running() { [ "$(state_of "$1")" = running ]; }
+all_finished() { [ "$(ctl -o json status 2>/dev/null | grep -o '"state":"finished"' | wc -l)" -eq 3 ]; }
+connected() { [ "$(grep -c "$1 connected\|$1 reconnected" "$2")" -ge "${3:-1}" ]; }
+
+cat >cluster.toml <<'TOML'
+name = "cpu-three"
+[[node_groups]]
+gpu_type = "t4"
+gpus_per_node = 2
+count = 3
+TOML
+cat >config.toml <<TOML
+[controller]
+state_dir = "state"
+cluster = "cluster.toml"
+bind = "tcp://127.0.0.1:*"
+round = 2.5
+retention = 500
+time_limit = 1
+heartbeat_interval = 0.5
+heartbeat_liveness = 8
+fence_after = 5
+secret_key = "keys/ctl.key"
+allow = "allow.toml"
+[client]
+server_key = "keys/ctl.pub"
+secret_key = "keys/alice.key"
+TOML
+# Keys: the controller, one per node, a client on the list and one that is not.
+mkdir -p keys
+for k in ctl t4-0 t4-1 t4-2 alice mallory; do
+  ctl keygen "keys/$k" >/dev/null || fail "keygen $k"
+done
+chmod 0644 keys/mallory.key
+ctl --connect tcp://127.0.0.1:1 --server-key keys/ctl.pub --secret-key keys/mallory.key \
+  status >out 2>&1
+[ $? -eq 77 ] || { cat out; fail "a key file of mode 0644 was not refused with 77"; }
+chmod 0600 keys/mallory.key
+pub() { sed -n 's/^public *= *"\(.*\)"/\1/p' "keys/$1.pub"; }
+{
+  for n in $NODES; do printf '[[agent]]\nnode = "%s"\nkey = "%s"\n' "$n" "$(pub "$n")"; done
+  printf '[[client]]\nname = "alice"\nkey = "%s"\n' "$(pub alice)"
+} >allow.toml
+
+STEPS=8000
+job() {
+  cat >"$1.toml" <<TOML
+name = "$1"
+model = "cifar10"
+max_gpus = 2
+command = ["$BIN/sia-worker", "--device", "cpu", "--steps", "$STEPS"]
+TOML
+}
+job a
+job b
+job c
+
+# The controller; the first time on a free port, then on that port again.
+start_ctl() {  # start_ctl LOG [BIND]
+  if [ -n "${2:-}" ]; then
+    "$BIN/sia-ctl" --config config.toml serve --bind "$2" >"$1" 2>&1 &
+  else
+    "$BIN/sia-ctl" --config config.toml serve >"$1" 2>&1 &
+  fi
+  ctl_pid=$!
+}
+start_ctl ctl-1.log
+serving() { grep -q "serving tcp://127.0.0.1:[0-9]" ctl-1.log; }
+wait_for 30 "serve did not start: $(cat ctl-1.log)" serving
+EP=$(sed -n 's/.*serving \(tcp:\/\/127.0.0.1:[0-9]*\).*/\1/p' ctl-1.log | head -1)
+echo "controller at $EP"
+echo "connect = \"$EP\"" >>config.toml  # [client] is the file's last section
+
+start_agent() {  # start_agent NODE LOG
+  "$BIN/sia-run" --state-dir "nodes/$1" agent --connect "$EP" --node "$1" \
+    --cluster cluster.toml --server-key keys/ctl.pub --secret-key "keys/$1.key" \
+    --heartbeat-interval 0.5 --heartbeat-liveness 8 --fence-after 5 --grace 10 \
+    --ckpt-root "$tmp/ckpt" --report-interval 0.3 >"$2" 2>&1 &
+  eval "agent_$(echo "$1" | tr - _)=$!"
+  agent_pids="$agent_pids $!"
+}
+for n in $NODES; do start_agent "$n" "agent-$n.log"; done
+for n in $NODES; do wait_for 30 "agent $n did not connect" connected "$n" ctl-1.log; done
+
+# A second controller on the same state directory: 75.
+"$BIN/sia-ctl" --config config.toml serve --bind tcp://127.0.0.1:* >out 2>&1
+[ $? -eq 75 ] || { cat out; fail "a second serve was not refused with 75"; }
+"$BIN/sia-ctl" --config config.toml round >out 2>&1
+[ $? -eq 75 ] || { cat out; fail "a round while serve runs was not refused with 75"; }
+
+# Clients: a key that is not on the allow-list, and an agent's key, are refused (77).
+ctl --secret-key keys/mallory.key status >out 2>&1
+rc=$?
+[ "$rc" -eq 77 ] || { cat out; fail "a client with an unknown key exited $rc, not 77"; }
+logged_refusal() { grep -q "refused CURVE key" ctl-1.log; }
+wait_for 10 "the refused key was not logged" logged_refusal
+ctl --secret-key keys/t4-0.key status >out 2>&1
+rc=$?
+[ "$rc" -eq 77 ] || { cat out; fail "a client with an agent's key exited $rc, not 77"; }
+
+start=$(date +%s)
+ctl submit a.toml >out 2>&1 || { cat out; fail "submit a"; }
+grep -q "a .*queued" out || { cat out; fail "submit a: $(cat out)"; }
+ctl submit a.toml >out 2>&1
+[ $? -eq 65 ] || { cat out; fail "a second submit of a was not refused with 65"; }
+ctl -o json status a | grep -q '"identity":"client:alice' || fail "the submitter was not recorded"
+wait_for 30 "a did not start" is_running a
+ctl submit b.toml >/dev/null 2>&1 || fail "submit b"
+wait_for 30 "b did not start" is_running b
+ctl submit c.toml >/dev/null 2>&1 || fail "submit c"
+wait_for 30 "c did not start" is_running c
+echo "three jobs running after $(($(date +%s) - start)) s"
+
+# Kill the agent of a node that runs something, and its workers with it.
+victim=
+for n in t4-2 t4-1 t4-0; do
+  "$BIN/sia-run" --state-dir "nodes/$n" -o json status 2>/dev/null | grep -q '"state":"running"' &&
+    { victim=$n; break; }
+done
+[ -n "$victim" ] || victim=t4-2
+eval "vpid=\$agent_$(echo "$victim" | tr - _)"
+kill -9 "$vpid"
+stop_node_jobs "$victim"
+echo "killed the agent of $victim at $(($(date +%s) - start)) s"
+
+# Kill the controller mid-run, restart it on the same endpoint.
+sleep 2
+running=$(ctl -o json status | grep -o '"state":"running"' | wc -l)
+kill -9 "$ctl_pid"
+wait "$ctl_pid" 2>/dev/null
+echo "killed the controller at $(($(date +%s) - start)) s ($running jobs running)"
+start_ctl ctl-2.log "$EP"
+for n in $NODES; do
+  [ "$n" = "$victim" ] && continue
+  wait_for 40 "agent $n did not come back to the new controller" connected "$n" ctl-2.log
+done
+# The dead node is fenced (by the new controller, after its fencing time) and its jobs
+# move to the other nodes.
+fenced() { grep -q "$victim is fenced\|$victim did not come back" ctl-1.log ctl-2.log; }
+wait_for 40 "$victim was not fenced" fenced
+echo "$victim fenced at $(($(date +%s) - start)) s"
+moved() {  # no job is placed on the dead node any more
+  out=$(ctl -o json status) && ! echo "$out" | grep -q "\"name\":\"$victim\""
+}
+wait_for 30 "the jobs of $victim did not move" moved
+# The killed node comes back: reconciled by its next ASSIGN.
+start_agent "$victim" "agent-$victim-2.log"
+wait_for 40 "agent $victim did not come back" connected "$victim" ctl-2.log
+
+wait_for 150 "not all jobs finished" all_finished
+echo "all three jobs finished after $(($(date +%s) - start)) s"
+
+# Exactly once: the controllers ended three jobs in all (a job ends once, and never
+# runs after), and each job's workers reached exactly STEPS, never beyond.
+ended=$(cat ctl-1.log ctl-2.log | sed -n 's/.* \([0-9]*\) ended,.*/\1/p' | awk '{s += $1} END {print s}')
+[ "$ended" -le 3 ] || fail "$ended jobs ended, for three jobs"
+for j in a b c; do
+  max=$(cat nodes/*/jobs/$j/reports.jsonl 2>/dev/null | grep -o '"step":[0-9]*' |
+    sed 's/"step"://' | sort -n | tail -1)
+  [ "$max" = "$STEPS" ] || fail "job $j reached step $max, not $STEPS"
+done
+# Rescaled as others arrived: some job held 1 and 2 GPUs in different rounds.
+rescaled=0
+for j in a b c; do
+  counts=$(for f in "$ST"/rounds/r*-placement.json; do
+    tr -d ' \n' <"$f" | grep -o "\"name\":\"$j\",\"nodes\":\[{\"gpus\":\[[0-9,]*\]" |
+      sed 's/.*\[\([0-9,]*\)\]$/\1/' | tr ',' '\n' | wc -l
+  done | sort -u | grep -v '^0$' | wc -l)
+  [ "$counts" -gt 1 ] && rescaled=$((rescaled + 1))
+done
+[ "$rescaled" -ge 1 ] || fail "no job was rescaled"
+echo "rescaled jobs: $rescaled"
+ctl status >out || fail "status"
+[ "$(grep -c ' finished ' out)" -eq 3 ] || { cat out; fail "status table"; }
+ctl nodes >out || fail "nodes"
+ctl explain a >out || fail "explain"
+ctl explain nosuch >out 2>&1
+[ $? -eq 66 ] || { cat out; fail "explain of an unknown job did not exit 66"; }
+
+# SIGTERM: the controller stops cleanly.
+kill -TERM "$ctl_pid"
+wait "$ctl_pid"
+rc=$?
+ctl_pid=
+[ "$rc" -eq 0 ] || fail "serve exited $rc on SIGTERM"
+grep -q "stopping" ctl-2.log || fail "serve did not say it stops"
+echo "ok ($(($(date +%s) - start)) s)"

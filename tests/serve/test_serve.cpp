@@ -1,0 +1,374 @@
+// lib/serve: the node part of a placement, report journaling, the clients' service on a
+// real state directory, and the HubDriver on a real Hub with a hand-driven DEALER agent.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include <zmq.hpp>
+
+#include "channel/hub.hpp"
+#include "channel/protocol.hpp"
+#include "core/error.hpp"
+#include "ctl/ctl_test_util.hpp"
+#include "ctl/state_store.hpp"
+#include "serve/client_service.hpp"
+#include "serve/hub_driver.hpp"
+#include "serve/report_journal.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+using namespace sia::ctl::test;
+using nlohmann::json;
+
+namespace {
+
+json two_job_placement() {
+  return {{"cluster_name", "box"},
+          {"jobs",
+           {{{"name", "a"}, {"gpu_type", "t4"}, {"nodes", {{{"name", "t4-0"}, {"gpus", {0}}}}}},
+            {{"name", "b"},
+             {"gpu_type", "t4"},
+             {"nodes", {{{"name", "t4-0"}, {"gpus", {1}}}, {{"name", "t4-1"}, {"gpus", {0}}}}}}}},
+          {"evicted", json::array()},
+          {"waiting", json::array()}};
+}
+
+channel::Identity alice() {
+  return channel::Identity{channel::Identity::Kind::client, "alice", "KEY", true};
+}
+
+}  // namespace
+
+TEST_CASE("a node gets the whole jobs that touch it, and their specs") {
+  json p = two_job_placement();
+  json t0 = serve::placement_for_node(p, "t4-0", 3);
+  json t1 = serve::placement_for_node(p, "t4-1", 3);
+  json t2 = serve::placement_for_node(p, "t4-2", 3);
+  CHECK(t0["kind"] == "Placement");
+  CHECK(t0["data"]["jobs"].size() == 2);
+  REQUIRE(t1["data"]["jobs"].size() == 1);
+  CHECK(t1["data"]["jobs"][0]["name"] == "b");
+  CHECK(t1["data"]["jobs"][0]["nodes"].size() == 2);  // whole job: rank order kept
+  CHECK(t2["data"]["jobs"].empty());                  // nothing: stop what it runs
+  json jobs = {{"apiVersion", "sia/v1"},
+               {"kind", "Jobs"},
+               {"data", {{"jobs", {{{"name", "a"}}, {{"name", "b"}}, {{"name", "c"}}}}}}};
+  json j1 = serve::jobs_for_placement(jobs, t1["data"]);
+  REQUIRE(j1["data"]["jobs"].size() == 1);
+  CHECK(j1["data"]["jobs"][0]["name"] == "b");
+}
+
+TEST_CASE("report lines are journaled once, across restarts") {
+  TempDir dir;
+  ctl::StateStore store(dir / "state");
+  store.create();
+  ctl::JobBook book;
+  store.commit(book, {ctl::make_submit("x", "test", 1, {spec("a")})});
+  std::vector<ctl::ReportLine> lines = {{"t4-0", "a", 0, R"({"step":1})", 0},
+                                        {"t4-0", "a", 11, R"({"step":2})", 0},
+                                        {"t4-0", "a", 0, R"({"step":1})", 0}};
+  CHECK(serve::journal_reports(store, book, lines, nullptr) == 2);
+  CHECK(book.report_next("t4-0", "a") == 22);
+  CHECK(serve::journal_reports(store, book, lines, nullptr) == 0);
+  ctl::JobBook again = store.load(true, nullptr);
+  CHECK(again.report_next("t4-0", "a") == 22);
+  CHECK(serve::journal_reports(store, again, lines, nullptr) == 0);
+}
+
+TEST_CASE("the clients' service journals a submission before it answers") {
+  TempDir dir;
+  std::string cluster = write_cluster(dir);
+  ctl::Config config = test_config(dir / "state", cluster);
+  ctl::StateStore store(config.controller.state_dir);
+  store.create();
+  ctl::JobBook book;
+  serve::ClientService service(config, store, book, [] { return 1000.0; });
+
+  channel::Request submit;
+  submit.kind = channel::RequestKind::submit;
+  submit.id = "r1";
+  submit.args = {{"jobs", {job_spec_to_json(spec("a"))}}};
+  channel::Reply r = service.handle(alice(), submit);
+  CHECK(r.ok);
+  CHECK(r.id == "r1");
+  CHECK(r.document["kind"] == "JobStatusList");
+  CHECK(service.take_round_wanted());  // nothing ran: a round at once
+  CHECK_FALSE(service.take_round_wanted());
+
+  // On disk already, with who submitted it.
+  ctl::JobBook loaded = store.load(false, nullptr);
+  REQUIRE(loaded.find("a") != nullptr);
+  CHECK(loaded.find("a")->identity.find("client:alice") == 0);
+  CHECK(loaded.find("a")->identity.find("KEY") != std::string::npos);
+
+  // A name is never reused; nothing is written for a refused request.
+  auto seq = book.seq();
+  CHECK(sia::test::error_of([&] { service.handle(alice(), submit); }).first == 65);
+  CHECK(book.seq() == seq);
+
+  channel::Request cancel;
+  cancel.kind = channel::RequestKind::cancel;
+  cancel.args = {{"jobs", {"nosuch"}}};
+  CHECK(sia::test::error_of([&] { service.handle(alice(), cancel); }).first == 66);
+  cancel.args = {{"jobs", {"a"}}};
+  service.handle(alice(), cancel);
+  CHECK(store.load(false, nullptr).find("a")->state == ctl::Lifecycle::cancelled);
+
+  channel::Request status_req;
+  status_req.kind = channel::RequestKind::status;
+  CHECK(service.handle(alice(), status_req).document["data"]["jobs"].size() == 1);
+  channel::Request nodes;
+  nodes.kind = channel::RequestKind::nodes;
+  CHECK(service.handle(alice(), nodes).document["kind"] == "NodeList");
+}
+
+TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub") {
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  channel::HubOptions ho;
+  ho.bind = "ipc://" + (dir / "hub.sock");
+  ho.heartbeat_interval = 0.2;
+  ho.heartbeat_liveness = 25;
+  ho.fence_after = 30;
+  ho.log = [](const std::string&) {};
+  channel::Hub hub(ho, nullptr);
+  std::vector<ctl::ReportLine> journaled;
+  serve::HubDriverOptions opt;
+  opt.ack_timeout = 5;
+  opt.on_reports = [&](std::vector<ctl::ReportLine> l) {
+    journaled.insert(journaled.end(), l.begin(), l.end());
+  };
+  serve::HubDriver driver(hub, cluster, opt);
+
+  zmq::context_t ctx;
+  zmq::socket_t agent(ctx, zmq::socket_type::dealer);
+  agent.set(zmq::sockopt::linger, 0);
+  agent.connect(hub.endpoint());
+  auto send = [&](const channel::Message& m) {
+    agent.send(zmq::buffer(channel::encode(m)), zmq::send_flags::none);
+  };
+  channel::Ready ready;
+  ready.node = "t4-0";
+  ready.inventory = {"t4", 2, "t4-0"};
+  ready.run_status = {{"node", "t4-0"}, {"jobs", {{{"name", "a"}, {"state", "running"}}}}};
+  send(ready);
+  for (int i = 0; i < 50 && driver.nodes_up().empty(); ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+  }
+  REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-0"});
+
+  // Reports go to on_reports as they arrive.
+  channel::Report rep;
+  rep.node = "t4-0";
+  rep.lines = {{"a", 0, R"({"step":1})"}};
+  send(rep);
+  for (int i = 0; i < 50 && journaled.empty(); ++i) driver.pump(std::chrono::milliseconds(50));
+  REQUIRE(journaled.size() == 1);
+  CHECK(journaled[0].node == "t4-0");
+  CHECK(driver.drain_reports().empty());
+
+  // The agent answers every ASSIGN from a thread.
+  std::atomic<bool> got_assign{false};
+  std::thread answer([&] {
+    zmq::message_t m;
+    for (int i = 0; i < 100; ++i) {
+      if (!agent.recv(m, zmq::recv_flags::dontwait)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        continue;
+      }
+      channel::Message msg;
+      try {
+        msg = channel::decode(std::string_view(static_cast<const char*>(m.data()), m.size()));
+      } catch (const Error&) {
+        continue;
+      }
+      if (auto* a = std::get_if<channel::Assign>(&msg)) {
+        got_assign = a->placement["data"]["jobs"].size() == 2;
+        channel::Ack ack;
+        ack.round = a->round;
+        ack.seq = a->seq;
+        ack.plan = {{"actions", {{{"job", "a"}, {"action", "keep"}, {"round", 1}}}}};
+        ack.run_status = {{"node", "t4-0"},
+                          {"jobs", {{{"name", "a"}, {"state", "running"}, {"round", 1}}}}};
+        send(ack);
+        return;
+      }
+    }
+  });
+  std::vector<ctl::NodeResult> results;
+  try {
+    Placement p = parse_placement(Node(two_job_placement(), "test", ""), cluster);
+    results = driver.deliver(7, p, {{"data", {{"jobs", json::array()}}}});
+  } catch (...) {
+    answer.join();
+    throw;
+  }
+  answer.join();
+  CHECK(got_assign);
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].node == "t4-0");
+  CHECK(results[0].acknowledged);
+  CHECK(results[0].plan["actions"].size() == 1);
+  CHECK_FALSE(results[1].acknowledged);  // no agent for t4-1
+  CHECK(results[1].error.find("no agent") != std::string::npos);
+
+  // A heartbeat saying the job finished is seen at once.
+  channel::Heartbeat hb;
+  hb.node = "t4-0";
+  hb.jobs = {{"a", "finished"}};
+  send(hb);
+  std::string state;
+  for (int i = 0; i < 50 && state != "finished"; ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+    for (const auto& s : driver.observe()) {
+      if (s.node == "t4-0" && s.ok) state = s.status["jobs"][0].value("state", "");
+    }
+  }
+  CHECK(state == "finished");
+}
+
+namespace {
+
+// A DEALER agent on its own thread: says READY with `jobs` running, then ACKs every
+// ASSIGN at once, recording the jobs each ASSIGN named.
+class FakeAgent {
+ public:
+  FakeAgent(zmq::context_t& ctx, const std::string& endpoint, std::string node,
+            std::vector<std::string> running)
+      : socket_(ctx, zmq::socket_type::dealer), node_(std::move(node)) {
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.connect(endpoint);
+    channel::Ready r;
+    r.node = node_;
+    r.inventory = {"t4", 2, node_};
+    json jobs = json::array();
+    for (const auto& j : running) jobs.push_back({{"name", j}, {"state", "running"}});
+    r.run_status = {{"node", node_}, {"jobs", jobs}};
+    send(r);
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~FakeAgent() {
+    stop_ = true;
+    thread_.join();
+  }
+  std::vector<std::vector<std::string>> assigns() {
+    std::lock_guard<std::mutex> g(mu_);
+    return assigns_;
+  }
+
+ private:
+  void send(const channel::Message& m) {
+    socket_.send(zmq::buffer(channel::encode(m)), zmq::send_flags::none);
+  }
+  void loop() {
+    while (!stop_) {
+      zmq::message_t m;
+      if (!socket_.recv(m, zmq::recv_flags::dontwait)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
+      channel::Message msg;
+      try {
+        msg = channel::decode(std::string_view(static_cast<const char*>(m.data()), m.size()));
+      } catch (const Error&) {
+        continue;
+      }
+      auto* a = std::get_if<channel::Assign>(&msg);
+      if (!a) continue;
+      std::vector<std::string> names;
+      json jobs = json::array();
+      for (const auto& j : a->placement["data"]["jobs"]) {
+        names.push_back(j.value("name", ""));
+        jobs.push_back({{"name", j.value("name", "")}, {"state", "running"}});
+      }
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        assigns_.push_back(names);
+      }
+      channel::Ack ack;
+      ack.round = a->round;
+      ack.seq = a->seq;
+      ack.plan = {{"actions", json::array()}};
+      ack.run_status = {{"node", node_}, {"jobs", jobs}};
+      send(ack);
+    }
+  }
+
+  zmq::socket_t socket_;
+  std::string node_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::vector<std::vector<std::string>> assigns_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("a moved job starts on its new node only after its old node acknowledged") {
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  channel::HubOptions ho;
+  ho.bind = "ipc://" + (dir / "hub.sock");
+  ho.heartbeat_interval = 0.2;
+  ho.heartbeat_liveness = 25;
+  ho.log = [](const std::string&) {};
+  channel::Hub hub(ho, nullptr);
+  serve::HubDriverOptions opt;
+  opt.ack_timeout = 5;
+  serve::HubDriver driver(hub, cluster, opt);
+  zmq::context_t ctx;
+  FakeAgent t0(ctx, hub.endpoint(), "t4-0", {"a"});  // a runs on t4-0
+  FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
+  for (int i = 0; i < 100 && driver.nodes_up().size() < 2; ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+  }
+  REQUIRE(driver.nodes_up().size() == 2);
+  // a moves to t4-1; b is new there.
+  json moved = {
+      {"cluster_name", "box"},
+      {"jobs",
+       {{{"name", "a"}, {"gpu_type", "t4"}, {"nodes", {{{"name", "t4-1"}, {"gpus", {0}}}}}},
+        {{"name", "b"}, {"gpu_type", "t4"}, {"nodes", {{{"name", "t4-1"}, {"gpus", {1}}}}}}}},
+      {"evicted", json::array()},
+      {"waiting", json::array()}};
+  Placement p = parse_placement(Node(moved, "test", ""), cluster);
+  auto results = driver.deliver(3, p, {{"data", {{"jobs", json::array()}}}});
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].acknowledged);
+  CHECK(results[1].acknowledged);
+  auto a0 = t0.assigns();
+  auto a1 = t1.assigns();
+  REQUIRE(a0.size() == 1);
+  CHECK(a0[0].empty());  // t4-0 stops a
+  REQUIRE(a1.size() == 2);
+  CHECK(a1[0] == std::vector<std::string>{"b"});       // phase 1: not a yet
+  CHECK(a1[1] == std::vector<std::string>{"a", "b"});  // phase 2: a, after t4-0's ACK
+}
+
+TEST_CASE("after a restart the last placement's nodes hold their jobs until fenced") {
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  channel::HubOptions ho;
+  ho.bind = "ipc://" + (dir / "hub.sock");
+  ho.log = [](const std::string&) {};
+  channel::Hub hub(ho, nullptr);
+  hub.confirm_reports("t4-1", {{"a", 100}});  // known from the journal only
+  serve::HubDriverOptions opt;
+  opt.hold = {"t4-1"};
+  opt.hold_seconds = 0.3;
+  std::vector<std::string> logs;
+  opt.log = [&](const std::string& l) { logs.push_back(l); };
+  serve::HubDriver driver(hub, cluster, opt);
+  CHECK(driver.nodes_up() == std::vector<std::string>{"t4-1"});
+  auto st = driver.observe();
+  REQUIRE(st.size() == 2);
+  CHECK_FALSE(st[1].ok);
+  CHECK(st[1].error.find("has not come back") != std::string::npos);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  CHECK(driver.nodes_up().empty());
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0].find("t4-1 did not come back") == 0);
+}

@@ -1,0 +1,3 @@
+# Unit tests of lib/serve (sia_test is defined in tests/CMakeLists.txt).
+sia_test(serve
+  serve/test_serve.cpp)
