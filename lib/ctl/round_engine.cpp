@@ -195,8 +195,11 @@ json RoundEngine::run(JobBook& book) {
   // 2. Nodes and their reports.
   std::vector<NodeStatus> statuses = driver_.observe();
   for (const auto& s : statuses) {
+    // Said once when a node goes down (or is first found down), not every round.
+    auto was = book.nodes().find(s.node);
+    bool was_down = was != book.nodes().end() && was->second.last_check > 0 && !was->second.up;
     records.push_back(make_node_seen(s.node, s.ok, s.error, now));
-    if (!s.ok) warn("node " + s.node + " is down: " + s.error);
+    if (!s.ok && !was_down) warn("node " + s.node + " is down: " + s.error);
   }
   std::map<std::pair<std::string, std::string>, std::int64_t> seen;
   int report_count = 0;
