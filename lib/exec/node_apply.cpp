@@ -50,6 +50,11 @@ NodeWork read_node_work(const ApplyArgs& a) {
   w.node = a.node.empty() ? host_name() : a.node;
 
   Document pd = read_document(a.placement, {"Placement"});
+  if (auto r = pd.metadata().get("round")) {  // sia-ctl's round: see reconcile()
+    const std::int64_t round = r->positive_int();
+    if (round > 1'000'000'000) r->expected("a round number up to 1000000000");
+    w.round = static_cast<int>(round);
+  }
   const bool have_cluster = !a.cluster.empty();
   Cluster cluster = have_cluster ? read_cluster(a.cluster) : cluster_from_placement(pd.data());
   if (have_cluster) {
@@ -82,7 +87,7 @@ NodeWork read_node_work(const ApplyArgs& a) {
 std::vector<PlannedAction> plan_node_actions(const NodeWork& work, const StateDir& state,
                                              Mode mode) {
   std::vector<JobRecord> records = state.exists() ? state.records() : std::vector<JobRecord>{};
-  return reconcile(work.wanted, records, work.elsewhere, mode);
+  return reconcile(work.wanted, records, work.elsewhere, mode, work.round);
 }
 
 std::vector<PlannedAction> apply_node(const NodeWork& work, StateDir& state, Executor& executor,

@@ -20,6 +20,7 @@ struct NodeWork {
   std::vector<JobLaunch> wanted;    // the jobs placed on this node
   std::set<std::string> elsewhere;  // jobs the placement has on other nodes only
   GenerationSettings settings;      // complete (cwd, ports, probes)
+  int round = 0;                    // the placement's metadata.round (sia-ctl's), 0: none
 };
 
 // Status 64 (a bad flag value), 65 (a bad placement or job spec), 66 (a missing input),

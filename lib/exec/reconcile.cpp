@@ -26,13 +26,15 @@ static std::string ended_how(const JobStatus& s) {
   return out;
 }
 
-static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mode) {
+static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mode,
+                            int round_floor) {
+  const auto next = [&](int current) { return std::max(current + 1, round_floor); };
   PlannedAction a;
   a.job = want.job;
   a.gpus = want.local_gpus();
   if (!rec || !rec->launch) {
     a.action = Action::start;
-    a.generation = 1;
+    a.generation = next(0);
     a.reason = "new on this node";
     return a;
   }
@@ -40,12 +42,12 @@ static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mo
   const std::string change = launch_change(*rec->launch, want);
   if (rec->live()) {
     a.action = change.empty() ? Action::keep : Action::restart;
-    a.generation = change.empty() ? current : current + 1;
+    a.generation = change.empty() ? current : next(current);
     a.reason = change.empty() ? "unchanged" : change;
     return a;
   }
   a.action = Action::start;
-  a.generation = current + 1;
+  a.generation = next(current);
   if (!change.empty()) {
     a.reason = ended_how(rec->status) + ", placement changed: " + change;
     return a;
@@ -72,7 +74,8 @@ static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mo
 
 std::vector<PlannedAction> reconcile(const std::vector<JobLaunch>& wanted,
                                      const std::vector<JobRecord>& records,
-                                     const std::set<std::string>& placed_elsewhere, Mode mode) {
+                                     const std::set<std::string>& placed_elsewhere, Mode mode,
+                                     int round_floor) {
   std::map<std::string, const JobRecord*> by_job;
   for (const auto& r : records) by_job[r.job] = &r;
   std::vector<PlannedAction> out;
@@ -80,7 +83,7 @@ std::vector<PlannedAction> reconcile(const std::vector<JobLaunch>& wanted,
   for (const auto& w : wanted) {
     placed.insert(w.job);
     auto it = by_job.find(w.job);
-    out.push_back(decide(w, it == by_job.end() ? nullptr : it->second, mode));
+    out.push_back(decide(w, it == by_job.end() ? nullptr : it->second, mode, round_floor));
   }
   for (const auto& r : records) {
     if (placed.count(r.job) || !r.live()) continue;

@@ -37,9 +37,13 @@ struct PlannedAction {
 
 // One entry per job that is placed on this node or live in the state directory, sorted by
 // name. `placed_elsewhere` names the jobs the placement has on other nodes only (for the
-// reason of a stop).
+// reason of a stop). A job that starts, restarts or resumes gets the round after its last
+// one on this node, and at least `round_floor`: the controller's round (the placement's
+// metadata.round), so that every node of a multi-node job numbers it alike -- the round
+// is in SIA_ROUND, the derived MASTER_PORT and the ranks' rendezvous check.
 std::vector<PlannedAction> reconcile(const std::vector<JobLaunch>& wanted,
                                      const std::vector<JobRecord>& records,
-                                     const std::set<std::string>& placed_elsewhere, Mode mode);
+                                     const std::set<std::string>& placed_elsewhere, Mode mode,
+                                     int round_floor = 0);
 
 }  // namespace sia::exec

@@ -143,6 +143,13 @@ expect 66 stop nosuchjob
 expect 0 apply $A --dry-run -o table p1.json
 need "$tmp/out" '^a  *start  *1  *0,1  *new on this node' "dry-run plan"
 need "$tmp/out" 'dry run: nothing was done' "dry-run note"
+# The controller's round (metadata.round) numbers a new start, on every node alike.
+sed 's/"kind": "Placement",/"kind": "Placement", "metadata": {"round": 7},/' p1.json >p1r.json
+expect 0 apply $A --dry-run -o table p1r.json
+need "$tmp/out" '^a  *start  *7  *0,1  *new on this node' "dry-run plan at the controller's round"
+sed 's/"kind": "Placement",/"kind": "Placement", "metadata": {"round": "7"},/' p1.json >p1r.json
+expect 65 apply $A --dry-run p1r.json
+need "$tmp/err" 'metadata.round' "a bad metadata.round is named"
 [ -e "$ST" ] && fail "--dry-run created the state directory"
 
 # --- Start.

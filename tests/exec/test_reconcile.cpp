@@ -134,3 +134,24 @@ TEST_CASE("actions are sorted by job", "[reconcile]") {
   CHECK(v[1].job == "c");
   CHECK(v[2].job == "d");
 }
+
+TEST_CASE("the controller's round numbers a job alike on every node", "[reconcile]") {
+  // Node A ran the job before (round 2 here); node B never did. Placed on both in the
+  // controller's round 9, both start it as round 9: one SIA_ROUND, one MASTER_PORT.
+  auto w = launch("a", {0});
+  auto on_a =
+      only(reconcile({w}, {record(launch("a", {1}, 2), RunState::running)}, {}, Mode::apply, 9));
+  auto on_b = only(reconcile({w}, {}, {}, Mode::apply, 9));
+  CHECK(on_a.action == Action::restart);
+  CHECK(on_b.action == Action::start);
+  CHECK(on_a.generation == 9);
+  CHECK(on_b.generation == 9);
+  // Kept jobs keep their round; a floor below the next round does not go back.
+  auto kept =
+      only(reconcile({w}, {record(launch("a", {0}, 9), RunState::running)}, {}, Mode::apply, 12));
+  CHECK(kept.action == Action::keep);
+  CHECK(kept.generation == 9);
+  auto resumed =
+      only(reconcile({w}, {record(launch("a", {0}, 9), RunState::preempted)}, {}, Mode::apply, 4));
+  CHECK(resumed.generation == 10);
+}
