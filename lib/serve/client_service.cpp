@@ -156,9 +156,21 @@ json ClientService::cancel(const channel::Identity& who, const json& args) {
   auto pending = pending_requests(store_);
   const double now = now_();
   ctl::job_status_list(book_, pending, jobs, now);  // 66 for an unknown job
-  const std::string request = "channel-" + std::to_string(static_cast<std::int64_t>(now * 1000)) +
-                              "-" + std::to_string(++requests_);
-  store_.commit(book_, {ctl::make_cancel(request, recorded_identity(who), now, jobs)});
+  // Jobs the book has are cancelled in the journal now; a job still waiting as a file in
+  // STATE/inbox (submitted locally, not yet taken in) gets a cancel request after it there,
+  // so the next round takes in both, in order.
+  std::vector<std::string> known, waiting;
+  for (const auto& j : jobs) (book_.find(j) ? known : waiting).push_back(j);
+  const std::string identity = recorded_identity(who);
+  if (!waiting.empty()) {
+    store_.write_inbox(ctl::inbox_request("cancel", identity, now, {{"jobs", waiting}}));
+    pending.push_back({"cancel", identity, now, waiting});
+  }
+  if (!known.empty()) {
+    const std::string request = "channel-" + std::to_string(static_cast<std::int64_t>(now * 1000)) +
+                                "-" + std::to_string(++requests_);
+    store_.commit(book_, {ctl::make_cancel(request, identity, now, known)});
+  }
   return ctl::job_status_list(book_, pending, jobs, now);
 }
 

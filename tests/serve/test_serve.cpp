@@ -12,7 +12,9 @@
 #include "channel/hub.hpp"
 #include "channel/protocol.hpp"
 #include "core/error.hpp"
+#include "ctl/client_backend.hpp"
 #include "ctl/ctl_test_util.hpp"
+#include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
 #include "serve/client_service.hpp"
 #include "serve/hub_driver.hpp"
@@ -120,6 +122,28 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   channel::Request status_req;
   status_req.kind = channel::RequestKind::status;
   CHECK(service.handle(alice(), status_req).document["data"]["jobs"].size() == 1);
+
+  // A job still waiting as a file in the inbox (submitted locally) is cancelled through
+  // the inbox, after its submission: the next round takes in both, in order.
+  ctl::LocalBackend local(config, "local:bob");
+  local.submit({spec("b")});
+  cancel.args = {{"jobs", {"b"}}};
+  service.handle(alice(), cancel);
+  std::vector<std::string> files = store.inbox_files();
+  REQUIRE(files.size() == 2);
+  CHECK(store.read_inbox(files[1])["type"] == "cancel");
+  {
+    Cluster c = read_cluster(cluster);
+    FakeDriver driver(c);
+    ctl::RoundOptions o;
+    o.now = [] { return 1100.0; };
+    auto lock = store.lock("test round");
+    ctl::JobBook fresh = store.load(true, nullptr);
+    ctl::RoundEngine(config, c, store, driver, o).run(fresh);
+  }
+  ctl::JobBook after = store.load(false, nullptr);
+  REQUIRE(after.find("b") != nullptr);
+  CHECK(after.find("b")->state == ctl::Lifecycle::cancelled);
   channel::Request nodes;
   nodes.kind = channel::RequestKind::nodes;
   CHECK(service.handle(alice(), nodes).document["kind"] == "NodeList");
