@@ -9,27 +9,17 @@
 
 #include <zmq.hpp>
 
+#include "channel/clock.hpp"
 #include "cli/tool.hpp"
 #include "core/error.hpp"
 
 namespace sia::channel {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
 constexpr std::int64_t kMaxMessageBytes = 64 << 20;
-
-Clock::duration span(double s) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
-
-std::string fmt_seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
 
 std::uint64_t digest(const Assign& a) {
   std::uint64_t h = 1469598103934665603ull;

@@ -11,11 +11,10 @@
 
 #include <zmq.hpp>
 
+#include "channel/clock.hpp"
 #include "core/error.hpp"
 
 namespace sia::channel {
-
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -32,7 +31,7 @@ std::string default_client() {
   return "anonymous";
 }
 
-std::string fmt_seconds(double s) {
+std::string fmt_timeout(double s) {  // "10 s", as configured
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g s", s);
   return buf;
@@ -114,8 +113,7 @@ Reply call(const ClientOptions& o, Request request) {
   }
 
   HandshakeWatch handshake;
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(o.timeout));
+  const auto deadline = Clock::now() + span(o.timeout);
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) break;
@@ -176,7 +174,7 @@ Reply call(const ClientOptions& o, Request request) {
   }
   zmq_socket_monitor(sock.handle(), nullptr, 0);
   throw Error(ExitStatus::unavailable, "no answer from " + o.endpoint + " within " +
-                                           fmt_seconds(o.timeout) +
+                                           fmt_timeout(o.timeout) +
                                            " (is sia-ctl serve running there?)");
 }
 

@@ -7,6 +7,7 @@
 
 #include <zmq.hpp>
 
+#include "channel/clock.hpp"
 #include "channel/security.hpp"
 #include "channel/zap_handler.hpp"
 #include "cli/tool.hpp"
@@ -15,26 +16,11 @@
 namespace sia::channel {
 
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
 constexpr std::int64_t kMaxMessageBytes = 64 << 20;
 constexpr int kMaxDrainPerPass = 10000;
-
-double seconds(Clock::duration d) {
-  return std::chrono::duration<double>(d).count();
-}
-
-std::string fmt_seconds(Clock::duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", seconds(d));
-  return buf;
-}
-
-Clock::duration span(double s) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
 
 std::string short_text(std::string s) {
   if (s.size() > 200) s = s.substr(0, 197) + "...";
@@ -463,13 +449,13 @@ struct Hub::Impl {
       auto silent = now - a.last_heard;
       if (a.up && silent > down_after) {
         a.up = false;
-        emit(HubEventType::down, a, node + " is down: silent for " + fmt_seconds(silent));
+        emit(HubEventType::down, a, node + " is down: silent for " + fmt_seconds(seconds(silent)));
       }
       // An agent that is down hears nothing more from the hub, so it has gone fence_after
       // without the controller -- and checkpoint-stopped its jobs -- by down_after +
       // fence_after (plus one interval for its own clock).
       if (!a.fenced && !a.up && silent >= fence_span) {
-        fence(a, node + " is fenced: silent for " + fmt_seconds(silent) +
+        fence(a, node + " is fenced: silent for " + fmt_seconds(seconds(silent)) +
                      "; its jobs count as stopped");
         continue;
       }

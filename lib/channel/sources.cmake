@@ -2,6 +2,7 @@
 # client RPC), added to libsia.
 target_sources(sia PRIVATE
   channel/protocol.cpp
+  channel/clock.cpp
   channel/identity.cpp
   channel/keys.cpp
   channel/allow_list.cpp

@@ -11,35 +11,6 @@ namespace sia::ctl {
 
 using nlohmann::json;
 
-namespace {
-
-std::vector<PendingRequest> pending_requests(const StateStore& store) {
-  std::vector<PendingRequest> out;
-  for (const auto& f : store.inbox_files()) {
-    try {
-      json r = store.read_inbox(f);
-      PendingRequest p;
-      p.type = r.value("type", "");
-      p.identity = r.value("identity", "?");
-      p.time = r.contains("time") && r["time"].is_number() ? r["time"].get<double>() : 0;
-      if (r.contains("jobs") && r["jobs"].is_array()) {
-        for (const auto& j : r["jobs"]) {
-          if (j.is_string()) p.jobs.push_back(j.get<std::string>());
-          if (j.is_object() && j.contains("name") && j["name"].is_string()) {
-            p.jobs.push_back(j["name"].get<std::string>());
-          }
-        }
-      }
-      out.push_back(std::move(p));
-    } catch (const Error&) {
-      // Taken in (and removed) by a round meanwhile, or malformed: the round reports it.
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 RemoteBackendFactory& remote_backend_factory() {
   static RemoteBackendFactory factory;
   return factory;

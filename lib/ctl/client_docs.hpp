@@ -11,7 +11,7 @@
 //                  note, lines: [...]} -- why the job runs where it runs or why it waits,
 //                  from the last round's allocation (with explanations) and placement
 // Times are seconds since the epoch (sia-ctl prints them for people in the tables).
-// Thread-safety: pure.
+// Thread-safety: pure, but for pending_requests(), which reads the inbox.
 #pragma once
 
 #include <string>
@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctl/job_book.hpp"
+#include "ctl/state_store.hpp"
 
 namespace sia::ctl {
 
@@ -29,6 +30,11 @@ struct PendingRequest {
   double time = 0;
   std::vector<std::string> jobs;
 };
+
+// The requests waiting in STATE/inbox (local clients' submissions and cancellations), in
+// file order. A file a round took in meanwhile, or a malformed one, is left out (the
+// round reports it). Reads files: not pure.
+std::vector<PendingRequest> pending_requests(const StateStore& store);
 
 // Status 66 for a named job that is neither known nor pending.
 nlohmann::json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pending,

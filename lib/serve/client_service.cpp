@@ -14,30 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-// Requests waiting in STATE/inbox (local clients), as pending ones.
-std::vector<ctl::PendingRequest> pending_requests(const ctl::StateStore& store) {
-  std::vector<ctl::PendingRequest> out;
-  for (const auto& f : store.inbox_files()) {
-    try {
-      json r = store.read_inbox(f);
-      ctl::PendingRequest p;
-      p.type = r.value("type", "");
-      p.identity = r.value("identity", "?");
-      p.time = r.contains("time") && r["time"].is_number() ? r["time"].get<double>() : 0;
-      for (const auto& j : r.value("jobs", json::array())) {
-        if (j.is_string()) p.jobs.push_back(j.get<std::string>());
-        if (j.is_object() && j.contains("name") && j["name"].is_string()) {
-          p.jobs.push_back(j["name"].get<std::string>());
-        }
-      }
-      out.push_back(std::move(p));
-    } catch (const Error&) {
-      // Taken in by a round meanwhile, or malformed: the round reports it.
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> names_of(const json& args, const char* what) {
   std::vector<std::string> out;
   if (!args.is_object() || !args.contains("jobs")) return out;
@@ -84,7 +60,7 @@ channel::Reply ClientService::handle(const channel::Identity& who,
       reply.document = cancel(who, request.args);
       break;
     case channel::RequestKind::status:
-      reply.document = ctl::job_status_list(book_, pending_requests(store_),
+      reply.document = ctl::job_status_list(book_, ctl::pending_requests(store_),
                                             names_of(request.args, "STATUS"), now);
       break;
     case channel::RequestKind::nodes:
@@ -95,7 +71,7 @@ channel::Reply ClientService::handle(const channel::Identity& who,
           !request.args["job"].is_string()) {
         throw Error(ExitStatus::data, "EXPLAIN: job: expected a job name");
       }
-      reply.document = ctl::job_explanation(book_, pending_requests(store_),
+      reply.document = ctl::job_explanation(book_, ctl::pending_requests(store_),
                                             request.args["job"].get<std::string>(), now);
       break;
     }
@@ -112,7 +88,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
     catalog_ = std::make_unique<Catalog>(
         config_.controller.catalog.empty() ? default_catalog_dir() : config_.controller.catalog);
   }
-  auto pending = pending_requests(store_);
+  auto pending = ctl::pending_requests(store_);
   std::set<std::string> waiting;
   for (const auto& p : pending) {
     if (p.type == "submit") waiting.insert(p.jobs.begin(), p.jobs.end());
@@ -153,7 +129,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
 json ClientService::cancel(const channel::Identity& who, const json& args) {
   std::vector<std::string> jobs = names_of(args, "CANCEL");
   if (jobs.empty()) throw Error(ExitStatus::data, "CANCEL: jobs: expected job names");
-  auto pending = pending_requests(store_);
+  auto pending = ctl::pending_requests(store_);
   const double now = now_();
   ctl::job_status_list(book_, pending, jobs, now);  // 66 for an unknown job
   // Jobs the book has are cancelled in the journal now; a job still waiting as a file in

@@ -4,20 +4,16 @@
 #include <cstdio>
 #include <set>
 
+#include "channel/clock.hpp"
 #include "core/document.hpp"
 
 namespace sia::serve {
 
+using channel::Clock;
+using channel::fmt_seconds;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string fmt_seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
 
 bool touches(const json& job, const std::string& node) {
   if (!job.is_object() || !job.contains("nodes") || !job["nodes"].is_array()) return false;
@@ -88,8 +84,7 @@ json jobs_for_placement(const json& jobs_doc, const json& placement_data) {
 
 HubDriver::HubDriver(channel::Hub& hub, Cluster cluster, HubDriverOptions options)
     : hub_(hub), cluster_(std::move(cluster)), options_(std::move(options)) {
-  hold_until_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(options_.hold_seconds));
+  hold_until_ = Clock::now() + channel::span(options_.hold_seconds);
 }
 
 void HubDriver::pump(std::chrono::milliseconds timeout) {
@@ -251,8 +246,7 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
 std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placement& placement,
                                                 const json& jobs_doc) {
   const auto start = Clock::now();
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(options_.ack_timeout));
+  const auto deadline = start + channel::span(options_.ack_timeout);
   const json data = placement_to_json(placement, cluster_);
   std::map<std::string, ctl::NodeResult> results;
   // Where each job runs now, by the agents' word.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "channel/allow_list.hpp"
+#include "channel/clock.hpp"
 #include "channel/hub.hpp"
 #include "channel/keys.hpp"
 #include "cli/stop_signals.hpp"
@@ -25,8 +26,9 @@
 
 namespace sia::serve {
 
+using channel::Clock;
+using channel::span;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -37,10 +39,6 @@ void log(const std::string& line) {
 }
 void warn(const std::string& line) {
   cli::info(kProgram, "warning: " + line);
-}
-
-Clock::duration span(double s) {
-  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
 std::string fmt(double v) {
