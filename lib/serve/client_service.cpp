@@ -118,12 +118,14 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   for (const ctl::BookJob* b : book_.active()) idle = idle && !b->placed;
   const double now = now_();
   const std::string identity = recorded_identity(who);
-  // A unique request name: it never names a file in the inbox.
-  const std::string request = "channel-" + std::to_string(static_cast<std::int64_t>(now * 1000)) +
-                              "-" + std::to_string(++requests_);
-  store_.commit(book_, {ctl::make_submit(request, identity, now, specs)});
+  store_.commit(book_, {ctl::make_submit(request_name(now), identity, now, specs)});
   if (idle) round_wanted_ = true;
   return ctl::job_status_list(book_, pending, list, now);
+}
+
+std::string ClientService::request_name(double now) {
+  return "channel-" + std::to_string(static_cast<std::int64_t>(now * 1000)) + "-" +
+         std::to_string(++requests_);
 }
 
 json ClientService::cancel(const channel::Identity& who, const json& args) {
@@ -143,9 +145,7 @@ json ClientService::cancel(const channel::Identity& who, const json& args) {
     pending.push_back({"cancel", identity, now, waiting});
   }
   if (!known.empty()) {
-    const std::string request = "channel-" + std::to_string(static_cast<std::int64_t>(now * 1000)) +
-                                "-" + std::to_string(++requests_);
-    store_.commit(book_, {ctl::make_cancel(request, identity, now, known)});
+    store_.commit(book_, {ctl::make_cancel(request_name(now), identity, now, known)});
   }
   return ctl::job_status_list(book_, pending, jobs, now);
 }

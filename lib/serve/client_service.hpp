@@ -40,6 +40,8 @@ class ClientService {
  private:
   nlohmann::json submit(const channel::Identity& who, const nlohmann::json& args);
   nlohmann::json cancel(const channel::Identity& who, const nlohmann::json& args);
+  // A unique name for a request journaled at `now`: it never names a file in the inbox.
+  std::string request_name(double now);
 
   ctl::Config config_;
   const ctl::StateStore& store_;
