@@ -46,6 +46,8 @@ json job_to_json(const BookJob& b) {
                               : json(nullptr)},
       {"progress", b.progress},
       {"step", b.step},
+      {"lost_steps", b.lost_steps},
+      {"notice", b.notice},
       {"reports", b.reports},
       {"last_report", b.last_report},
       {"models", b.models},
@@ -89,6 +91,8 @@ BookJob job_from_json(const Node& n) {
   }
   b.progress = n.number_or("progress", 0);
   b.step = n.int_or("step", 0);
+  b.lost_steps = n.int_or("lost_steps", 0);
+  b.notice = n.string_or("notice", "");
   b.reports = n.int_or("reports", 0);
   if (n.json().contains("last_report")) b.last_report = n.json()["last_report"];
   if (auto m = n.get("models")) {

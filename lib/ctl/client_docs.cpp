@@ -53,11 +53,17 @@ json job_row(const BookJob& b, double now) {
               {"restarts", std::max(0, b.starts - 1)},
               {"progress", b.progress},
               {"step", b.step},
+              {"lost_steps", b.lost_steps},
+              {"notice", b.notice},
               {"reports", b.reports},
               {"reason", b.reason},
               {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
-  if (b.done_reported && !ended) row["reason"] = "its workers reported done; ending";
+  if (b.done_reported && !ended) {
+    row["reason"] = "its workers reported done; ending";
+  } else if (!ended && !b.notice.empty()) {
+    row["reason"] = b.notice;
+  }
   return row;
 }
 
@@ -77,6 +83,8 @@ json pending_row(const std::string& name, const std::string& state, const std::s
           {"restarts", 0},
           {"progress", 0},
           {"step", 0},
+          {"lost_steps", 0},
+          {"notice", ""},
           {"reports", 0},
           {"reason", reason},
           {"exit_status", nullptr},
@@ -235,6 +243,12 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   data["queue_position"] = b->placed ? json(nullptr) : json(position);
   data["waiting"] = waiting;
   if (b->done_reported) lines.push_back("its workers reported done: it ends when they exit");
+  if (!b->notice.empty()) lines.push_back("warning: " + b->notice);
+  if (b->lost_steps > 0) {
+    lines.push_back(std::to_string(b->lost_steps) +
+                    " steps lost to starts that resumed behind its last report (an older "
+                    "checkpoint, or none: is controller.checkpoint_root shared by every node?)");
+  }
   if (!alloc && !placed && !b->placed) {
     lines.push_back("waits: no round has considered it yet (submitted " +
                     cli::duration(std::max(0.0, now - b->submit_time)) + " ago)");

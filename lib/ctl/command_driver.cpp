@@ -116,8 +116,20 @@ std::vector<NodeStatus> CommandDriver::observe() {
     }
   });
   up_.clear();
+  running_on_.clear();
   for (const auto& s : out) {
-    if (s.ok) up_.insert(s.node);
+    if (!s.ok) continue;
+    up_.insert(s.node);
+    if (!s.status.is_object() || !s.status.contains("jobs") || !s.status["jobs"].is_array()) {
+      continue;
+    }
+    for (const auto& j : s.status["jobs"]) {
+      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
+      const std::string state = j.value("state", "");
+      if (state == "running" || state == "stopping") {
+        running_on_[j["name"].get<std::string>()].insert(s.node);
+      }
+    }
   }
   observed_ = true;
   return out;
@@ -190,10 +202,16 @@ std::vector<ReportLine> CommandDriver::drain_reports() {
 std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placement& placement,
                                                const json& jobs_doc) {
   if (!observed_) observe();
-  const std::string doc = dump_document("Placement", {{"generator", "sia-ctl"}, {"round", round}},
-                                        placement_to_json(placement, cluster_), false) +
-                          "\n";
-  write_file_atomic(state_dir_ + "/run/placement.json", doc);
+  const json data = placement_to_json(placement, cluster_);
+  // Jobs going to a node where they do not run while they run elsewhere (see the header).
+  std::map<std::string, std::set<std::string>> moving;  // job -> the nodes it runs on now
+  for (const auto& jp : placement.jobs) {
+    auto where = running_on_.find(jp.job);
+    if (where == running_on_.end()) continue;
+    for (const auto& ng : jp.nodes) {
+      if (!where->second.count(ng.node)) moving[jp.job] = where->second;
+    }
+  }
   write_file_atomic(state_dir_ + "/run/jobs.json", jobs_doc.dump() + "\n");
   std::vector<NodeResult> out(cluster_.nodes.size());
   std::vector<std::size_t> nodes;
@@ -205,21 +223,66 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
       out[i].error = "down: nothing delivered";
     }
   }
-  for_nodes(nodes, [&](std::size_t i) {
-    const ClusterNode& n = cluster_.nodes[i];
-    NodeResult& res = out[i];
-    try {
-      PipedResult r = run_piped(expand(templates_.apply, n, round), doc, templates_.timeout);
-      if (r.status != 0 || r.timed_out) {
-        res.error = failure(r);
-        return;
-      }
-      res.plan = document_data(r.out, "node " + n.name + ": apply", "RunPlan");
-      res.acknowledged = true;
-    } catch (const Error& e) {
-      res.error = e.what();
+  // Delivers `jobs` of the placement (all but those named) to `to`; the results' actions
+  // add up over the phases, and a node is acknowledged when every phase it got was.
+  auto phase = [&](const std::set<std::string>& left_out, const std::vector<std::size_t>& to) {
+    json part = data;
+    json kept = json::array();
+    for (const auto& j : data["jobs"]) {
+      if (!left_out.count(j.value("name", ""))) kept.push_back(j);
     }
-  });
+    part["jobs"] = std::move(kept);
+    const std::string doc =
+        dump_document("Placement", {{"generator", "sia-ctl"}, {"round", round}}, part, false) +
+        "\n";
+    write_file_atomic(state_dir_ + "/run/placement.json", doc);
+    for_nodes(to, [&](std::size_t i) {
+      const ClusterNode& n = cluster_.nodes[i];
+      NodeResult& res = out[i];
+      try {
+        PipedResult r = run_piped(expand(templates_.apply, n, round), doc, templates_.timeout);
+        if (r.status != 0 || r.timed_out) {
+          res.error = failure(r);
+          res.acknowledged = false;
+          return;
+        }
+        json plan = document_data(r.out, "node " + n.name + ": apply", "RunPlan");
+        if (res.plan.is_object() && res.plan.contains("actions") && plan.contains("actions")) {
+          for (const auto& a : plan["actions"]) res.plan["actions"].push_back(a);
+        } else {
+          res.plan = std::move(plan);
+        }
+        res.acknowledged = res.error.empty();
+      } catch (const Error& e) {
+        res.error = e.what();
+        res.acknowledged = false;
+      }
+    });
+  };
+  std::set<std::string> held;
+  for (const auto& [job, from] : moving) held.insert(job);
+  phase(held, nodes);
+  if (moving.empty()) return out;
+  // Phase 2: the moving jobs whose old nodes all stopped them (or are down).
+  std::set<std::string> not_ready;
+  for (const auto& [job, from] : moving) {
+    for (std::size_t i = 0; i < cluster_.nodes.size(); ++i) {
+      if (from.count(cluster_.nodes[i].name) && up_.count(cluster_.nodes[i].name) &&
+          !out[i].acknowledged) {
+        not_ready.insert(job);
+      }
+    }
+  }
+  std::vector<std::size_t> second;
+  for (std::size_t i : nodes) {
+    bool gets = false;
+    for (const auto& jp : placement.jobs) {
+      if (!moving.count(jp.job) || not_ready.count(jp.job)) continue;
+      for (const auto& ng : jp.nodes) gets = gets || ng.node == cluster_.nodes[i].name;
+    }
+    if (gets && out[i].acknowledged) second.push_back(i);
+  }
+  if (!second.empty()) phase(not_ready, second);
   return out;
 }
 

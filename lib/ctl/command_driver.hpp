@@ -8,7 +8,13 @@
 //   reports  per node that is up: prints report lines (`sia-run reports -o jsonl`); the
 //            driver appends `--after JOB=OFFSET` for every job whose reports from that
 //            node it has read up to OFFSET
-//   apply    per node that is up: the Placement on standard input; prints a RunPlan
+//   apply    per node that is up: the Placement on standard input; prints a RunPlan.
+//            A job that is to start on a node where it does not run while it still runs
+//            on another (a move, or growth onto more nodes) is delivered in two phases:
+//            first a placement without it to every node (its old nodes checkpoint-stop
+//            it), then, once all its old nodes acknowledged, the whole placement to the
+//            nodes it goes to -- so it resumes from the checkpoint its old workers wrote
+//            and two generations never run at once. Its RunPlan actions are both phases'.
 // Placeholders in every argument: {state} (the controller's state directory), {node},
 // {address} (the node's address in the cluster file), {cluster} (the cluster file),
 // {jobs} (a Jobs document with the jobs' commands, STATE/run/jobs.json), {placement}
@@ -62,6 +68,7 @@ class CommandDriver : public NodeDriver {
   std::function<ReportOffsets()> offsets_;
   bool observed_ = false;
   std::set<std::string> up_;
+  std::map<std::string, std::set<std::string>> running_on_;  // job -> nodes, by status
   std::vector<std::string> warnings_;
 };
 

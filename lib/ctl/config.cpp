@@ -49,6 +49,8 @@ const Def kDefs[] = {
      "seconds without the controller before an agent stops its jobs"},
     {"controller.secret_key", Kind::path, "SIA_CTL_SECRET_KEY", "controller's secret key file"},
     {"controller.allow", Kind::path, "SIA_CTL_ALLOW", "allow-list of agent and client keys"},
+    {"controller.checkpoint_root", Kind::path, "SIA_CHECKPOINT_ROOT",
+     "where jobs checkpoint (ROOT/JOB), the same path on every node"},
     {"stages.estimate", Kind::string, "SIA_STAGE_ESTIMATE", "estimate stage program"},
     {"stages.solve", Kind::string, "SIA_STAGE_SOLVE", "solve stage program"},
     {"stages.place", Kind::string, "SIA_STAGE_PLACE", "place stage program"},
@@ -100,8 +102,7 @@ json default_value(const Def& d, const ConfigSources& s) {
   if (key == "controller.fence_after") return 30.0;
   if (key == "nodes.apply") {
     return json::array({"sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node",
-                        "{node}", "--cluster", "{cluster}", "--jobs", "{jobs}", "--ckpt-root",
-                        "{state}/ckpt", "-o", "json", "-"});
+                        "{node}", "--cluster", "{cluster}", "--jobs", "{jobs}", "-o", "json", "-"});
   }
   if (key == "nodes.reports") {
     return json::array(
@@ -337,6 +338,14 @@ Config load_config(const ConfigSources& sources) {
   k.fence_after = num("controller.fence_after");
   k.secret_key = str("controller.secret_key");
   k.allow = str("controller.allow");
+  // Default: beside the controller's state, right for one machine; a cluster of several
+  // machines sets it to storage that every node mounts at the same path.
+  if (layer.at("controller.checkpoint_root").value.get<std::string>().empty() &&
+      !k.state_dir.empty()) {
+    layer["controller.checkpoint_root"].value =
+        (fs::path(k.state_dir) / "ckpt").lexically_normal().string();
+  }
+  k.checkpoint_root = str("controller.checkpoint_root");
   c.stages.estimate = str("stages.estimate");
   c.stages.solve = str("stages.solve");
   c.stages.place = str("stages.place");

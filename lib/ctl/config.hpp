@@ -45,6 +45,10 @@ struct ControllerSettings {
   double fence_after = 30;
   std::string secret_key;
   std::string allow;
+  // Where jobs checkpoint: a job's SIA_CKPT_DIR is ROOT/JOB on whichever node runs it, so
+  // it must be storage every node mounts at this path (default STATE_DIR/ckpt). Sent to
+  // the nodes with each job; a node's own sia-run --ckpt-root overrides it.
+  std::string checkpoint_root;
 };
 
 struct StageSettings {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "exec/job_launch.hpp"
@@ -155,6 +156,18 @@ json make_job_ended(const std::string& job, Lifecycle state, const std::string& 
           {"reason", reason},
           {"exit_status", exit_status ? json(*exit_status) : json(nullptr)},
           {"time", time}};
+}
+
+json node_job_json(const BookJob& b, const std::string& checkpoint_root) {
+  json j = job_spec_to_json(b.spec);
+  json state = json::object();
+  if (b.step > 0) state["step"] = b.step;
+  if (!checkpoint_root.empty()) {
+    state["checkpoint_dir"] =
+        (std::filesystem::path(checkpoint_root) / b.spec.name).lexically_normal().string();
+  }
+  if (!state.empty()) j["state"] = std::move(state);
+  return j;
 }
 
 const BookJob* JobBook::find(const std::string& job) const {
@@ -311,11 +324,26 @@ bool JobBook::apply_report(const json& r) {
   auto sqr = finite(rep, "grad_sqr");
   auto var = finite(rep, "grad_var");
   if (sqr && var && *sqr >= 0 && *var >= 0) b.gradient = GradientStats{*sqr, *var};
-  if (auto p = finite(rep, "progress"); p && *p > b.progress) b.progress = *p;
-  if (auto s = finite(rep, "step"); s && *s > static_cast<double>(b.step)) {
-    b.step = static_cast<std::int64_t>(*s);
+  // The current generation's report is the job's real position; another generation's (the
+  // last words of a stopped one) only moves it forward, and only until the current one
+  // has reported.
+  const bool current =
+      node == b.report_node && b.generation > 0 && int_of(rep, "round", -1) == b.generation;
+  auto step = finite(rep, "step");
+  if (current && step && *step >= 0 && *step < static_cast<double>(b.step)) {
+    const auto at = static_cast<std::int64_t>(*step);
+    b.lost_steps += b.step - at;
+    b.notice = "round " + std::to_string(b.generation) + " on " + node + " resumed at step " +
+               std::to_string(at) + ", not " + std::to_string(b.step) + ": " +
+               std::to_string(b.step - at) + " steps lost" +
+               (b.notice.rfind("no checkpoint", 0) == 0 ? " (" + b.notice + ")" : "");
+    b.step = at;
+    b.progress = std::max(0.0, finite(rep, "progress").value_or(0));
+  } else if (current || b.restoring || b.generation == 0) {
+    if (auto p = finite(rep, "progress"); p && *p > b.progress) b.progress = *p;
+    if (step && *step > static_cast<double>(b.step)) b.step = static_cast<std::int64_t>(*step);
   }
-  if (node == b.report_node && b.generation > 0 && int_of(rep, "round", -1) == b.generation) {
+  if (current) {
     b.restoring = false;
     if (str_of(rep, "reason") == "done") b.done_reported = true;
   }
@@ -387,10 +415,11 @@ bool JobBook::apply_delivered(const json& r) {
       b.generation = generation;
       b.restoring = true;
       b.done_reported = false;
-    } else if (action == "keep" || action == "leave") {
+    } else if (action == "keep" || action == "leave" || action == "resize") {
       if (b.generation != generation) b.done_reported = false;
       b.generation = generation;
     }
+    if (auto w = str_of(a, "warning"); !w.empty()) b.notice = w;
   }
   return true;
 }

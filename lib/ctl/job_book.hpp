@@ -17,7 +17,10 @@
 //   node-seen {node, up, error, time}
 //   job-ended {job, state: finished|failed, reason, exit_status, time}
 //   round     {round, time, cluster, allocation, placement, models: {job: {type: model}}}
-//   delivered {round, node, ok, error, actions: [{job, action, generation}]}
+//   delivered {round, node, ok, error, actions: [{job, action, generation, warning?}]}
+// A report of the current generation sets the job's step and progress to what it says
+// (its real position, also when it is lower: a start that found no checkpoint); the
+// steps lost that way and the node's warning (e.g. no checkpoint) stay in `notice`.
 // Thread-safety: plain value; one thread.
 #pragma once
 
@@ -87,6 +90,8 @@ struct BookJob {
   std::optional<GradientStats> gradient;
   double progress = 0;
   std::int64_t step = 0;
+  std::int64_t lost_steps = 0;  // work lost to starts that found no checkpoint
+  std::string notice;           // what an operator should know (the last such start)
   std::int64_t reports = 0;
   nlohmann::json last_report;  // the latest report object (null before the first)
   nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
@@ -181,6 +186,11 @@ nlohmann::json make_node_seen(const std::string& node, bool up, const std::strin
                               double time);
 nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
                               std::optional<int> exit_status, double time);
+
+// The job as its nodes get it in the Jobs document of a delivery: its JobSpec, and in its
+// state the step it reached (so a node that finds no checkpoint says so) and its checkpoint
+// directory, CHECKPOINT_ROOT/JOB ("" root: none, the node's own choice).
+nlohmann::json node_job_json(const BookJob& job, const std::string& checkpoint_root);
 
 // Placed <-> the job's entry of a Placement document.
 nlohmann::json placed_to_json(const Placed& p);

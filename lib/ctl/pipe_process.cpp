@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -29,6 +30,29 @@ double now_s() {
 void set_nonblock(int fd) {
   int fl = ::fcntl(fd, F_GETFL);
   if (fl >= 0) ::fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+// write(2) to a pipe whose reader may be gone, without a SIGPIPE for the process (whose
+// disposition a library must not assume): the signal is blocked in this thread for the
+// call, and one it raised is taken before unblocking. EPIPE is returned as usual.
+ssize_t write_no_sigpipe(int fd, const char* data, std::size_t size) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  sigset_t pending;
+  sigpending(&pending);
+  const bool was_pending = sigismember(&pending, SIGPIPE) == 1;
+  ::pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  ssize_t w = ::write(fd, data, size);
+  const int saved = errno;
+  if (w < 0 && saved == EPIPE && !was_pending) {
+    const timespec zero{0, 0};
+    while (::sigtimedwait(&pipe_set, nullptr, &zero) < 0 && errno == EINTR) {
+    }
+  }
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = saved;
+  return w;
 }
 
 }  // namespace
@@ -138,7 +162,7 @@ PipedResult run_piped(const std::vector<std::string>& argv, const std::string& i
       if (!fds[i].revents) continue;
       int fd = fds[i].fd;
       if (fd == in_fd) {
-        ssize_t w = ::write(in_fd, input.data() + written, input.size() - written);
+        ssize_t w = write_no_sigpipe(in_fd, input.data() + written, input.size() - written);
         if (w > 0) written += static_cast<std::size_t>(w);
         if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size() ||
             (fds[i].revents & (POLLERR | POLLHUP))) {

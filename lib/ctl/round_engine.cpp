@@ -268,8 +268,12 @@ json RoundEngine::run(JobBook& book) {
                                 (x.state == "preempted" || x.state == "killed"));
         }
       }
-      if (!resumed) {
+      if (!resumed) {  // it keeps its GPUs (pinned) until it has exited by itself
         finishing.push_back(b->spec.name);
+        JobState s = book.job_state(*b, now);
+        s.restoring = true;
+        in.jobs.push_back(std::move(s));
+        scheduled.insert(b->spec.name);
         continue;
       }
     }
@@ -370,7 +374,8 @@ json RoundEngine::run(JobBook& book) {
     Placement full = parse_placement(Node(placement_data, "round placement", ""), cluster_);
     json specs = json::array();
     for (const BookJob* b : book.active()) {
-      if (scheduled.count(b->spec.name)) specs.push_back(job_spec_to_json(b->spec));
+      if (scheduled.count(b->spec.name))
+        specs.push_back(node_job_json(*b, config_.controller.checkpoint_root));
     }
     json jobs_doc = {{"apiVersion", kApiVersion},
                      {"kind", "Jobs"},
@@ -385,7 +390,12 @@ json RoundEngine::run(JobBook& book) {
           std::int64_t gen = a.contains("round") && a["round"].is_number_integer()
                                  ? a["round"].get<std::int64_t>()
                                  : 0;
-          actions.push_back({{"job", job}, {"action", action}, {"generation", gen}});
+          json entry = {{"job", job}, {"action", action}, {"generation", gen}};
+          if (a.contains("warning") && a["warning"].is_string()) {
+            entry["warning"] = a["warning"];
+            warn("node " + r.node + ": job " + job + ": " + a["warning"].get<std::string>());
+          }
+          actions.push_back(std::move(entry));
           actions_of[job].push_back(r.node + ": " + action);
         }
       }

@@ -2,10 +2,14 @@
 
 #include <signal.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/tool.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "exec/spawn.hpp"
 
@@ -16,6 +20,12 @@ namespace {
 constexpr auto kPoll = std::chrono::milliseconds(20);
 constexpr double kMarginSeconds = 10;  // beyond the grace period, before killing
 constexpr double kStartTimeoutSeconds = 30;
+
+// An integral batch size as an integer ("96", not "96.0"); the contract allows either.
+nlohmann::json plan_number(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<std::int64_t>(v);
+  return v;
+}
 
 void signal_supervisor(const JobStatus& s, int sig) {
   if (is_alive(s.supervisor)) ::kill(s.supervisor.pid, sig);
@@ -93,6 +103,7 @@ pid_t Executor::start(const JobLaunch& launch, bool detached) {
     throw Error(ExitStatus::cant_create, launch.ckpt_dir + ": cannot create: " + ec.message());
   }
   state_.set_held(launch.job, false);
+  std::filesystem::remove(state_.batch_plan_path(launch.job), ec);  // the last generation's
   state_.write_launch(launch);
   { std::ofstream touch(launch.report, std::ios::app); }  // SIA_REPORT exists from the start
   std::vector<std::string> argv = {self_executable(), "supervise",
@@ -118,6 +129,29 @@ pid_t Executor::start(const JobLaunch& launch, bool detached) {
     }
     clock_.sleep_for(kPoll);
   }
+}
+
+void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
+  if (!record.launch) return;
+  JobLaunch l = *record.launch;
+  l.batch_size = wanted.batch_size;
+  l.local_bsz = wanted.local_bsz;
+  l.accum_steps = wanted.accum_steps;
+  if (l.batch_plan.empty()) l.batch_plan = state_.batch_plan_path(l.job);
+  ++l.plan;
+  const nlohmann::json plan = {{"type", "batch_plan"},
+                               {"job", l.job},
+                               {"round", l.generation},
+                               {"plan", l.plan},
+                               {"batch_size", plan_number(l.batch_size)},
+                               {"local_bsz", l.local_bsz},
+                               {"accum_steps", l.accum_steps}};
+  write_file_atomic(l.batch_plan, plan.dump() + "\n");
+  state_.write_launch(l);
+  cli::debug("sia-run", "job " + l.job + " round " + std::to_string(l.generation) +
+                            ": batch plan " + std::to_string(l.plan) + " (batch " +
+                            number_text(l.batch_size) + ", local " + std::to_string(l.local_bsz) +
+                            " x " + std::to_string(l.accum_steps + 1) + ")");
 }
 
 }  // namespace sia::exec

@@ -2,6 +2,9 @@
 // checkpoint-stop their jobs (stop.json, then SIGTERM to the supervisor) and waits for the
 // jobs to end, and it starts a supervisor for each new generation (launch.json, then the
 // hidden `sia-run supervise`) and waits until that supervisor has recorded its start.
+// A batch-only change of a running job (resize) writes the job's next batch plan
+// (SIA_BATCH_PLAN) for its workers to take at a step boundary, and records it in
+// launch.json; nothing is stopped or started.
 // Every wait has a deadline: a job still live `grace` + 10 s after its stop request has
 // its supervisor and process group killed.
 // Thread-safety: one thread; the caller holds the state directory's lock.
@@ -32,6 +35,10 @@ class Executor {
   void wait_stopping();
   // Starts `launch` (a prepared generation) and returns its supervisor's pid.
   pid_t start(const JobLaunch& launch, bool detached);
+  // Gives the running generation of `record` the batch settings of `wanted`: the batch
+  // plan file first (numbered plan + 1), then launch.json, so that a crash in between
+  // only repeats the plan.
+  void resize(const JobRecord& record, const JobLaunch& wanted);
 
  private:
   void wait_ended(const std::vector<std::string>& jobs, double grace);

@@ -42,6 +42,32 @@ std::string number_text(double v) {
   return json(v).dump();
 }
 
+static bool has_batch(const JobLaunch& l) {
+  return l.batch_size > 0 || l.local_bsz > 0;
+}
+
+static std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+std::string batch_change(const JobLaunch& a, const JobLaunch& b) {
+  std::vector<std::string> why;
+  if (a.batch_size != b.batch_size) {
+    why.push_back("batch_size " + number_text(a.batch_size) + " -> " + number_text(b.batch_size));
+  }
+  if (a.local_bsz != b.local_bsz) {
+    why.push_back("local_bsz " + std::to_string(a.local_bsz) + " -> " +
+                  std::to_string(b.local_bsz));
+  }
+  if (a.accum_steps != b.accum_steps) {
+    why.push_back("accum_steps " + std::to_string(a.accum_steps) + " -> " +
+                  std::to_string(b.accum_steps));
+  }
+  return joined(why);
+}
+
 std::string launch_change(const JobLaunch& a, const JobLaunch& b) {
   std::vector<std::string> why;
   if (a.gpu_type != b.gpu_type) why.push_back("GPU type " + a.gpu_type + " -> " + b.gpu_type);
@@ -60,24 +86,15 @@ std::string launch_change(const JobLaunch& a, const JobLaunch& b) {
   if (!same_nodes && ga == gb) {
     why.push_back("nodes " + nodes_text(a.nodes) + " -> " + nodes_text(b.nodes));
   }
-  if (a.batch_size != b.batch_size) {
-    why.push_back("batch_size " + number_text(a.batch_size) + " -> " + number_text(b.batch_size));
-  }
-  if (a.local_bsz != b.local_bsz) {
-    why.push_back("local_bsz " + std::to_string(a.local_bsz) + " -> " +
-                  std::to_string(b.local_bsz));
-  }
-  if (a.accum_steps != b.accum_steps) {
-    why.push_back("accum_steps " + std::to_string(a.accum_steps) + " -> " +
-                  std::to_string(b.accum_steps));
+  // Batch settings given on one side only: the worker chose its batch at its start.
+  if (has_batch(a) != has_batch(b)) {
+    if (auto batch = batch_change(a, b); !batch.empty()) why.push_back(batch);
   }
   if (a.command != b.command) why.push_back("command changed");
   if (a.master_addr != b.master_addr && same_nodes) {
     why.push_back("master address " + a.master_addr + " -> " + b.master_addr);
   }
-  std::string out;
-  for (const auto& w : why) out += (out.empty() ? "" : "; ") + w;
-  return out;
+  return joined(why);
 }
 
 json job_launch_to_json(const JobLaunch& l) {
@@ -103,9 +120,13 @@ json job_launch_to_json(const JobLaunch& l) {
           {"generation", l.generation},
           {"master_port", l.master_port},
           {"restore", l.restore},
+          {"expected_step", l.expected_step},
+          {"restore_missing", l.restore_missing},
           {"cwd", l.cwd},
           {"ckpt_dir", l.ckpt_dir},
           {"report", l.report},
+          {"batch_plan", l.batch_plan},
+          {"plan", l.plan},
           {"report_interval", l.report_interval},
           {"grace", l.grace},
           {"ranks", std::move(ranks)}};
@@ -134,6 +155,10 @@ JobLaunch parse_job_launch(const Node& d) {
   l.cwd = d.string_or("cwd", "");
   l.ckpt_dir = d.string_or("ckpt_dir", "");
   l.report = d.string_or("report", "");
+  l.batch_plan = d.string_or("batch_plan", "");
+  l.plan = static_cast<int>(d.int_or("plan", 0));
+  l.expected_step = d.int_or("expected_step", 0);
+  l.restore_missing = d.bool_or("restore_missing", false);
   l.report_interval = d.number_or("report_interval", 30);
   l.grace = d.number_or("grace", 120);
   d.at("ranks").each([&](const Node& r) {

@@ -4,10 +4,12 @@
 // sia-run writes it to the job's state directory (launch.json) before starting the job's
 // supervisor, which reads it back and starts exactly that.
 // The placement part (everything above `generation`) is what the job *is* on this node:
-// launch_change() compares it to decide whether a running job must restart.
+// launch_change() compares it to decide whether a running job must restart, and
+// batch_change() whether it only needs a new batch plan (SIA_BATCH_PLAN, no restart).
 // Thread-safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,9 +45,15 @@ struct JobLaunch {
   int generation = 0;  // SIA_ROUND: 1 at the first start, +1 at every restart
   int master_port = 0;
   bool restore = false;  // a checkpoint existed (SIA_CKPT_DIR/latest)
+  // The job had trained before (its Jobs state gave a step) but no checkpoint was found:
+  // it starts from step 0, and the RunPlan, the status and the controller say so.
+  std::int64_t expected_step = 0;  // the step a restore was expected at (0: none)
+  bool restore_missing = false;
   std::string cwd;
   std::string ckpt_dir;
   std::string report;           // the JSON Lines file the workers append reports to
+  std::string batch_plan;       // SIA_BATCH_PLAN: where in-place batch changes are written
+  int plan = 0;                 // batch plans written to this generation (0: the start's)
   double report_interval = 30;  // seconds
   double grace = 120;           // seconds between SIGTERM and SIGKILL
   std::vector<RankLaunch> ranks;
@@ -54,9 +62,13 @@ struct JobLaunch {
   std::vector<int> local_gpus() const;  // this node's GPUs, ascending
 };
 
-// Why `running` must restart to become `wanted` ("GPUs 0,1 -> 2,3; batch_size 64 -> 128"),
-// or "" when their placement parts are the same.
+// Why `running` must restart to become `wanted` ("GPUs 0,1 -> 2,3; nodes ..."), or "" when
+// the job may go on: same GPUs, GPU type, nodes, command and rendezvous. A change of batch
+// settings alone is no restart (batch_change) -- unless one side has none (0), which leaves
+// the batch to the worker's own choice at its start.
 std::string launch_change(const JobLaunch& running, const JobLaunch& wanted);
+// The batch settings that differ ("batch_size 64 -> 128; local_bsz 16 -> 32"), or "".
+std::string batch_change(const JobLaunch& running, const JobLaunch& wanted);
 
 // "256" for an integral value, else the shortest form that reads back ("37.5").
 std::string number_text(double v);

@@ -5,6 +5,7 @@
 #include <climits>
 #include <filesystem>
 
+#include "cli/tool.hpp"
 #include "core/error.hpp"
 
 namespace sia::exec {
@@ -54,6 +55,14 @@ NodeWork read_node_work(const ApplyArgs& a) {
     const std::int64_t round = r->positive_int();
     if (round > 1'000'000'000) r->expected("a round number up to 1000000000");
     w.round = static_cast<int>(round);
+  }
+  // The cluster-wide checkpoint location the controller sends (sia-config(5),
+  // controller.checkpoint_root); --ckpt-root on this node wins (another mount point).
+  if (auto root = pd.metadata().get("checkpoint_root"); root && w.settings.ckpt_root.empty()) {
+    w.settings.ckpt_root = root->as_string();
+    if (!w.settings.ckpt_root.empty() && w.settings.ckpt_root.front() != '/') {
+      root->expected("an absolute path");
+    }
   }
   const bool have_cluster = !a.cluster.empty();
   Cluster cluster = have_cluster ? read_cluster(a.cluster) : cluster_from_placement(pd.data());
@@ -106,19 +115,32 @@ std::vector<PlannedAction> apply_node(const NodeWork& work, StateDir& state, Exe
 
   std::string first_error;
   ExitStatus first_status = ExitStatus::ok;
-  for (const auto& a : actions) {
-    if (a.action != Action::start && a.action != Action::restart) continue;
+  auto note_failure = [&](const Error& e) {  // act on the others; report the first at the end
+    if (first_error.empty()) {
+      first_error = e.what();
+      first_status = e.status();
+    }
+  };
+  for (auto& a : actions) {
+    const bool starts = a.action == Action::start || a.action == Action::restart;
+    if (!starts && a.action != Action::resize) continue;
     for (const auto& want : work.wanted) {
       if (want.job != a.job) continue;
-      JobLaunch l = want;
-      prepare_generation(l, a.generation, state, work.settings);
       try {
-        executor.start(l, detached);
-      } catch (const Error& e) {  // start the others; report the first failure at the end
-        if (first_error.empty()) {
-          first_error = e.what();
-          first_status = e.status();
+        if (a.action == Action::resize) {
+          executor.resize(state.record(a.job), want);
+          continue;
         }
+        JobLaunch l = want;
+        prepare_generation(l, a.generation, state, work.settings);
+        if (l.restore_missing) {
+          a.warning = "no checkpoint in " + l.ckpt_dir + " (the job was at step " +
+                      std::to_string(l.expected_step) + "): it starts from step 0";
+          cli::info("sia-run", "job " + l.job + ": " + a.warning);
+        }
+        executor.start(l, detached);
+      } catch (const Error& e) {
+        note_failure(e);
       }
     }
   }

@@ -61,6 +61,8 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
     l.batch_size = jp.batch_size;
     l.local_bsz = jp.local_bsz;
     l.accum_steps = jp.accum_steps;
+    l.expected_step = js.step;
+    l.ckpt_dir = js.checkpoint_dir;  // the controller's choice; see prepare_generation
     bool alone = jp.nodes.size() == 1;
     const std::string& first = jp.nodes.front().node;
     l.master_addr = alone ? "127.0.0.1" : (address.count(first) ? address[first] : first);
@@ -153,11 +155,16 @@ void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
                         const GenerationSettings& s) {
   l.generation = generation;
   l.cwd = s.cwd;
-  l.ckpt_dir = state.ckpt_dir(l.job, s.ckpt_root);
+  // This node's --ckpt-root wins (shared storage mounted elsewhere), then the job's own
+  // directory from its Jobs state, then the state directory.
+  if (!s.ckpt_root.empty() || l.ckpt_dir.empty()) l.ckpt_dir = state.ckpt_dir(l.job, s.ckpt_root);
   l.report = state.report_path(l.job);
+  l.batch_plan = state.batch_plan_path(l.job);
+  l.plan = 0;
   l.report_interval = s.report_interval;
   l.grace = s.grace;
   l.restore = s.file_exists && s.file_exists(l.ckpt_dir + "/latest");
+  l.restore_missing = !l.restore && l.expected_step > 0;
   int port = derive_port(l.job, generation, s.port_lo, s.port_hi);
   if (l.nodes.size() == 1 && s.port_free) {  // no other node to agree with: probe
     int span = s.port_hi - s.port_lo + 1;
@@ -188,6 +195,7 @@ void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
         {"SIA_CKPT_DIR", l.ckpt_dir},
         {"SIA_RESTORE", l.restore ? "1" : "0"},
         {"SIA_REPORT", l.report},
+        {"SIA_BATCH_PLAN", l.batch_plan},
         {"SIA_REPORT_INTERVAL", number_text(l.report_interval)},
         {"CUDA_VISIBLE_DEVICES", join_ints(r.gpus)},
     };

@@ -45,6 +45,9 @@ struct GenerationSettings {
 };
 
 // Fixes generation `generation` of `launch`: paths, port, restore flag, rank environment.
+// SIA_CKPT_DIR is CKPT_ROOT/JOB with a checkpoint root, else the job's checkpoint_dir (its
+// Jobs state), else in the state directory. A job whose state gives a step (it trained
+// before) and that finds no checkpoint there is marked restore_missing.
 // SIA_BATCH_SIZE and SIA_LOCAL_BSZ are left out when the placement gives none (0).
 void prepare_generation(JobLaunch& launch, int generation, const StateDir& state,
                         const GenerationSettings& settings);

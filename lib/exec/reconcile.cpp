@@ -10,6 +10,8 @@ const char* to_string(Action a) {
       return "start";
     case Action::restart:
       return "restart";
+    case Action::resize:
+      return "resize";
     case Action::stop:
       return "stop";
     case Action::keep:
@@ -39,11 +41,24 @@ static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mo
     return a;
   }
   const int current = rec->launch->generation;
-  const std::string change = launch_change(*rec->launch, want);
+  const std::string restart = launch_change(*rec->launch, want);
+  const std::string batch = batch_change(*rec->launch, want);
+  std::string change = restart;  // everything that differs, for the reasons below
+  if (change.empty()) {
+    change = batch;
+  } else if (!batch.empty() && change.find(batch) == std::string::npos) {
+    change += "; " + batch;
+  }
   if (rec->live()) {
-    a.action = change.empty() ? Action::keep : Action::restart;
-    a.generation = change.empty() ? current : next(current);
-    a.reason = change.empty() ? "unchanged" : change;
+    if (restart.empty()) {
+      a.action = batch.empty() ? Action::keep : Action::resize;
+      a.generation = current;
+      a.reason = batch.empty() ? "unchanged" : batch;
+    } else {
+      a.action = Action::restart;
+      a.generation = next(current);
+      a.reason = change;
+    }
     return a;
   }
   a.action = Action::start;

@@ -2,8 +2,10 @@
 // the placement wants there and the records of the state directory.
 //   start    not running here: new on this node, a resume (preempted or killed), or an
 //            ended job whose placement changed
-//   restart  running, but its placement part changed (GPUs, GPU type, batch settings,
-//            other nodes, command): checkpoint-stop, then start the next generation
+//   restart  running, but its placement part changed (GPUs, GPU type, other nodes,
+//            command): checkpoint-stop, then start the next generation
+//   resize   running on the same GPUs, only its batch settings changed: a new batch plan
+//            (SIA_BATCH_PLAN) for the running workers, same generation, same processes
 //   stop     running here, but no longer placed on this node: checkpoint-stop
 //   keep     running with an unchanged placement: left alone (same pids)
 //   leave    ended by itself (finished, failed) or stopped by `sia-run stop`, and placed
@@ -22,7 +24,7 @@
 
 namespace sia::exec {
 
-enum class Action { start, restart, stop, keep, leave };
+enum class Action { start, restart, resize, stop, keep, leave };
 const char* to_string(Action a);
 
 enum class Mode { apply, run };
@@ -33,6 +35,7 @@ struct PlannedAction {
   std::string reason;
   int generation = 0;     // the round started (start, restart) or the current one
   std::vector<int> gpus;  // this node's GPUs: wanted (start, restart, keep, leave) or held (stop)
+  std::string warning;    // set by apply: e.g. a restore was expected and no checkpoint found
 };
 
 // One entry per job that is placed on this node or live in the state directory, sorted by

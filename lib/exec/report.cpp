@@ -22,11 +22,13 @@ json plan_to_json(const std::string& node, const StateDir& state, bool dry_run,
                   const std::vector<PlannedAction>& actions) {
   json list = json::array();
   for (const auto& a : actions) {
-    list.push_back({{"job", a.job},
-                    {"action", to_string(a.action)},
-                    {"reason", a.reason},
-                    {"round", a.generation},
-                    {"gpus", a.gpus}});
+    json entry = {{"job", a.job},
+                  {"action", to_string(a.action)},
+                  {"reason", a.reason},
+                  {"round", a.generation},
+                  {"gpus", a.gpus}};
+    if (!a.warning.empty()) entry["warning"] = a.warning;
+    list.push_back(std::move(entry));
   }
   return {{"node", node}, {"state_dir", state.root()}, {"dry_run", dry_run}, {"actions", list}};
 }
@@ -34,7 +36,8 @@ json plan_to_json(const std::string& node, const StateDir& state, bool dry_run,
 std::string plan_table(const std::vector<PlannedAction>& actions, bool dry_run) {
   cli::Table t({"job", "action", "round", "gpus", "reason"});
   for (const auto& a : actions) {
-    t.add({a.job, to_string(a.action), std::to_string(a.generation), join_ints(a.gpus), a.reason});
+    t.add({a.job, to_string(a.action), std::to_string(a.generation), join_ints(a.gpus),
+           a.warning.empty() ? a.reason : a.reason + "; WARNING: " + a.warning});
   }
   return t.render() + (dry_run ? "dry run: nothing was done\n" : "");
 }
@@ -90,7 +93,14 @@ json status_to_json(const std::string& node, const StateDir& state,
          {"logs", state.job_dir(r.job) + "/logs"},
          {"supervisor_log", state.supervisor_log(r.job)},
          {"report", l.report},
-         {"ckpt_dir", l.ckpt_dir}});
+         {"ckpt_dir", l.ckpt_dir},
+         {"restore", l.restore           ? "restored"
+                     : l.restore_missing ? "missing"
+                                         : "fresh"},
+         {"batch_plan", l.plan},
+         {"batch_size", l.batch_size},
+         {"local_bsz", l.local_bsz},
+         {"accum_steps", l.accum_steps}});
   }
   return {{"node", node.empty() ? json(nullptr) : json(node)},
           {"state_dir", state.root()},
@@ -110,7 +120,8 @@ std::string status_table(const StateDir& state, const std::vector<JobRecord>& re
     t.add({r.job, to_string(r.status.state), std::to_string(r.launch->generation),
            join_ints(r.launch->local_gpus()), pids.empty() ? "-" : join_ints(pids),
            ended && e ? std::to_string(e->status()) : "-", state.job_dir(r.job) + "/logs/",
-           (r.held ? "held; " : "") + r.status.reason});
+           std::string(r.held ? "held; " : "") +
+               (r.launch->restore_missing ? "no checkpoint to restore; " : "") + r.status.reason});
   }
   return t.render();
 }

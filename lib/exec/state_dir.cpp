@@ -66,6 +66,9 @@ std::string StateDir::report_path(const std::string& job) const {
 std::string StateDir::supervisor_log(const std::string& job) const {
   return job_dir(job) + "/supervisor.log";
 }
+std::string StateDir::batch_plan_path(const std::string& job) const {
+  return job_dir(job) + "/batch-plan.json";
+}
 std::string StateDir::ckpt_dir(const std::string& job, const std::string& ckpt_root) const {
   if (ckpt_root.empty()) return job_dir(job) + "/ckpt";
   return fs::absolute(ckpt_root).lexically_normal().string() + "/" + job;

@@ -9,6 +9,7 @@
 //   ROOT/jobs/JOB/held               present: stopped by `sia-run stop`, not resumed
 //   ROOT/jobs/JOB/supervisor.log     the supervisor's own diagnostics
 //   ROOT/jobs/JOB/reports.jsonl      SIA_REPORT: the workers append reports here
+//   ROOT/jobs/JOB/batch-plan.json    SIA_BATCH_PLAN: the running generation's batch plan
 //   ROOT/jobs/JOB/logs/rank-N.log    each rank's output, appended across generations
 //   ROOT/jobs/JOB/ckpt/              SIA_CKPT_DIR unless a checkpoint root is configured
 // Thread-safety: a StateDir is a path; concurrent processes are serialised by lock() and
@@ -64,6 +65,7 @@ class StateDir {
   std::string rank_log(const std::string& job, int rank) const;
   std::string report_path(const std::string& job) const;
   std::string supervisor_log(const std::string& job) const;
+  std::string batch_plan_path(const std::string& job) const;
   // SIA_CKPT_DIR: CKPT_ROOT/JOB when a root is given, else ROOT/jobs/JOB/ckpt.
   std::string ckpt_dir(const std::string& job, const std::string& ckpt_root) const;
 

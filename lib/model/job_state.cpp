@@ -63,6 +63,13 @@ JobState parse_job_state(const Node& job) {
   }
   s.restoring = st->bool_or("restoring", false);
   if (auto v = st->get("progress")) s.progress = v->non_negative_number();
+  if (auto v = st->get("step")) s.step = v->non_negative_int();
+  if (auto v = st->get("checkpoint_dir")) {
+    s.checkpoint_dir = v->as_string();
+    if (s.checkpoint_dir.empty() || s.checkpoint_dir.front() != '/') {
+      v->expected("an absolute directory path");
+    }
+  }
   if (auto v = st->get("target_progress")) s.target_progress = v->non_negative_number();
   if (auto v = st->get("attained_service")) s.attained_service = v->non_negative_number();
   if (auto obs = st->get("observations")) {
@@ -86,8 +93,8 @@ JobState parse_job_state(const Node& job) {
       if (p.size() != 7) p.expected("7 parameters");
       std::array<double, 7> a{};
       for (std::size_t i = 0; i < 7; ++i) a[i] = p[i].as_number();
-      FittedModel fm{PerfParams::from_array(a),
-                     static_cast<int>(m.at("points").non_negative_int()), 0};
+      FittedModel fm{PerfParams::from_array(a), static_cast<int>(m.at("points").non_negative_int()),
+                     0};
       if (auto f = m.get("fingerprint")) {
         std::string hex = f->as_string();
         bool ok = hex.size() == 16;
@@ -111,6 +118,8 @@ json job_state_to_json(const JobState& s) {
   }
   if (s.restoring) st["restoring"] = true;
   if (s.progress > 0) st["progress"] = s.progress;
+  if (s.step > 0) st["step"] = s.step;
+  if (!s.checkpoint_dir.empty()) st["checkpoint_dir"] = s.checkpoint_dir;
   if (s.target_progress > 0) st["target_progress"] = s.target_progress;
   if (s.attained_service > 0) st["attained_service"] = s.attained_service;
   if (!s.observations.empty()) {

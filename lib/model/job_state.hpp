@@ -45,10 +45,12 @@ struct JobState {
   int restarts = 0;
   std::optional<CurrentAllocation> current;
   bool restoring = false;
-  double attained_service = 0;               // GPU-seconds
-  std::vector<ProfilePoint> observations;    // from reports while running
-  std::optional<GradientStats> gradient;     // latest reported
+  double attained_service = 0;             // GPU-seconds
+  std::vector<ProfilePoint> observations;  // from reports while running
+  std::optional<GradientStats> gradient;   // latest reported
   double progress = 0;         // statistical progress so far (iterations at the initial batch)
+  std::int64_t step = 0;       // optimizer steps its workers reported (a restore is expected)
+  std::string checkpoint_dir;  // where its checkpoints live on every node ("": sia-run's choice)
   double target_progress = 0;  // needed to finish; 0: from the catalog
   std::map<std::string, FittedModel> models;  // by GPU type
 

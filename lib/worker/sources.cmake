@@ -10,6 +10,7 @@ target_sources(sia PRIVATE
   worker/cpu_backend.cpp
   worker/cuda_plugin.cpp
   worker/report_sink.cpp
+  worker/batch_plan.cpp
   worker/stop_signal.cpp
   worker/trainer.cpp
   worker/subprocess.cpp

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "worker/batch_plan.hpp"
 #include "worker/checkpoint.hpp"
 #include "worker/cpu_backend.hpp"
 #include "worker/cuda_plugin.hpp"
@@ -206,23 +207,58 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
 
   TrainState st = initial_state(env, opt, *comm, log);
   SyntheticDataset data(opt.data);
-  auto backend = make_backend(env, opt, *comm);
+  WorkerEnv cur_env = env;  // the batch settings in force; a batch plan changes them
+  auto backend = make_backend(cur_env, opt, *comm);
   backend->set_state(st.model);
   GradientNoiseScale gns;
   gns.set_state(st.gns);
 
-  const int world = env.world_size, b = env.local_bsz, micro = env.micro_steps();
-  const int count = world * micro;
-  const double batch = static_cast<double>(env.batch_size);
+  const int world = env.world_size;
+  int b = env.local_bsz, micro = env.micro_steps(), count = world * micro;
+  double batch = static_cast<double>(env.batch_size);
   const double b0 = st.init_batch_size;
-  const double lr = opt.lr * std::sqrt(batch / b0);
+  double lr = opt.lr * std::sqrt(batch / b0);
   const std::uint64_t n = static_cast<std::uint64_t>(opt.data.size);
+  BatchPlanWatcher plans(root && !profiling ? env.batch_plan : "", env.round, world,
+                         [&](const std::string& w) { log("warning: " + w); });
   if (root) {
     log("job " + env.job + " round " + std::to_string(env.round) + ": " + std::to_string(world) +
         " rank(s) on " + backend->describe() + ", local batch " + std::to_string(b) + " x " +
         std::to_string(micro) + " micro-step(s), batch " + std::to_string(env.batch_size) +
         ", lr " + std::to_string(lr) + ", from step " + std::to_string(st.step));
   }
+  // Every rank switches to batch plan `plan` after the same step: the model moves to a
+  // backend sized for the new micro-batch; one that does not fit keeps the old batch.
+  auto switch_batch = [&](const BatchPlan& plan) {
+    WorkerEnv next = cur_env;
+    next.batch_size = plan.batch_size;
+    next.local_bsz = plan.local_bsz;
+    next.accum_steps = plan.accum_steps;
+    ModelState model = backend->state();
+    backend.reset();
+    try {
+      backend = make_backend(next, opt, *comm);
+      cur_env = next;
+    } catch (const Error& e) {
+      if (e.status() != kOutOfMemory) throw;
+      if (root)
+        log("warning: batch plan " + std::to_string(plan.plan) + ": " + e.what() +
+            "; keeping local batch " + std::to_string(cur_env.local_bsz));
+      backend = make_backend(cur_env, opt, *comm);
+    }
+    backend->set_state(model);
+    b = cur_env.local_bsz;
+    micro = cur_env.micro_steps();
+    count = world * micro;
+    batch = static_cast<double>(cur_env.batch_size);
+    lr = opt.lr * std::sqrt(batch / b0);
+    if (root) {
+      log("batch plan " + std::to_string(plan.plan) + " at step " + std::to_string(st.step) +
+          ": local batch " + std::to_string(b) + " x " + std::to_string(micro) +
+          " micro-step(s), batch " + std::to_string(cur_env.batch_size) + ", lr " +
+          std::to_string(lr));
+    }
+  };
 
   auto done = [&] {
     return (opt.max_steps > 0 && st.step >= opt.max_steps) ||
@@ -237,9 +273,9 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     json r = {
         {"type", "report"},        {"job", env.job},          {"round", env.round},
         {"step", st.step},         {"epoch", st.samples / n}, {"samples", st.samples},
-        {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", env.accum_steps},
-        {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", env.batch_size},
-        {"reason", reason}};
+        {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", micro - 1},
+        {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch_size},
+        {"plan", plans.applied()}, {"reason", reason}};
     if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
     if (use.steps > 0) r["loss"] = use.loss / use.steps;
     if (use.timed > 0) {
@@ -257,13 +293,18 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   };
 
   const int warmup = profiling ? opt.profile_warmup : 1;
-  std::vector<float> x(static_cast<std::size_t>(b) * opt.data.features);
-  std::vector<std::int32_t> y(static_cast<std::size_t>(b));
+  std::uint64_t timed_after = static_cast<std::uint64_t>(warmup);  // steps not timed
+  std::vector<float> x;
+  std::vector<std::int32_t> y;
   bool stop = false;
   for (std::uint64_t steps_run = 0; profiling || !done();) {
+    x.resize(static_cast<std::size_t>(b) * opt.data.features);
+    y.resize(static_cast<std::size_t>(b));
     const double t0 = now_s();
     double micro_time = 0;
-    double scalars[3] = {0, 0, 0};  // loss sum, sum of |g_i|^2, stop votes
+    // Loss sum, sum of |g_i|^2, stop votes; then rank 0's batch plan (plan, batch, local
+    // batch, accumulation; zeros: none), so that every rank learns it at this step.
+    double scalars[7] = {0, 0, 0, 0, 0, 0, 0};
     for (int a = 0; a < micro; ++a) {
       const double tm = now_s();
       data.gather(micro_batch_start(st.samples, env.rank, world, b, a), b, x.data(), y.data());
@@ -273,8 +314,14 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
       scalars[1] += r.grad_sqr;
     }
     scalars[2] = stop_requested() ? 1 : 0;
+    if (auto plan = plans.poll()) {
+      scalars[3] = plan->plan;
+      scalars[4] = static_cast<double>(plan->batch_size);
+      scalars[5] = plan->local_bsz;
+      scalars[6] = plan->accum_steps;
+    }
     const double ts = now_s();
-    backend->sync(scalars, 3);
+    backend->sync(scalars, 7);
     const double sync = now_s() - ts;
     UpdateResult up = backend->update(count, lr, opt.momentum, count == 1);
     if (count > 1) {
@@ -286,7 +333,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     }
     st.progress += gns.gain(batch, b0);
     ++st.step;
-    st.samples += static_cast<std::uint64_t>(env.batch_size);
+    st.samples += static_cast<std::uint64_t>(cur_env.batch_size);
     ++steps_run;
     const double loss = scalars[0] / count;
     if (!std::isfinite(loss)) {
@@ -298,7 +345,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     const double step_time = (now_s() - t0) - (micro - 1) * (micro_time / micro);
     ++cur.steps;
     cur.loss += loss;
-    if (steps_run > static_cast<std::uint64_t>(warmup)) {
+    if (steps_run > timed_after) {
       ++cur.timed;
       cur.step_time += step_time;
       cur.sync_time += std::min(sync, step_time);
@@ -309,7 +356,18 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
       return 0;
     }
     if (stop) break;
-    if (now_s() - last_report >= env.report_interval) report("interval");
+    if (scalars[3] > 0 && !done()) {
+      const BatchPlan plan{static_cast<int>(scalars[3]), static_cast<long>(scalars[4]),
+                           static_cast<int>(scalars[5]), static_cast<int>(scalars[6])};
+      plans.set_applied(plan.plan);
+      report("interval");  // the old batch's figures; the new batch's have none yet
+      last = Interval{};
+      switch_batch(plan);
+      report("batch");
+      timed_after = steps_run + 1;  // its first step warms the new backend up
+    } else if (now_s() - last_report >= env.report_interval) {
+      report("interval");
+    }
     if (root && opt.checkpoint_steps > 0 && st.step % opt.checkpoint_steps == 0) {
       st.model = backend->state();
       st.gns = gns.state();

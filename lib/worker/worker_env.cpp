@@ -96,6 +96,7 @@ WorkerEnv read_worker_env(const Getenv& get) {
   if (auto v = text(get, "SIA_CKPT_DIR")) e.ckpt_dir = *v;
   e.restore = integer(get, "SIA_RESTORE", 0, 0, 1, "0 or 1") == 1;
   if (auto v = text(get, "SIA_REPORT")) e.report = *v;
+  if (auto v = text(get, "SIA_BATCH_PLAN")) e.batch_plan = *v;
   e.report_interval = number(get, "SIA_REPORT_INTERVAL", 30, 0.001, "a positive number of seconds");
   e.profile_steps =
       static_cast<int>(integer(get, "SIA_PROFILE_STEPS", 0, 0, 1 << 20, "a non-negative integer"));

@@ -30,6 +30,7 @@ struct WorkerEnv {
   bool restore = false;
   std::string report;           // file path, or tcp:// / ipc:// ZeroMQ endpoint; "" = none
   double report_interval = 30;  // seconds
+  std::string batch_plan;       // SIA_BATCH_PLAN: in-place batch changes (batch_plan.hpp)
   // Optional (set by sia-profile, or by hand).
   int profile_steps = 0;              // SIA_PROFILE_STEPS: > 0 = measure and exit
   double init_batch_size = 0;         // SIA_INIT_BATCH_SIZE: B0 of the gradient statistics

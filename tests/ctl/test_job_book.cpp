@@ -97,6 +97,57 @@ TEST_CASE("reports become observations, gradient statistics and progress", "[boo
   CHECK(a.done_reported);
 }
 
+TEST_CASE("a resize keeps the generation; a start behind the last step is noticed", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  const BookJob& a = *book.find("a");
+  json rep = {
+      {"type", "report"}, {"round", 1}, {"step", 500}, {"progress", 400.0}, {"reason", "interval"}};
+  book.apply(make_report("t4-0", "a", 0, 100, rep));
+  // Only the batch changed: sia-run resized it in place.
+  book.apply(round_record(2, 220, json::array({placed("a", "t4-0", {0, 1}, 32)})));
+  book.apply(delivered("t4-0", "a", "resize", 1));
+  CHECK(a.starts == 1);
+  CHECK(a.generation == 1);
+  CHECK_FALSE(a.restoring);
+  CHECK(book.job_state(a, 230).restarts == 0);
+
+  // Moved to another node whose start found no checkpoint: the node says so, and the
+  // first report of the new generation is the job's real position.
+  book.apply(round_record(3, 280, json::array({placed("a", "t4-1", {0})})));
+  json d = delivered("t4-1", "a", "start", 4);
+  d["actions"][0]["warning"] = "no checkpoint in /ck/a (the job was at step 500)";
+  book.apply(d);
+  CHECK(a.notice == "no checkpoint in /ck/a (the job was at step 500)");
+  rep["round"] = 4;
+  rep["step"] = 20;
+  rep["progress"] = 15.0;
+  book.apply(make_report("t4-1", "a", 0, 100, rep));
+  CHECK(a.step == 20);
+  CHECK(a.progress == 15);
+  CHECK(a.lost_steps == 480);
+  CHECK(a.notice.find("resumed at step 20, not 500: 480 steps lost") != std::string::npos);
+  // A straggler of the old generation does not move it back up.
+  rep["round"] = 1;
+  rep["step"] = 510;
+  book.apply(make_report("t4-0", "a", 100, 200, rep));
+  CHECK(a.step == 20);  // the current generation has spoken
+  JobBook copy = JobBook::from_json(book.to_json(), "snapshot");
+  CHECK(copy.find("a")->lost_steps == 480);
+  CHECK(copy.find("a")->notice == a.notice);
+
+  BookJob j;
+  j.spec = ct::spec("a");
+  j.step = 77;
+  json nj = node_job_json(j, "/nfs/ck");
+  CHECK(nj["state"]["step"] == 77);
+  CHECK(nj["state"]["checkpoint_dir"] == "/nfs/ck/a");
+  j.step = 0;
+  CHECK_FALSE(node_job_json(j, "").contains("state"));
+}
+
 TEST_CASE("an ended job is never placed again", "[book]") {
   JobBook book;
   book.apply(make_submit("f", "local:me", 100, {ct::spec("a"), ct::spec("b")}));

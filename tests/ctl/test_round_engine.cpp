@@ -138,17 +138,24 @@ TEST_CASE("submitted jobs run, report and finish exactly once", "[round]") {
   CHECK(sia::test::error_of([&] { client.status({"nope"}); }).first == 66);
 }
 
-TEST_CASE("a job that reported done is not rescheduled while it ends", "[round]") {
+TEST_CASE("a job that reported done keeps its GPUs while it ends", "[round]") {
   Fixture f;
   LocalBackend client(f.config, "local:tester");
   client.submit({ct::spec("a")});
   f.round();
   std::string na = f.node_of("a");
+  auto before = f.driver.deliveries.back().second.find("a")->nodes;
   int gen = f.driver.runs[na]["a"].generation;
   f.driver.report(na, "a", 0, {{"step", 9}, {"round", gen}, {"reason", "done"}});
+  client.submit({ct::spec("b")});  // wants GPUs too: it does not get a's
   json r = f.round();
   CHECK(r["finishing"] == json::array({"a"}));
-  CHECK(f.placed_in(f.driver.deliveries.size() - 1).empty());
+  // Placed exactly as before, so its node lets it exit by itself (no stop, no restart).
+  const auto* a = f.driver.deliveries.back().second.find("a");
+  REQUIRE(a);
+  CHECK(a->nodes.size() == before.size());
+  CHECK(a->nodes.front().node == before.front().node);
+  CHECK(a->nodes.front().gpus == before.front().gpus);
   CHECK(f.book().find("a")->state != Lifecycle::finished);
 }
 

@@ -3,7 +3,8 @@
 # starts a 2-replica job; a new placement gives it 3 replicas and another batch size, so
 # sia-run checkpoint-stops it (the ranks exit 75) and restarts it restoring; the worker
 # resumes at the step where it stopped with the loss where it was, keeps improving, and
-# reports keep arriving; the per-rank logs hold both rounds; an empty placement
+# reports keep arriving; a placement that changes only the batch resizes it in place (same
+# pids, batch plan 1 in the next report); the per-rank logs hold both rounds; an empty placement
 # checkpoint-stops it (preempted); a last placement runs it to its step limit (finished).
 #   run_worker_rescale.sh BIN_DIR SOURCE_DIR
 set -u
@@ -66,6 +67,7 @@ placement() {
 }
 placement p1.json 0,1 32 16 0
 placement p2.json 0,1,2 48 8 1
+placement p2b.json 0,1,2 48 16 0
 placement p3.json "" 0 0 0
 placement p4.json 3 32 32 0
 A="--node t4-0 --cluster cluster.toml --jobs jobs.json --grace 30 --report-interval 0.2"
@@ -95,6 +97,27 @@ echo "$first2" | grep -q '"local_bsz":8' || fail "round 2 local batch: $first2"
 echo "$first2" | grep -q '"accum_steps":1' || fail "round 2 accumulation: $first2"
 awk -v a="$l2f" -v b="$l0" -v c="$l1" 'BEGIN { exit !(a < 0.8 * b && a < 1.25 * c) }' ||
   fail "loss after resuming ($l2f) is not near where it stopped ($l1)"
+
+# Same GPUs, only the batch changes (3 x 16, no accumulation): no restart. The workers keep
+# their pids, take batch plan 1 at a step boundary and report the new local batch.
+pids() { sr status -o json train | tr -d ' \n' | sed -n 's/.*"pids":\[\([0-9,]*\)\].*/\1/p'; }
+before=$(pids)
+[ -n "$before" ] || fail "no pids for round 2"
+sr apply $A -o table p2b.json >out 2>err || { cat out err; fail "apply p2b"; }
+grep -q "train.*resize.*local_bsz 8 -> 16; accum_steps 1 -> 0" out ||
+  { cat out; fail "p2b did not resize the job in place"; }
+i=0
+until reports_of 2 | grep '"reason":"batch"' | grep -q '"plan":1'; do
+  i=$((i + 1))
+  [ "$i" -gt 900 ] && fail "no report of batch plan 1"
+  sleep 0.1
+done
+after=$(pids)
+[ "$before" = "$after" ] || fail "the workers were restarted by a batch change: $before -> $after"
+planned=$(reports_of 2 | grep '"reason":"batch"' | tail -1)
+echo "$planned" | grep -q '"local_bsz":16' || fail "batch plan report: $planned"
+echo "$planned" | grep -q '"accum_steps":0' || fail "batch plan report: $planned"
+echo "round 2: batch changed in place (pids $after), $(echo "$planned" | field step) steps in"
 
 # Preempted by an empty placement: checkpoint-stopped, state preempted.
 sr apply $A -o table p3.json >out 2>err || { cat out err; fail "apply p3"; }

@@ -89,6 +89,9 @@ TEST_CASE("a generation gets the worker environment", "[plan]") {
   CHECK(env.at("SIA_CKPT_DIR") == "/state/jobs/big/ckpt");
   CHECK(env.at("SIA_RESTORE") == "1");
   CHECK(env.at("SIA_REPORT") == "/state/jobs/big/reports.jsonl");
+  CHECK(env.at("SIA_BATCH_PLAN") == "/state/jobs/big/batch-plan.json");
+  CHECK(big.plan == 0);
+  CHECK_FALSE(big.restore_missing);
   CHECK(env.at("SIA_REPORT_INTERVAL") == "2.5");
   CHECK(env.at("CUDA_VISIBLE_DEVICES") == "3");
   CHECK(big.ranks[1].log == "/state/jobs/big/logs/rank-5.log");
@@ -114,6 +117,37 @@ TEST_CASE("a generation gets the worker environment", "[plan]") {
   CHECK(bare.ranks[0].env.count("SIA_BATCH_SIZE") == 0);
   CHECK(bare.ranks[0].env.count("SIA_LOCAL_BSZ") == 0);
   CHECK(bare.ranks[0].env.at("SIA_ACCUM_STEPS") == "0");
+}
+
+TEST_CASE("checkpoints follow the job; a missing one is noticed", "[plan]") {
+  Inputs in;
+  in.jobs[0].checkpoint_dir = "/nfs/sia/ckpt/big";  // the controller's choice
+  in.jobs[0].step = 1200;                           // it trained before
+  auto v = plan_node(in.placement, in.cluster, in.jobs, "t4-0", "p.json");
+  StateDir state("/state");
+  GenerationSettings s;
+  bool present = false;
+  s.file_exists = [&](const std::string& p) { return present && p == "/nfs/sia/ckpt/big/latest"; };
+  JobLaunch l = v[0];
+  prepare_generation(l, 2, state, s);
+  CHECK(l.ckpt_dir == "/nfs/sia/ckpt/big");
+  CHECK(l.expected_step == 1200);
+  CHECK_FALSE(l.restore);
+  CHECK(l.restore_missing);  // expected a checkpoint, found none
+  present = true;
+  l = v[0];
+  prepare_generation(l, 2, state, s);
+  CHECK(l.restore);
+  CHECK_FALSE(l.restore_missing);
+  // A node that mounts the storage elsewhere says so with its own --ckpt-root.
+  s.ckpt_root = "/mnt/ckpt";
+  l = v[0];
+  prepare_generation(l, 2, state, s);
+  CHECK(l.ckpt_dir == "/mnt/ckpt/big");
+  // A job the controller never saw train expects nothing.
+  l = v[1];
+  prepare_generation(l, 1, state, s);
+  CHECK_FALSE(l.restore_missing);
 }
 
 TEST_CASE("ports are derived from job and round, within the range", "[plan]") {

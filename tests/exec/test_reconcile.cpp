@@ -76,6 +76,30 @@ TEST_CASE("a running job whose placement changed restarts", "[reconcile]") {
   CHECK(a.reason == "nodes n0:0,1 -> n0:0,1 n1:0,1");
 }
 
+TEST_CASE("a batch-only change of a running job is a resize, not a restart", "[reconcile]") {
+  auto rec = record(launch("a", {0, 1}, 3), RunState::running);
+  JobLaunch want = launch("a", {0, 1});
+  want.batch_size = 192;
+  want.local_bsz = 32;
+  want.accum_steps = 2;
+  auto a = only(reconcile({want}, {rec}, {}, Mode::apply, 9));
+  CHECK(a.action == Action::resize);
+  CHECK(a.generation == 3);  // the same generation: nothing restarts
+  CHECK(a.reason == "batch_size 64 -> 192; local_bsz 0 -> 32; accum_steps 0 -> 2");
+  CHECK(std::string(to_string(Action::resize)) == "resize");
+  // An ended job with a new batch starts with it.
+  auto ended = record(launch("a", {0, 1}, 3), RunState::preempted);
+  a = only(reconcile({want}, {ended}, {}, Mode::apply));
+  CHECK(a.action == Action::start);
+  CHECK(a.generation == 4);
+  // A placement that stops giving batch settings leaves the batch to the worker's start.
+  JobLaunch bare = launch("a", {0, 1});
+  bare.batch_size = 0;
+  a = only(reconcile({bare}, {rec}, {}, Mode::apply));
+  CHECK(a.action == Action::restart);
+  CHECK(a.reason == "batch_size 64 -> 0");
+}
+
 TEST_CASE("a running job no longer placed here is stopped", "[reconcile]") {
   auto rec = record(launch("a", {0}, 1), RunState::running);
   auto b = record(launch("b", {1}, 1), RunState::stopping);

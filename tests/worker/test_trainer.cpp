@@ -174,3 +174,41 @@ TEST_CASE("a rank whose batch does not fit takes every rank down with status 71"
   });
   CHECK(st == std::vector<int>(3, to_int(kOutOfMemory)));
 }
+
+TEST_CASE("a batch plan changes the batch in place, at one step on every rank",
+          "[worker][trainer][batch_plan]") {
+  TempDir d;
+  TrainOptions o = small_options();
+  o.max_steps = 40;
+  // Plan 1 of this generation (round 0): 2 ranks x 4 x 3 micro-steps = 24 per step.
+  {
+    std::ofstream plan(d.path / "plan.json");
+    plan << R"({"type":"batch_plan","job":"t","round":0,"plan":1,"batch_size":24,)"
+         << R"("local_bsz":4,"accum_steps":2})";
+  }
+  const int port = test::free_port();
+  auto st = test::fork_ranks(2, [&](int rank) {
+    WorkerEnv e = env_for(rank, 2, 8, 0, port, d.path);  // starts at 2 x 8 = 16
+    e.batch_plan = (d.path / "plan.json").string();
+    return train(e, o, [](const std::string&) {});
+  });
+  CHECK(st == std::vector<int>{0, 0});
+  auto s = load_checkpoint((d.path / "ck").string());
+  REQUIRE(s);
+  CHECK(s->step == 40);
+  // The first step ran at 16 (the plan is read at its end), every later one at 24.
+  CHECK(s->samples == 16 + 39 * 24);
+  auto r = reports(d.path);
+  REQUIRE(r.size() >= 2);
+  auto batch =
+      std::find_if(r.begin(), r.end(), [](const auto& x) { return x["reason"] == "batch"; });
+  REQUIRE(batch != r.end());
+  CHECK((*batch)["plan"] == 1);
+  CHECK((*batch)["local_bsz"] == 4);
+  CHECK((*batch)["accum_steps"] == 2);
+  CHECK((*batch)["batch_size"] == 24);
+  CHECK_FALSE(batch->contains("step_time"));  // no timing of the new batch yet
+  CHECK(r.back()["reason"] == "done");
+  CHECK(r.back()["local_bsz"] == 4);
+  CHECK(r.back()["plan"] == 1);
+}

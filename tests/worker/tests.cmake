@@ -8,7 +8,8 @@ sia_test(worker
   worker/test_mlp.cpp
   worker/test_trainer.cpp
   worker/test_report_sink.cpp
-  worker/test_subprocess.cpp)
+  worker/test_subprocess.cpp
+  worker/test_batch_plan.cpp)
 
 # The CUDA + NCCL backend (a plugin, built only with CUDA, nvcc and NCCL): skipped (77)
 # where no GPU is visible.
