@@ -49,6 +49,9 @@ json job_to_json(const BookJob& b) {
       {"lost_steps", b.lost_steps},
       {"notice", b.notice},
       {"reports", b.reports},
+      {"started_time", b.started_time},
+      {"last_report_time", b.last_report_time},
+      {"silent_restarts", b.silent_restarts},
       {"last_report", b.last_report},
       {"models", b.models},
       {"history", hist}};
@@ -94,6 +97,9 @@ BookJob job_from_json(const Node& n) {
   b.lost_steps = n.int_or("lost_steps", 0);
   b.notice = n.string_or("notice", "");
   b.reports = n.int_or("reports", 0);
+  b.started_time = n.number_or("started_time", 0);
+  b.last_report_time = n.number_or("last_report_time", 0);
+  b.silent_restarts = static_cast<int>(n.int_or("silent_restarts", 0));
   if (n.json().contains("last_report")) b.last_report = n.json()["last_report"];
   if (auto m = n.get("models")) {
     if (!m->is_object()) m->expected("an object of fitted models");

@@ -70,12 +70,13 @@ json LocalBackend::submit(const std::vector<JobSpec>& jobs) {
   const double now = wall_clock();
   store_.write_inbox(inbox_request("submit", identity_, now, {{"jobs", list}}));
   pending.push_back({"submit", identity_, now, names});
-  return job_status_list(book, pending, names, now);
+  return job_status_list(book, pending, names, now, config_.controller.silent_after);
 }
 
 json LocalBackend::status(const std::vector<std::string>& jobs) {
   JobBook book = load();
-  return job_status_list(book, pending_requests(store_), jobs, wall_clock());
+  return job_status_list(book, pending_requests(store_), jobs, wall_clock(),
+                         config_.controller.silent_after);
 }
 
 json LocalBackend::cancel(const std::vector<std::string>& jobs) {
@@ -83,11 +84,11 @@ json LocalBackend::cancel(const std::vector<std::string>& jobs) {
   auto pending = pending_requests(store_);
   const double now = wall_clock();
   // Every job must be known (or waiting to be taken in) before anything is written.
-  job_status_list(book, pending, jobs, now);
+  job_status_list(book, pending, jobs, now, config_.controller.silent_after);
   store_.create();
   store_.write_inbox(inbox_request("cancel", identity_, now, {{"jobs", jobs}}));
   pending.push_back({"cancel", identity_, now, jobs});
-  return job_status_list(book, pending, jobs, now);
+  return job_status_list(book, pending, jobs, now, config_.controller.silent_after);
 }
 
 json LocalBackend::nodes() {
@@ -95,7 +96,8 @@ json LocalBackend::nodes() {
 }
 
 json LocalBackend::explain(const std::string& job) {
-  return job_explanation(load(), pending_requests(store_), job, wall_clock());
+  return job_explanation(load(), pending_requests(store_), job, wall_clock(),
+                         config_.controller.silent_after);
 }
 
 }  // namespace sia::ctl

@@ -33,7 +33,17 @@ std::string config_text(const json& c) {
          ", " + c.value("gpu_type", std::string("?")) + ")";
 }
 
-json job_row(const BookJob& b, double now) {
+// "silent: no report for 3m20s" when a running job's workers have been quiet too long.
+std::string silence(const BookJob& b, double now, double silent_after) {
+  const double quiet = silent_for(b, now);
+  if (quiet <= silent_after) return "";
+  return "silent: no report from its workers for " + cli::duration(quiet) +
+         (b.silent_restarts > 0
+              ? " (restarted " + std::to_string(b.silent_restarts) + " time(s) for it)"
+              : "");
+}
+
+json job_row(const BookJob& b, double now, double silent_after) {
   json nodes = json::array();
   if (b.placed) {
     for (const auto& ng : b.placed->nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
@@ -59,8 +69,11 @@ json job_row(const BookJob& b, double now) {
               {"reason", b.reason},
               {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
+  row["silent_for"] = silent_for(b, now);
   if (b.done_reported && !ended) {
     row["reason"] = "its workers reported done; ending";
+  } else if (auto quiet = silence(b, now, silent_after); !ended && !quiet.empty()) {
+    row["reason"] = quiet;
   } else if (!ended && !b.notice.empty()) {
     row["reason"] = b.notice;
   }
@@ -85,6 +98,7 @@ json pending_row(const std::string& name, const std::string& state, const std::s
           {"step", 0},
           {"lost_steps", 0},
           {"notice", ""},
+          {"silent_for", 0},
           {"reports", 0},
           {"reason", reason},
           {"exit_status", nullptr},
@@ -101,12 +115,12 @@ json envelope(const std::string& kind, const json& data) {
 }
 
 json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pending,
-                     const std::vector<std::string>& jobs, double now) {
+                     const std::vector<std::string>& jobs, double now, double silent_after) {
   std::map<std::string, json> rows;
   for (const auto& r : book.rejections()) {
     rows[r.job] = pending_row(r.job, "rejected", r.identity, r.time, r.reason, now);
   }
-  for (const auto& [name, b] : book.jobs()) rows[name] = job_row(b, now);
+  for (const auto& [name, b] : book.jobs()) rows[name] = job_row(b, now, silent_after);
   for (const auto& p : pending) {
     for (const auto& name : p.jobs) {
       if (p.type == "submit" && !book.find(name)) {
@@ -188,7 +202,7 @@ json node_list(const JobBook& book, double) {
 }
 
 json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
-                     const std::string& job, double now) {
+                     const std::string& job, double now, double silent_after) {
   json data = {{"job", job}, {"round", book.round()}};
   json lines = json::array();
   const BookJob* b = book.find(job);
@@ -243,6 +257,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   data["queue_position"] = b->placed ? json(nullptr) : json(position);
   data["waiting"] = waiting;
   if (b->done_reported) lines.push_back("its workers reported done: it ends when they exit");
+  if (auto quiet = silence(*b, now, silent_after); !quiet.empty()) lines.push_back(quiet);
   if (!b->notice.empty()) lines.push_back("warning: " + b->notice);
   if (b->lost_steps > 0) {
     lines.push_back(std::to_string(b->lost_steps) +

@@ -51,6 +51,12 @@ const Def kDefs[] = {
     {"controller.allow", Kind::path, "SIA_CTL_ALLOW", "allow-list of agent and client keys"},
     {"controller.checkpoint_root", Kind::path, "SIA_CHECKPOINT_ROOT",
      "where jobs checkpoint (ROOT/JOB), the same path on every node"},
+    {"controller.silent_after", Kind::number, "SIA_CTL_SILENT_AFTER",
+     "seconds without a report before a running job is flagged silent"},
+    {"controller.hung_timeout", Kind::number, "SIA_CTL_HUNG_TIMEOUT",
+     "seconds without a report before a running job is restarted (0: never)"},
+    {"controller.hung_retries", Kind::integer, "SIA_CTL_HUNG_RETRIES",
+     "restarts of a silent job before it fails"},
     {"stages.estimate", Kind::string, "SIA_STAGE_ESTIMATE", "estimate stage program"},
     {"stages.solve", Kind::string, "SIA_STAGE_SOLVE", "solve stage program"},
     {"stages.place", Kind::string, "SIA_STAGE_PLACE", "place stage program"},
@@ -100,6 +106,9 @@ json default_value(const Def& d, const ConfigSources& s) {
   if (key == "controller.heartbeat_interval") return 1.0;
   if (key == "controller.heartbeat_liveness") return 3;
   if (key == "controller.fence_after") return 30.0;
+  if (key == "controller.silent_after") return 120.0;
+  if (key == "controller.hung_timeout") return 600.0;
+  if (key == "controller.hung_retries") return 2;
   if (key == "nodes.apply") {
     return json::array({"sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node",
                         "{node}", "--cluster", "{cluster}", "--jobs", "{jobs}", "-o", "json", "-"});
@@ -225,6 +234,9 @@ void check(const Config& c, const std::function<std::string(const std::string&)>
   if (!(k.heartbeat_interval > 0)) fail("controller.heartbeat_interval", "expected seconds > 0");
   if (k.heartbeat_liveness < 1) fail("controller.heartbeat_liveness", "expected an integer >= 1");
   if (!(k.fence_after > 0)) fail("controller.fence_after", "expected seconds > 0");
+  if (!(k.silent_after > 0)) fail("controller.silent_after", "expected seconds > 0");
+  if (!(k.hung_timeout >= 0)) fail("controller.hung_timeout", "expected seconds >= 0");
+  if (k.hung_retries < 0) fail("controller.hung_retries", "expected an integer >= 0");
   if (!(c.nodes.timeout > 0)) fail("nodes.timeout", "expected seconds > 0");
   auto names = policy_names();
   if (std::find(names.begin(), names.end(), k.policy) == names.end()) {
@@ -336,6 +348,9 @@ Config load_config(const ConfigSources& sources) {
   k.heartbeat_interval = num("controller.heartbeat_interval");
   k.heartbeat_liveness = integer("controller.heartbeat_liveness");
   k.fence_after = num("controller.fence_after");
+  k.silent_after = num("controller.silent_after");
+  k.hung_timeout = num("controller.hung_timeout");
+  k.hung_retries = integer("controller.hung_retries");
   k.secret_key = str("controller.secret_key");
   k.allow = str("controller.allow");
   // Default: beside the controller's state, right for one machine; a cluster of several

@@ -43,6 +43,13 @@ struct ControllerSettings {
   double heartbeat_interval = 1.0;
   int heartbeat_liveness = 3;
   double fence_after = 30;
+  // A running job whose current workers have sent no report for silent_after seconds
+  // (since their start, or their last report) is flagged "silent" in status and explain;
+  // after hung_timeout seconds (0: never) it is stopped for a round and so restarted from
+  // its checkpoint, at most hung_retries times in a row, then it fails with that reason.
+  double silent_after = 120;
+  double hung_timeout = 600;
+  int hung_retries = 2;
   std::string secret_key;
   std::string allow;
   // Where jobs checkpoint: a job's SIA_CKPT_DIR is ROOT/JOB on whichever node runs it, so

@@ -170,6 +170,16 @@ json node_job_json(const BookJob& b, const std::string& checkpoint_root) {
   return j;
 }
 
+json make_job_silent(const std::string& job, double silent_for, double time) {
+  return {{"type", "job-silent"}, {"job", job}, {"silent_for", silent_for}, {"time", time}};
+}
+
+double silent_for(const BookJob& b, double now) {
+  if (!b.placed || b.done_reported || is_ended(b.state)) return 0;
+  const double since = std::max(b.started_time, b.last_report_time);
+  return since > 0 ? std::max(0.0, now - since) : 0;
+}
+
 const BookJob* JobBook::find(const std::string& job) const {
   auto it = jobs_.find(job);
   return it == jobs_.end() ? nullptr : &it->second;
@@ -230,6 +240,15 @@ bool JobBook::apply(const json& r) {
       changed = true;
     }
     return changed;
+  }
+  if (type == "job-silent") {
+    auto it = jobs_.find(str_of(r, "job"));
+    if (it == jobs_.end() || is_ended(it->second.state)) return false;
+    ++it->second.silent_restarts;
+    it->second.notice = "its workers sent no report for " +
+                        std::to_string(static_cast<long long>(num_of(r, "silent_for"))) +
+                        " s: restarted from its checkpoint";
+    return true;
   }
   if (type == "node-seen") {
     BookNode& n = nodes_[str_of(r, "node")];
@@ -344,6 +363,8 @@ bool JobBook::apply_report(const json& r) {
     if (step && *step > static_cast<double>(b.step)) b.step = static_cast<std::int64_t>(*step);
   }
   if (current) {
+    b.last_report_time = std::max(b.last_report_time, num_of(r, "time"));
+    b.silent_restarts = 0;
     b.restoring = false;
     if (str_of(rep, "reason") == "done") b.done_reported = true;
   }
@@ -379,7 +400,10 @@ bool JobBook::apply_round(const json& r) {
     std::optional<Placed> now;
     if (it != placed.end()) now = placed_from_json(*it->second);
     if (now && now->nodes.empty()) now.reset();
-    if (now != b.placed) b.history.push_back({round_, time, now});
+    if (now != b.placed) {
+      b.history.push_back({round_, time, now});
+      b.started_time = time;  // a new placement: its workers get time to start and speak
+    }
     if (now) {
       b.state = Lifecycle::running;
       if (b.report_node != now->nodes.front().node) {
@@ -411,6 +435,7 @@ bool JobBook::apply_delivered(const json& r) {
     const std::string action = str_of(a, "action");
     const int generation = static_cast<int>(int_of(a, "generation"));
     if (action == "start" || action == "restart") {
+      b.started_time = last_round_time_;
       ++b.starts;
       b.generation = generation;
       b.restoring = true;

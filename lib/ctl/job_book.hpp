@@ -16,6 +16,7 @@
 //   report    {node, job, offset, next, report}
 //   node-seen {node, up, error, time}
 //   job-ended {job, state: finished|failed, reason, exit_status, time}
+//   job-silent {job, time, silent_for}: its workers stopped reporting; it is restarted
 //   round     {round, time, cluster, allocation, placement, models: {job: {type: model}}}
 //   delivered {round, node, ok, error, actions: [{job, action, generation, warning?}]}
 // A report of the current generation sets the job's step and progress to what it says
@@ -93,10 +94,17 @@ struct BookJob {
   std::int64_t lost_steps = 0;  // work lost to starts that found no checkpoint
   std::string notice;           // what an operator should know (the last such start)
   std::int64_t reports = 0;
-  nlohmann::json last_report;  // the latest report object (null before the first)
+  double started_time = 0;      // when its current generation was started (a round's time)
+  double last_report_time = 0;  // when the controller took in its current workers' last report
+  int silent_restarts = 0;      // restarts for silence since its workers last reported
+  nlohmann::json last_report;   // the latest report object (null before the first)
   nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
   std::vector<HistoryEntry> history;
 };
+
+// Seconds since the job's current workers last spoke (their last report, else their
+// start), at `now`; 0 when it is not running or has reported done.
+double silent_for(const BookJob& job, double now);
 
 struct BookNode {
   std::string name;
@@ -186,6 +194,7 @@ nlohmann::json make_node_seen(const std::string& node, bool up, const std::strin
                               double time);
 nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
                               std::optional<int> exit_status, double time);
+nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
 
 // The job as its nodes get it in the Jobs document of a delivery: its JobSpec, and in its
 // state the step it reached (so a node that finds no checkpoint says so) and its checkpoint

@@ -1,5 +1,7 @@
 #include "ctl/round_engine.hpp"
 
+#include "ctl/report_records.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <iterator>
@@ -201,24 +203,10 @@ json RoundEngine::run(JobBook& book) {
     records.push_back(make_node_seen(s.node, s.ok, s.error, now));
     if (!s.ok && !was_down) warn("node " + s.node + " is down: " + s.error);
   }
-  std::map<std::pair<std::string, std::string>, std::int64_t> seen;
-  int report_count = 0;
-  for (const auto& l : driver_.drain_reports()) {
-    const std::int64_t next =
-        l.next > l.offset ? l.next : l.offset + static_cast<std::int64_t>(l.line.size()) + 1;
-    auto key = std::make_pair(l.node, l.job);
-    std::int64_t known = std::max(book.report_next(l.node, l.job), seen[key]);
-    if (l.offset < known) continue;  // a duplicate
-    json rep = json::parse(l.line, nullptr, false);
-    if (rep.is_discarded()) {
-      warn("node " + l.node + ": job " + l.job + ": offset " + std::to_string(l.offset) +
-           ": a report that is not JSON; skipped");
-      rep = nullptr;
-    }
-    seen[key] = next;
-    records.push_back(make_report(l.node, l.job, l.offset, next, rep));
-    ++report_count;
-  }
+  std::vector<json> reports =
+      report_records(book, driver_.drain_reports(), now, [this](const std::string& w) { warn(w); });
+  const int report_count = static_cast<int>(reports.size());
+  for (auto& r : reports) records.push_back(std::move(r));
   commit(book, std::move(records));
   records.clear();
   result["reports"] = report_count;
@@ -259,7 +247,35 @@ json RoundEngine::run(JobBook& book) {
   in.cluster = cluster;
   std::set<std::string> scheduled;
   json finishing = json::array();
+  json silent = json::array();
+  // Jobs whose workers stopped reporting: left out for this round (their nodes stop them)
+  // so that the next one restarts them from their checkpoints; failed after the retries.
+  std::set<std::string> hung;
+  const auto& cc = config_.controller;
   for (const BookJob* b : book.active()) {
+    const double quiet = silent_for(*b, now);
+    if (cc.hung_timeout <= 0 || quiet <= cc.hung_timeout || !up_set.count(b->report_node)) {
+      continue;
+    }
+    const std::string what =
+        "its workers sent no report for " + std::to_string(static_cast<long long>(quiet)) + " s";
+    if (b->silent_restarts >= cc.hung_retries) {
+      std::string reason =
+          what + " (restarted " + std::to_string(b->silent_restarts) + " time(s) for it already)";
+      records.push_back(make_job_ended(b->spec.name, Lifecycle::failed, reason, std::nullopt, now));
+      ended.push_back({{"job", b->spec.name}, {"state", "failed"}, {"reason", reason}});
+    } else {
+      records.push_back(make_job_silent(b->spec.name, quiet, now));
+      silent.push_back(b->spec.name);
+    }
+    warn("job " + b->spec.name + ": " + what);
+    hung.insert(b->spec.name);
+  }
+  commit(book, std::move(records));
+  records.clear();
+  result["silent"] = silent;
+  for (const BookJob* b : book.active()) {
+    if (hung.count(b->spec.name)) continue;
     if (b->done_reported && b->placed) {
       bool resumed = false;  // it said "done" but did not finish: schedule it again
       if (auto it = on_nodes.find(b->spec.name); it != on_nodes.end()) {

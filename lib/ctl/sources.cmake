@@ -4,6 +4,7 @@ target_sources(sia PRIVATE
   ctl/config.cpp
   ctl/journal.cpp
   ctl/job_book.cpp
+  ctl/report_records.cpp
   ctl/book_json.cpp
   ctl/state_store.cpp
   ctl/pipe_process.cpp

@@ -61,7 +61,8 @@ channel::Reply ClientService::handle(const channel::Identity& who,
       break;
     case channel::RequestKind::status:
       reply.document = ctl::job_status_list(book_, ctl::pending_requests(store_),
-                                            names_of(request.args, "STATUS"), now);
+                                            names_of(request.args, "STATUS"), now,
+                                            config_.controller.silent_after);
       break;
     case channel::RequestKind::nodes:
       reply.document = ctl::node_list(book_, now);
@@ -72,7 +73,8 @@ channel::Reply ClientService::handle(const channel::Identity& who,
         throw Error(ExitStatus::data, "EXPLAIN: job: expected a job name");
       }
       reply.document = ctl::job_explanation(book_, ctl::pending_requests(store_),
-                                            request.args["job"].get<std::string>(), now);
+                                            request.args["job"].get<std::string>(), now,
+                                            config_.controller.silent_after);
       break;
     }
   }
@@ -120,7 +122,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   const std::string identity = recorded_identity(who);
   store_.commit(book_, {ctl::make_submit(request_name(now), identity, now, specs)});
   if (idle) round_wanted_ = true;
-  return ctl::job_status_list(book_, pending, list, now);
+  return ctl::job_status_list(book_, pending, list, now, config_.controller.silent_after);
 }
 
 std::string ClientService::request_name(double now) {
@@ -133,7 +135,8 @@ json ClientService::cancel(const channel::Identity& who, const json& args) {
   if (jobs.empty()) throw Error(ExitStatus::data, "CANCEL: jobs: expected job names");
   auto pending = ctl::pending_requests(store_);
   const double now = now_();
-  ctl::job_status_list(book_, pending, jobs, now);  // 66 for an unknown job
+  ctl::job_status_list(book_, pending, jobs, now,
+                       config_.controller.silent_after);  // 66 for an unknown job
   // Jobs the book has are cancelled in the journal now; a job still waiting as a file in
   // STATE/inbox (submitted locally, not yet taken in) gets a cancel request after it there,
   // so the next round takes in both, in order.
@@ -147,7 +150,7 @@ json ClientService::cancel(const channel::Identity& who, const json& args) {
   if (!known.empty()) {
     store_.commit(book_, {ctl::make_cancel(request_name(now), identity, now, known)});
   }
-  return ctl::job_status_list(book_, pending, jobs, now);
+  return ctl::job_status_list(book_, pending, jobs, now, config_.controller.silent_after);
 }
 
 }  // namespace sia::serve

@@ -1,41 +1,13 @@
 #include "serve/report_journal.hpp"
 
-#include <algorithm>
-#include <map>
+#include "ctl/report_records.hpp"
 
 namespace sia::serve {
 
-using nlohmann::json;
-
-std::vector<json> report_records(const ctl::JobBook& book,
-                                 const std::vector<ctl::ReportLine>& lines,
-                                 const std::function<void(const std::string&)>& warn) {
-  std::vector<json> records;
-  std::map<std::pair<std::string, std::string>, std::int64_t> seen;
-  for (const auto& l : lines) {
-    const std::int64_t next =
-        l.next > l.offset ? l.next : l.offset + static_cast<std::int64_t>(l.line.size()) + 1;
-    auto key = std::make_pair(l.node, l.job);
-    const std::int64_t known = std::max(book.report_next(l.node, l.job), seen[key]);
-    if (l.offset < known) continue;  // a duplicate
-    json rep = json::parse(l.line, nullptr, false);
-    if (rep.is_discarded()) {
-      if (warn) {
-        warn("node " + l.node + ": job " + l.job + ": offset " + std::to_string(l.offset) +
-             ": a report that is not JSON; skipped");
-      }
-      rep = nullptr;
-    }
-    seen[key] = next;
-    records.push_back(ctl::make_report(l.node, l.job, l.offset, next, rep));
-  }
-  return records;
-}
-
 int journal_reports(const ctl::StateStore& store, ctl::JobBook& book,
-                    const std::vector<ctl::ReportLine>& lines,
+                    const std::vector<ctl::ReportLine>& lines, double time,
                     const std::function<void(const std::string&)>& warn) {
-  auto records = report_records(book, lines, warn);
+  auto records = ctl::report_records(book, lines, time, warn);
   const int n = static_cast<int>(records.size());
   if (n > 0) store.commit(book, std::move(records));
   return n;

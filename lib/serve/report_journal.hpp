@@ -15,15 +15,10 @@
 
 namespace sia::serve {
 
-// The report records of the lines `book` does not hold yet (a line that is not JSON is
-// kept as a null report, with a warning).
-std::vector<nlohmann::json> report_records(const ctl::JobBook& book,
-                                           const std::vector<ctl::ReportLine>& lines,
-                                           const std::function<void(const std::string&)>& warn);
-
-// Commits them; returns how many lines were new.
+// Commits the report records of the lines `book` does not hold yet (ctl/report_records.hpp),
+// taken in at `time`; returns how many lines were new.
 int journal_reports(const ctl::StateStore& store, ctl::JobBook& book,
-                    const std::vector<ctl::ReportLine>& lines,
+                    const std::vector<ctl::ReportLine>& lines, double time,
                     const std::function<void(const std::string&)>& warn);
 
 }  // namespace sia::serve

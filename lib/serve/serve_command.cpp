@@ -139,7 +139,7 @@ int run_serve_command(const ctl::CtlArgs& args) {
   dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
   long reports = 0;  // journaled since the last round's log line
   dopt.on_reports = [&](std::vector<ctl::ReportLine> lines) {
-    reports += journal_reports(store, book, lines, warn);
+    reports += journal_reports(store, book, lines, ctl::wall_clock(), warn);
   };
   dopt.on_late_ack = [&](const std::string& node, const channel::Ack& ack) {
     if (ack.round != book.round()) return;  // a round that is over; the next one counts

@@ -286,3 +286,62 @@ TEST_CASE("sia-ctl round exits 75 while the lock is held", "[round][lock]") {
   CHECK(rc == 75);
   CHECK(out.find("round lock held by pid " + std::to_string(::getpid())) != std::string::npos);
 }
+
+TEST_CASE("a job whose workers stop reporting is flagged, restarted, then failed", "[round]") {
+  // Rounds are 60 s apart in the fixture.
+  Fixture f({{"controller.silent_after", "90"},
+             {"controller.hung_timeout", "150"},
+             {"controller.hung_retries", "1"}});
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();  // t = 1000: started
+  std::string na = f.node_of("a");
+  f.driver.report(na, "a", 0, {{"step", 5}, {"reason", "interval"}});
+  f.round();  // t = 1060: its report is taken in; the clock moves on to 1120
+  auto status_reason = [&] {
+    return job_status_list(f.book(), {}, {"a"}, f.now, 90)["data"]["jobs"][0]["reason"]
+        .get<std::string>();
+  };
+  CHECK(status_reason() == "");  // quiet for 60 s
+  f.now = 1160;                  // quiet for 100 s: flagged
+  CHECK(status_reason().find("silent: no report from its workers for 1m40s") == 0);
+  bool explained = false;
+  const json why = job_explanation(f.book(), {}, "a", f.now, 90);
+  for (const auto& l : why["data"]["lines"]) {
+    explained = explained || l.get<std::string>().find("silent: ") == 0;
+  }
+  CHECK(explained);
+  f.now = 1220;  // quiet for 160 s > hung_timeout: left out for a round, so restarted
+  json r = f.round();
+  CHECK(r["silent"] == json::array({"a"}));
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1).count("a") == 0);
+  CHECK(f.book().find("a")->silent_restarts == 1);
+  r = f.round();  // t = 1280: placed again, a new start
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1).count("a") == 1);
+  CHECK(f.book().find("a")->state == Lifecycle::running);
+  // Its new workers never speak either: after the retries it fails, with the reason.
+  f.now = 1280 + 200;
+  r = f.round();
+  REQUIRE(r["ended"].size() == 1);
+  CHECK(r["ended"][0]["state"] == "failed");
+  CHECK(r["ended"][0]["reason"].get<std::string>().find("no report for 200 s") !=
+        std::string::npos);
+  CHECK(f.book().find("a")->state == Lifecycle::failed);
+}
+
+TEST_CASE("a job that keeps reporting is never taken for hung", "[round]") {
+  Fixture f(std::map<std::string, std::string>{{"controller.hung_timeout", "100"}});
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();
+  std::int64_t offset = 0;
+  for (int i = 0; i < 6; ++i) {
+    std::string na = f.node_of("a");
+    f.driver.report(na, "a", offset, {{"step", 10 * (i + 1)}, {"reason", "interval"}});
+    offset += 100;
+    json r = f.round();
+    CHECK(r["silent"].empty());
+  }
+  CHECK(f.book().find("a")->state == Lifecycle::running);
+  CHECK(f.book().find("a")->silent_restarts == 0);
+}

@@ -72,12 +72,12 @@ TEST_CASE("report lines are journaled once, across restarts") {
   std::vector<ctl::ReportLine> lines = {{"t4-0", "a", 0, R"({"step":1})", 0},
                                         {"t4-0", "a", 11, R"({"step":2})", 0},
                                         {"t4-0", "a", 0, R"({"step":1})", 0}};
-  CHECK(serve::journal_reports(store, book, lines, nullptr) == 2);
+  CHECK(serve::journal_reports(store, book, lines, 100, nullptr) == 2);
   CHECK(book.report_next("t4-0", "a") == 22);
-  CHECK(serve::journal_reports(store, book, lines, nullptr) == 0);
+  CHECK(serve::journal_reports(store, book, lines, 100, nullptr) == 0);
   ctl::JobBook again = store.load(true, nullptr);
   CHECK(again.report_next("t4-0", "a") == 22);
-  CHECK(serve::journal_reports(store, again, lines, nullptr) == 0);
+  CHECK(serve::journal_reports(store, again, lines, 100, nullptr) == 0);
 }
 
 TEST_CASE("the clients' service journals a submission before it answers") {

@@ -1,0 +1,73 @@
+#!/bin/sh
+# A job whose workers never report (here: `sleep`), under `sia-ctl round` with short
+# silence settings: status flags it silent, the controller restarts it once from its
+# checkpoint (a job-silent round), then fails it with the reason, and its node stops it --
+# it is never "running" forever.
+#   ctl_hung_job.sh BIN_DIR SOURCE_DIR
+set -u
+BIN="$(cd "$1" && pwd)"
+tmp=$(mktemp -d)
+export NO_COLOR=1 CUDA_VISIBLE_DEVICES=
+unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
+export XDG_CONFIG_HOME=$tmp/xdg
+PATH=$BIN:$PATH
+cd "$tmp" || exit 1
+ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
+cleanup() {
+  "$BIN/sia-run" --state-dir state/nodes/t4-0 stop --grace 0 h >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  ctl status
+  cat rounds.log
+  exit 1
+}
+cat >cluster.toml <<'TOML'
+name = "cpu-one"
+[[node_groups]]
+gpu_type = "t4"
+gpus_per_node = 2
+count = 1
+TOML
+cat >config.toml <<'TOML'
+[controller]
+state_dir = "state"
+cluster = "cluster.toml"
+time_limit = 1
+silent_after = 1
+hung_timeout = 3
+hung_retries = 1
+[nodes]
+apply = ["sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node", "{node}",
+         "--cluster", "{cluster}", "--jobs", "{jobs}", "--grace", "2", "-o", "json", "-"]
+TOML
+cat >h.toml <<'TOML'
+name = "h"
+model = "cifar10"
+max_gpus = 1
+command = ["sleep", "1000"]
+TOML
+ctl submit h.toml >/dev/null || fail "submit"
+flagged=no
+silent_round=no
+end=$(($(date +%s) + 90))
+while :; do
+  [ "$(date +%s)" -ge "$end" ] && fail "h did not fail within 90 s"
+  ctl -o json round >round.json 2>>rounds.log || fail "round: $(cat rounds.log)"
+  cat round.json >>rounds.log
+  tr -d ' \n' <round.json | grep -q '"silent":\["h"\]' && silent_round=yes
+  st=$(ctl -o json status h | tr -d '\n')
+  echo "$st" | grep -q '"reason": *"silent: no report from its workers' && flagged=yes
+  echo "$st" | grep -q '"state": *"failed"' && break
+  sleep 1
+done
+[ "$flagged" = yes ] || fail "status never flagged h silent"
+[ "$silent_round" = yes ] || fail "no round restarted h for its silence"
+ctl status h | grep -q "failed .*no report for .*restarted 1 time(s) for it already" ||
+  fail "h failed without the reason"
+ctl -o json status h | tr -d ' \n' | grep -q '"restarts":1' || fail "h was not restarted once"
+"$BIN/sia-run" --state-dir state/nodes/t4-0 status -o json h | tr -d ' \n' |
+  grep -q '"pids":\[\]' || fail "h's workers still run on its node"
+echo "ok"
