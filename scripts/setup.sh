@@ -4,10 +4,12 @@
 #   scripts/setup.sh            install dependencies and build (Release)
 #   SIA_BUILD_DIR=dir scripts/setup.sh    build elsewhere
 #   SIA_SKIP_APT=1 scripts/setup.sh       do not touch packages
+#   SIA_EXTRA_PACKAGES="..." scripts/setup.sh  also install these (scripts/test.sh's)
 set -eu
 cd "$(dirname "$0")/.."
 pkgs="build-essential cmake pkg-config libcli11-dev libglpk-dev nlohmann-json3-dev \
-libtomlplusplus-dev libzmq3-dev cppzmq-dev catch2 libnlopt-dev libqhull-dev"
+libtomlplusplus-dev libzmq3-dev cppzmq-dev catch2 libnlopt-dev libqhull-dev \
+${SIA_EXTRA_PACKAGES:-}"
 if [ "${SIA_SKIP_APT:-0}" != 1 ]; then
   missing=""
   for p in $pkgs; do
@@ -26,3 +28,18 @@ build="${SIA_BUILD_DIR:-build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${SIA_BUILD_TYPE:-Release}" >&2
 cmake --build "$build" -j "$jobs" >&2
+
+# The job-side Python library (python/sia, sia-torch(7)) on the path of the system's
+# python3, as `pip install -e` would: a .pth file naming python/. PyTorch is the job's own
+# (Debian: python3-torch); scripts/test.sh installs it for the tests.
+py="${SIA_PYTHON:-/usr/bin/python3}"
+if [ -x "$py" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    site="$("$py" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+  else
+    site="$("$py" -c 'import site; print(site.getusersitepackages())')"
+  fi
+  mkdir -p "$site" && echo "$(pwd)/python" >"$site/sia.pth"
+else
+  echo "setup: no $py: the sia Python library (python/) is not installed" >&2
+fi

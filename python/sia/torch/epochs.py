@@ -1,0 +1,28 @@
+"""The epoch loop that resumes where the job stopped.
+
+``for epoch in remaining_epochs_until(n, max_steps=None, checkpoint_steps=0)``
+yields the epochs still to train, starting with the checkpointed one (whose data
+position the :class:`~sia.torch.data.ElasticDataLoader` resumes mid-epoch).  It
+ends after epoch n - 1, or once ``max_steps`` optimizer steps have been taken (counted
+since the job began, across restarts: the job ends at exactly that step).
+When it ends, rank 0 writes the last checkpoint and the "done" report; with
+``checkpoint_steps`` it also checkpoints every that many steps.
+
+In profiling mode (SIA_PROFILE_STEPS) it keeps yielding until the measurement
+ends the process.  Code before the loop runs again at every restart, so it
+must not depend on how far training went.  Not thread-safe.
+"""
+
+from sia.torch import runtime
+
+
+def remaining_epochs_until(epochs, max_steps=None, checkpoint_steps=0):
+    s = runtime.session()
+    s.max_steps = max_steps
+    s.checkpoint_steps = checkpoint_steps
+    while s.profiling or (s.epoch < epochs and not s.steps_done()):
+        epoch = s.epoch
+        yield epoch
+        if s.epoch == epoch and not s.steps_done():
+            s.epoch, s.position = epoch + 1, 0  # the body ended the epoch early
+    s.finish(preempted=False)

@@ -1,0 +1,113 @@
+"""Joining the job's other ranks: the device, the signal handlers and the
+process group.
+
+Promises:
+  * :func:`choose_device`: SIA_DEVICE cpu, cuda or auto (cuda when a device is
+    usable and CUDA_VISIBLE_DEVICES is not empty); device LOCAL_RANK of the
+    visible ones, or the one visible; no usable device for cuda is status 69.
+  * :func:`handle_signals`: SIGTERM and SIGINT either exit 75 at once (before
+    and during the rendezvous: nothing is computed, the last checkpoint
+    stands) or call ``on_stop`` (after it).
+  * :func:`join`: gloo on the CPU, NCCL on a GPU, over a TCP store at
+    MASTER_ADDR:MASTER_PORT whose keys are those of this job and round only.
+    Every wait is short and in Python, so that a signal's handler runs within a
+    fraction of a second (PyTorch's own waits for the store hold the GIL).  A
+    rendezvous that does not complete within SIA_RENDEZVOUS_TIMEOUT, or fails,
+    is status 69.  The process group is destroyed at exit, before the
+    interpreter is torn down (gloo's threads may otherwise still hold tensors,
+    and the process aborts).
+Call them from the main thread.
+"""
+
+import atexit
+import datetime
+import os
+import signal
+import socket
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+from sia.status import PREEMPTED, UNAVAILABLE, SiaError
+
+
+def choose_device(c):
+    if c.device == "cpu":
+        return torch.device("cpu")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    usable = visible != "" and torch.cuda.is_available()
+    if c.device == "auto" and not usable:
+        return torch.device("cpu")
+    if not usable:
+        raise SiaError(UNAVAILABLE, "SIA_DEVICE=cuda but no CUDA device is usable")
+    count = torch.cuda.device_count()
+    index = 0 if count == 1 else c.local_rank
+    if index >= count:
+        raise SiaError(UNAVAILABLE, f"LOCAL_RANK {c.local_rank} but only {count} "
+                       "CUDA device(s) are visible")
+    return torch.device("cuda", index)
+
+
+def handle_signals(prog, rank, on_stop=None):
+    def exit_now(signum, frame):
+        sys.stderr.write(f"{prog}: rank {rank}: signal {signum} during the "
+                         "rendezvous: exiting (the last checkpoint stands)\n")
+        os._exit(PREEMPTED)
+
+    def stop(signum, frame):
+        on_stop()
+
+    for s in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(s, exit_now if on_stop is None else stop)
+
+
+def join(c, device):
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    deadline = time.monotonic() + c.rendezvous_timeout
+    try:
+        store = dist.HashStore() if c.world_size == 1 else _join_store(c, deadline)
+        dist.init_process_group(backend, store=store, rank=c.rank,
+                                world_size=c.world_size,
+                                timeout=datetime.timedelta(seconds=c.peer_timeout))
+        atexit.register(_destroy)
+    except RuntimeError as e:
+        raise SiaError(UNAVAILABLE, f"rank {c.rank}: the rendezvous at "
+                       f"{c.master_addr}:{c.master_port} failed: "
+                       f"{str(e).strip().splitlines()[0]}") from None
+
+
+def _destroy():
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def _join_store(c, deadline):
+    late = SiaError(UNAVAILABLE, f"rank {c.rank}: the rendezvous at "
+                    f"{c.master_addr}:{c.master_port} did not complete within "
+                    f"{c.rendezvous_timeout:g} s (SIA_RENDEZVOUS_TIMEOUT)")
+    root = c.rank == 0
+    if not root:  # wait for rank 0's store here, not in TCPStore's connect loop
+        while True:
+            try:
+                socket.create_connection((c.master_addr, c.master_port), 0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise late from None
+                time.sleep(0.1)
+    store = dist.TCPStore(c.master_addr, c.master_port, c.world_size, root,
+                          datetime.timedelta(seconds=c.rendezvous_timeout),
+                          wait_for_workers=False)
+    # Ranks of another job or round never share keys with ours.
+    store = dist.PrefixStore(f"sia/{c.job}/{c.round}", store)
+    store.set(f"arrived/{c.rank}", "1")
+    keys = [f"arrived/{r}" for r in range(c.world_size)]
+    while True:
+        try:
+            store.wait(keys, datetime.timedelta(seconds=0.25))
+            return store
+        except RuntimeError:
+            if time.monotonic() > deadline:
+                raise late from None
