@@ -204,12 +204,16 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
   if (!observed_) observe();
   const json data = placement_to_json(placement, cluster_);
   // Jobs going to a node where they do not run while they run elsewhere (see the header).
-  std::map<std::string, std::set<std::string>> moving;  // job -> the nodes it runs on now
+  std::map<std::string, std::set<std::string>> moving;    // job -> the nodes it runs on now
+  std::map<std::string, std::set<std::string>> going_to;  // job -> its nodes in `placement`
   for (const auto& jp : placement.jobs) {
     auto where = running_on_.find(jp.job);
     if (where == running_on_.end()) continue;
-    for (const auto& ng : jp.nodes) {
-      if (!where->second.count(ng.node)) moving[jp.job] = where->second;
+    std::set<std::string> to;
+    for (const auto& ng : jp.nodes) to.insert(ng.node);
+    if (to != where->second) {  // moved, grown or shrunk across nodes
+      moving[jp.job] = where->second;
+      going_to[jp.job] = to;
     }
   }
   write_file_atomic(state_dir_ + "/run/jobs.json", jobs_doc.dump() + "\n");
@@ -263,12 +267,14 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
   for (const auto& [job, from] : moving) held.insert(job);
   phase(held, nodes);
   if (moving.empty()) return out;
-  // Phase 2: the moving jobs whose old nodes all stopped them (or are down).
+  // Phase 2: the moving jobs whose old nodes all stopped them (or are down) and whose new
+  // nodes all took phase 1 (else some ranks would wait in vain for the others).
   std::set<std::string> not_ready;
   for (const auto& [job, from] : moving) {
     for (std::size_t i = 0; i < cluster_.nodes.size(); ++i) {
-      if (from.count(cluster_.nodes[i].name) && up_.count(cluster_.nodes[i].name) &&
-          !out[i].acknowledged) {
+      const std::string& name = cluster_.nodes[i].name;
+      const bool old_node = from.count(name) && up_.count(name);
+      if ((old_node || going_to[job].count(name)) && !out[i].acknowledged) {
         not_ready.insert(job);
       }
     }

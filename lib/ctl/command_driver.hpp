@@ -9,10 +9,10 @@
 //            driver appends `--after JOB=OFFSET` for every job whose reports from that
 //            node it has read up to OFFSET
 //   apply    per node that is up: the Placement on standard input; prints a RunPlan.
-//            A job that is to start on a node where it does not run while it still runs
-//            on another (a move, or growth onto more nodes) is delivered in two phases:
-//            first a placement without it to every node (its old nodes checkpoint-stop
-//            it), then, once all its old nodes acknowledged, the whole placement to the
+//            A running job whose set of nodes changes (a move, growth onto more nodes, a
+//            shrink onto fewer) is delivered in two phases: first a placement without it
+//            to every node (its old nodes checkpoint-stop it), then, once all its old
+//            nodes and all its new ones acknowledged that, the whole placement to the
 //            nodes it goes to -- so it resumes from the checkpoint its old workers wrote
 //            and two generations never run at once. Its RunPlan actions are both phases'.
 // Placeholders in every argument: {state} (the controller's state directory), {node},

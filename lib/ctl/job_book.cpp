@@ -174,8 +174,27 @@ json make_job_silent(const std::string& job, double silent_for, double time) {
   return {{"type", "job-silent"}, {"job", job}, {"silent_for", silent_for}, {"time", time}};
 }
 
+json make_delivered(std::int64_t round, const std::string& node, bool ok, const std::string& error,
+                    const json& plan) {
+  json actions = json::array();
+  if (plan.is_object() && plan.contains("actions") && plan["actions"].is_array()) {
+    for (const auto& a : plan["actions"]) {
+      if (!a.is_object()) continue;
+      json entry = {{"job", str_of(a, "job")},
+                    {"action", str_of(a, "action")},
+                    {"generation", int_of(a, "round", 0)}};
+      if (auto w = str_of(a, "warning"); !w.empty()) entry["warning"] = w;
+      actions.push_back(std::move(entry));
+    }
+  }
+  return {{"type", "delivered"},      {"round", round},    {"node", node}, {"ok", ok},
+          {"error", ok ? "" : error}, {"actions", actions}};
+}
+
 double silent_for(const BookJob& b, double now) {
-  if (!b.placed || b.done_reported || is_ended(b.state)) return 0;
+  // Only a start its node confirmed starts the clock: a delivery that failed is not the
+  // workers' silence.
+  if (!b.placed || b.generation == 0 || is_ended(b.state)) return 0;
   const double since = std::max(b.started_time, b.last_report_time);
   return since > 0 ? std::max(0.0, now - since) : 0;
 }
@@ -364,6 +383,7 @@ bool JobBook::apply_report(const json& r) {
   }
   if (current) {
     b.last_report_time = std::max(b.last_report_time, num_of(r, "time"));
+    if (b.silent_restarts > 0) b.notice.clear();  // it speaks again
     b.silent_restarts = 0;
     b.restoring = false;
     if (str_of(rep, "reason") == "done") b.done_reported = true;
@@ -400,10 +420,7 @@ bool JobBook::apply_round(const json& r) {
     std::optional<Placed> now;
     if (it != placed.end()) now = placed_from_json(*it->second);
     if (now && now->nodes.empty()) now.reset();
-    if (now != b.placed) {
-      b.history.push_back({round_, time, now});
-      b.started_time = time;  // a new placement: its workers get time to start and speak
-    }
+    if (now != b.placed) b.history.push_back({round_, time, now});
     if (now) {
       b.state = Lifecycle::running;
       if (b.report_node != now->nodes.front().node) {

@@ -102,8 +102,9 @@ struct BookJob {
   std::vector<HistoryEntry> history;
 };
 
-// Seconds since the job's current workers last spoke (their last report, else their
-// start), at `now`; 0 when it is not running or has reported done.
+// Seconds since the job's current workers last spoke (their last report -- "done"
+// included, so a job that does not exit after it is caught too -- else the start its node
+// confirmed), at `now`; 0 when it is not running or no start of it was confirmed.
 double silent_for(const BookJob& job, double now);
 
 struct BookNode {
@@ -195,6 +196,10 @@ nlohmann::json make_node_seen(const std::string& node, bool up, const std::strin
 nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
                               std::optional<int> exit_status, double time);
 nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
+// The delivered record of a node's answer: its RunPlan's actions (job, action, round as
+// generation, warning when there is one); `plan` null when it did not acknowledge.
+nlohmann::json make_delivered(std::int64_t round, const std::string& node, bool ok,
+                              const std::string& error, const nlohmann::json& plan);
 
 // The job as its nodes get it in the Jobs document of a delivery: its JobSpec, and in its
 // state the step it reached (so a node that finds no checkpoint says so) and its checkpoint

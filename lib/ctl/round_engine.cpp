@@ -257,9 +257,19 @@ json RoundEngine::run(JobBook& book) {
     if (cc.hung_timeout <= 0 || quiet <= cc.hung_timeout || !up_set.count(b->report_node)) {
       continue;
     }
+    // A node whose last delivery failed may run the job without having said so.
+    if (auto n = book.nodes().find(b->report_node);
+        n != book.nodes().end() && !n->second.delivery_error.empty()) {
+      continue;
+    }
     const std::string what =
         "its workers sent no report for " + std::to_string(static_cast<long long>(quiet)) + " s";
-    if (b->silent_restarts >= cc.hung_retries) {
+    if (b->done_reported) {  // it reached its end but does not exit: it is done
+      std::string reason = "its workers reported done but had not exited after " +
+                           std::to_string(static_cast<long long>(quiet)) + " s; stopped";
+      records.push_back(make_job_ended(b->spec.name, Lifecycle::finished, reason, 0, now));
+      ended.push_back({{"job", b->spec.name}, {"state", "finished"}, {"reason", reason}});
+    } else if (b->silent_restarts >= cc.hung_retries) {
       std::string reason =
           what + " (restarted " + std::to_string(b->silent_restarts) + " time(s) for it already)";
       records.push_back(make_job_ended(b->spec.name, Lifecycle::failed, reason, std::nullopt, now));
@@ -398,32 +408,18 @@ json RoundEngine::run(JobBook& book) {
                      {"metadata", {{"generator", "sia-ctl round"}, {"round", round}}},
                      {"data", {{"jobs", specs}}}};
     for (const auto& r : driver_.deliver(round, full, jobs_doc)) {
-      json actions = json::array();
-      if (r.plan.is_object() && r.plan.contains("actions") && r.plan["actions"].is_array()) {
-        for (const auto& a : r.plan["actions"]) {
-          if (!a.is_object()) continue;
-          std::string job = a.value("job", ""), action = a.value("action", "");
-          std::int64_t gen = a.contains("round") && a["round"].is_number_integer()
-                                 ? a["round"].get<std::int64_t>()
-                                 : 0;
-          json entry = {{"job", job}, {"action", action}, {"generation", gen}};
-          if (a.contains("warning") && a["warning"].is_string()) {
-            entry["warning"] = a["warning"];
-            warn("node " + r.node + ": job " + job + ": " + a["warning"].get<std::string>());
-          }
-          actions.push_back(std::move(entry));
-          actions_of[job].push_back(r.node + ": " + action);
+      json record = make_delivered(round, r.node, r.acknowledged, r.error, r.plan);
+      for (const auto& a : record["actions"]) {
+        const std::string job = a["job"].get<std::string>();
+        actions_of[job].push_back(r.node + ": " + a["action"].get<std::string>());
+        if (a.contains("warning")) {
+          warn("node " + r.node + ": job " + job + ": " + a["warning"].get<std::string>());
         }
       }
       if (!r.acknowledged && up_set.count(r.node)) {
         warn("node " + r.node + ": delivery failed: " + r.error);
       }
-      records.push_back({{"type", "delivered"},
-                         {"round", round},
-                         {"node", r.node},
-                         {"ok", r.acknowledged},
-                         {"error", r.error},
-                         {"actions", actions}});
+      records.push_back(std::move(record));
       delivered.push_back({{"node", r.node}, {"ok", r.acknowledged}, {"error", r.error}});
     }
     commit(book, std::move(records));

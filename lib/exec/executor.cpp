@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -134,23 +135,36 @@ pid_t Executor::start(const JobLaunch& launch, bool detached) {
 void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
   if (!record.launch) return;
   JobLaunch l = *record.launch;
-  l.batch_size = wanted.batch_size;
+  l.batch_size = wanted.batch_size;  // as the placement says, so that it compares equal
   l.local_bsz = wanted.local_bsz;
   l.accum_steps = wanted.accum_steps;
+  // The batch the workers will train, what a start's workers make of SIA_BATCH_SIZE too.
+  const double trained = static_cast<double>(l.local_bsz) * l.world_size() * (l.accum_steps + 1);
   if (l.batch_plan.empty()) l.batch_plan = state_.batch_plan_path(l.job);
-  ++l.plan;
+  // Numbered past any plan already written to this round (a crash may have left one that
+  // launch.json does not know), so that the workers take it.
+  int written = 0;
+  {
+    std::ifstream in(l.batch_plan);
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_object() && j.value("round", -1) == l.generation && j.contains("plan") &&
+        j["plan"].is_number_integer()) {
+      written = j["plan"].get<int>();
+    }
+  }
+  l.plan = std::max(l.plan, written) + 1;
   const nlohmann::json plan = {{"type", "batch_plan"},
                                {"job", l.job},
                                {"round", l.generation},
                                {"plan", l.plan},
-                               {"batch_size", plan_number(l.batch_size)},
+                               {"batch_size", plan_number(trained)},
                                {"local_bsz", l.local_bsz},
                                {"accum_steps", l.accum_steps}};
   write_file_atomic(l.batch_plan, plan.dump() + "\n");
   state_.write_launch(l);
   cli::debug("sia-run", "job " + l.job + " round " + std::to_string(l.generation) +
                             ": batch plan " + std::to_string(l.plan) + " (batch " +
-                            number_text(l.batch_size) + ", local " + std::to_string(l.local_bsz) +
+                            number_text(trained) + ", local " + std::to_string(l.local_bsz) +
                             " x " + std::to_string(l.accum_steps + 1) + ")");
 }
 

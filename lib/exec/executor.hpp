@@ -36,8 +36,10 @@ class Executor {
   // Starts `launch` (a prepared generation) and returns its supervisor's pid.
   pid_t start(const JobLaunch& launch, bool detached);
   // Gives the running generation of `record` the batch settings of `wanted`: the batch
-  // plan file first (numbered plan + 1), then launch.json, so that a crash in between
-  // only repeats the plan.
+  // plan file first (numbered past any plan already written to the round; its batch_size
+  // is local_bsz x world size x (accum_steps + 1), what the workers will train), then
+  // launch.json (with the placement's numbers), so that a crash in between only repeats
+  // the plan.
   void resize(const JobRecord& record, const JobLaunch& wanted);
 
  private:

@@ -46,6 +46,10 @@ static bool has_batch(const JobLaunch& l) {
   return l.batch_size > 0 || l.local_bsz > 0;
 }
 
+bool can_resize(const JobLaunch& running, const JobLaunch& wanted) {
+  return !running.batch_plan.empty() && running.local_bsz > 0 && wanted.local_bsz > 0;
+}
+
 static std::string joined(const std::vector<std::string>& parts) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
@@ -86,8 +90,10 @@ std::string launch_change(const JobLaunch& a, const JobLaunch& b) {
   if (!same_nodes && ga == gb) {
     why.push_back("nodes " + nodes_text(a.nodes) + " -> " + nodes_text(b.nodes));
   }
-  // Batch settings given on one side only: the worker chose its batch at its start.
-  if (has_batch(a) != has_batch(b)) {
+  // Batch settings given on one side only (the worker chose its batch at its start), or
+  // without a local batch, or workers started without SIA_BATCH_PLAN: a batch plan cannot
+  // carry the change.
+  if (has_batch(a) != has_batch(b) || (has_batch(b) && !can_resize(a, b))) {
     if (auto batch = batch_change(a, b); !batch.empty()) why.push_back(batch);
   }
   if (a.command != b.command) why.push_back("command changed");

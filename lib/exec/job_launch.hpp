@@ -64,11 +64,13 @@ struct JobLaunch {
 
 // Why `running` must restart to become `wanted` ("GPUs 0,1 -> 2,3; nodes ..."), or "" when
 // the job may go on: same GPUs, GPU type, nodes, command and rendezvous. A change of batch
-// settings alone is no restart (batch_change) -- unless one side has none (0), which leaves
-// the batch to the worker's own choice at its start.
+// settings alone is no restart (batch_change) when a batch plan can carry it (can_resize).
 std::string launch_change(const JobLaunch& running, const JobLaunch& wanted);
 // The batch settings that differ ("batch_size 64 -> 128; local_bsz 16 -> 32"), or "".
 std::string batch_change(const JobLaunch& running, const JobLaunch& wanted);
+// Whether a batch plan can take `running` to `wanted`'s batch: both give a local batch and
+// the running workers were started with SIA_BATCH_PLAN.
+bool can_resize(const JobLaunch& running, const JobLaunch& wanted);
 
 // "256" for an integral value, else the shortest form that reads back ("37.5").
 std::string number_text(double v);

@@ -56,14 +56,6 @@ NodeWork read_node_work(const ApplyArgs& a) {
     if (round > 1'000'000'000) r->expected("a round number up to 1000000000");
     w.round = static_cast<int>(round);
   }
-  // The cluster-wide checkpoint location the controller sends (sia-config(5),
-  // controller.checkpoint_root); --ckpt-root on this node wins (another mount point).
-  if (auto root = pd.metadata().get("checkpoint_root"); root && w.settings.ckpt_root.empty()) {
-    w.settings.ckpt_root = root->as_string();
-    if (!w.settings.ckpt_root.empty() && w.settings.ckpt_root.front() != '/') {
-      root->expected("an absolute path");
-    }
-  }
   const bool have_cluster = !a.cluster.empty();
   Cluster cluster = have_cluster ? read_cluster(a.cluster) : cluster_from_placement(pd.data());
   if (have_cluster) {

@@ -49,23 +49,7 @@ std::string fmt(double v) {
 
 // The "delivered" record of an ACK, as the round engine writes it.
 json delivered_record(std::int64_t round, const std::string& node, const channel::Ack& ack) {
-  json actions = json::array();
-  if (ack.plan.is_object() && ack.plan.contains("actions") && ack.plan["actions"].is_array()) {
-    for (const auto& a : ack.plan["actions"]) {
-      if (!a.is_object()) continue;
-      std::int64_t gen = a.contains("round") && a["round"].is_number_integer()
-                             ? a["round"].get<std::int64_t>()
-                             : 0;
-      actions.push_back(
-          {{"job", a.value("job", "")}, {"action", a.value("action", "")}, {"generation", gen}});
-    }
-  }
-  return {{"type", "delivered"},
-          {"round", round},
-          {"node", node},
-          {"ok", ack.ok},
-          {"error", ack.ok ? "" : ack.error},
-          {"actions", actions}};
+  return ctl::make_delivered(round, node, ack.ok, ack.error, ack.plan);
 }
 
 // The nodes the last placement used: after a restart the first round waits for them.

@@ -219,6 +219,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   const double b0 = st.init_batch_size;
   double lr = opt.lr * std::sqrt(batch / b0);
   const std::uint64_t n = static_cast<std::uint64_t>(opt.data.size);
+  int in_force = 0;  // the batch plan the workers train with (0: the start's batch)
   BatchPlanWatcher plans(root && !profiling ? env.batch_plan : "", env.round, world,
                          [&](const std::string& w) { log("warning: " + w); });
   if (root) {
@@ -236,15 +237,32 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     next.accum_steps = plan.accum_steps;
     ModelState model = backend->state();
     backend.reset();
+    std::optional<Error> failed;  // make_backend fails on every rank or on none
     try {
       backend = make_backend(next, opt, *comm);
-      cur_env = next;
     } catch (const Error& e) {
-      if (e.status() != kOutOfMemory) throw;
-      if (root)
-        log("warning: batch plan " + std::to_string(plan.plan) + ": " + e.what() +
+      failed = e;
+    }
+    // Only when every rank ran out of memory do they all keep the old batch; any other
+    // failure ends every rank (none waits in a collective for one that has gone).
+    double verdict[2] = {failed && failed->status() == kOutOfMemory ? 1.0 : 0.0,
+                         failed && failed->status() != kOutOfMemory ? 1.0 : 0.0};
+    comm->allreduce_sum(verdict, 2);
+    if (verdict[1] > 0) {
+      if (failed) throw *failed;
+      throw Error(ExitStatus::unavailable, "another rank could not take batch plan " +
+                                               std::to_string(plan.plan) + " (see its log)");
+    }
+    if (verdict[0] > 0) {
+      if (root) {
+        log("warning: batch plan " + std::to_string(plan.plan) + ": " +
+            (failed ? std::string(failed->what()) : "out of memory on another rank") +
             "; keeping local batch " + std::to_string(cur_env.local_bsz));
+      }
       backend = make_backend(cur_env, opt, *comm);
+    } else {
+      cur_env = next;
+      in_force = plan.plan;
     }
     backend->set_state(model);
     b = cur_env.local_bsz;
@@ -275,7 +293,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
         {"step", st.step},         {"epoch", st.samples / n}, {"samples", st.samples},
         {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", micro - 1},
         {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch_size},
-        {"plan", plans.applied()}, {"reason", reason}};
+        {"plan", in_force},        {"reason", reason}};
     if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
     if (use.steps > 0) r["loss"] = use.loss / use.steps;
     if (use.timed > 0) {
@@ -359,9 +377,9 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     if (scalars[3] > 0 && !done()) {
       const BatchPlan plan{static_cast<int>(scalars[3]), static_cast<long>(scalars[4]),
                            static_cast<int>(scalars[5]), static_cast<int>(scalars[6])};
-      plans.set_applied(plan.plan);
       report("interval");  // the old batch's figures; the new batch's have none yet
       last = Interval{};
+      plans.set_applied(plan.plan);  // taken or refused, it is not read again
       switch_batch(plan);
       report("batch");
       timed_after = steps_run + 1;  // its first step warms the new backend up

@@ -195,3 +195,26 @@ TEST_CASE("the book round-trips through its snapshot form", "[book]") {
   CHECK(back.inbox_seen("f"));
   CHECK(back.rejections().size() == 1);
 }
+
+TEST_CASE("the silence clock starts with a start its node confirmed", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0})})));
+  const BookJob& a = *book.find("a");
+  CHECK(silent_for(a, 10000) == 0);  // placed, but no node said it started it
+  // A RunPlan whose action carries a warning keeps it in the delivered record.
+  json plan = {
+      {"actions",
+       {{{"job", "a"}, {"action", "start"}, {"round", 1}, {"warning", "no checkpoint in /ck/a"}}}}};
+  json d = make_delivered(1, "t4-0", true, "", plan);
+  CHECK(d["actions"][0]["generation"] == 1);
+  CHECK(d["actions"][0]["warning"] == "no checkpoint in /ck/a");
+  CHECK(make_delivered(1, "t4-0", false, "boom", nullptr)["actions"].empty());
+  book.apply(d);
+  CHECK(silent_for(a, 200) == 40);  // since the round that started it
+  json rep = {{"type", "report"}, {"round", 1}, {"step", 3}};
+  json r = make_report("t4-0", "a", 0, 10, rep);
+  r["time"] = 190;
+  book.apply(r);
+  CHECK(silent_for(a, 200) == 10);  // since its last report
+}

@@ -77,7 +77,10 @@ TEST_CASE("a running job whose placement changed restarts", "[reconcile]") {
 }
 
 TEST_CASE("a batch-only change of a running job is a resize, not a restart", "[reconcile]") {
-  auto rec = record(launch("a", {0, 1}, 3), RunState::running);
+  JobLaunch running = launch("a", {0, 1}, 3);
+  running.local_bsz = 32;
+  running.batch_plan = "/state/jobs/a/batch-plan.json";  // its workers read SIA_BATCH_PLAN
+  auto rec = record(running, RunState::running);
   JobLaunch want = launch("a", {0, 1});
   want.batch_size = 192;
   want.local_bsz = 32;
@@ -85,10 +88,10 @@ TEST_CASE("a batch-only change of a running job is a resize, not a restart", "[r
   auto a = only(reconcile({want}, {rec}, {}, Mode::apply, 9));
   CHECK(a.action == Action::resize);
   CHECK(a.generation == 3);  // the same generation: nothing restarts
-  CHECK(a.reason == "batch_size 64 -> 192; local_bsz 0 -> 32; accum_steps 0 -> 2");
+  CHECK(a.reason == "batch_size 64 -> 192; accum_steps 0 -> 2");
   CHECK(std::string(to_string(Action::resize)) == "resize");
   // An ended job with a new batch starts with it.
-  auto ended = record(launch("a", {0, 1}, 3), RunState::preempted);
+  auto ended = record(running, RunState::preempted);
   a = only(reconcile({want}, {ended}, {}, Mode::apply));
   CHECK(a.action == Action::start);
   CHECK(a.generation == 4);
@@ -97,7 +100,16 @@ TEST_CASE("a batch-only change of a running job is a resize, not a restart", "[r
   bare.batch_size = 0;
   a = only(reconcile({bare}, {rec}, {}, Mode::apply));
   CHECK(a.action == Action::restart);
-  CHECK(a.reason == "batch_size 64 -> 0");
+  CHECK(a.reason == "batch_size 64 -> 0; local_bsz 32 -> 0");
+  // Without a local batch, or workers started without SIA_BATCH_PLAN (an older sia-run),
+  // no batch plan can carry the change: a restart.
+  JobLaunch no_local = want;
+  no_local.local_bsz = 0;
+  CHECK(only(reconcile({no_local}, {rec}, {}, Mode::apply)).action == Action::restart);
+  JobLaunch old = running;
+  old.batch_plan.clear();
+  CHECK(only(reconcile({want}, {record(old, RunState::running)}, {}, Mode::apply)).action ==
+        Action::restart);
 }
 
 TEST_CASE("a running job no longer placed here is stopped", "[reconcile]") {
