@@ -504,7 +504,7 @@ void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
       e.config = Config{static_cast<int>(t), nodes, spec.gpus};
       e.raw_goodput = bc.goodput;
       e.throughput = bc.throughput;
-      e.batch_size = spec.batch_size;
+      e.batch_size = bc.batch_size;  // the fixed batch as its split runs it
       e.local_bsz = bc.local_bsz;
       e.accum_steps = bc.accum_steps;
       e.source = tms[t].multi_gpu ? GoodputSource::model : GoodputSource::bootstrap;

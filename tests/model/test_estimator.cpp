@@ -180,6 +180,7 @@ TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 
   int checked = 0;
   for (bool reference : {false, true}) {
     EstimatorOptions o = reference ? reference_estimator_options() : EstimatorOptions{};
+    o.baseline_info = true;  // also the tuned fixed configurations the baselines allocate
     for (const auto& model : f.catalog.names()) {
       if (f.catalog.get(model).gpus.front().pipeline_stages > 1) continue;
       for (int variant = 0; variant < 4; ++variant) {
@@ -206,7 +207,9 @@ TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 
         } catch (const Error&) {
           continue;  // a batch outside what the model allows: no row, nothing to check
         }
-        for (const auto& e : r.entries) {
+        std::vector<GoodputEntry> all = r.entries;
+        all.insert(all.end(), r.fixed.begin(), r.fixed.end());
+        for (const auto& e : all) {
           INFO(model << " variant " << variant << " type " << e.config.type << " gpus "
                      << e.config.gpus << (reference ? " reference" : ""));
           CHECK(e.batch_size ==
