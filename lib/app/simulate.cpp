@@ -179,6 +179,9 @@ std::string comparison_table(const std::string& title, const std::vector<std::st
 
 }  // namespace
 
+// A round of a day is longer than any job's restart; beyond it time sums lose precision.
+constexpr double kMaxRound = 86400;  // as sia-solve --round
+
 int run_simulate(const SimulateArgs& a) {
   const std::string data = default_data_dir();
   std::string cluster_file = a.cluster;
@@ -189,6 +192,12 @@ int run_simulate(const SimulateArgs& a) {
   const std::string workload_path =
       a.workload.empty() ? (fs::path(data) / "workloads" / "philly" / "workload-1.csv").string()
                          : a.workload;
+  if (a.round && !(*a.round > 0 && *a.round <= kMaxRound)) {
+    char got[32];
+    std::snprintf(got, sizeof got, "%g", *a.round);
+    throw Error(ExitStatus::usage,
+                "--round: expected seconds above 0 and at most 86400, got " + std::string(got));
+  }
   const std::vector<std::string> policies = split_list(a.options.policy);
   if (policies.empty()) throw Error(ExitStatus::usage, "--policy: expected a policy name");
   Cluster cluster = read_cluster(cluster_file);
@@ -224,7 +233,7 @@ int run_simulate(const SimulateArgs& a) {
     o.policy = policies[t.policy];
     o.reference = a.compat == "reference";
     o.record_rounds = !a.events_out.empty();
-    o.round = a.options.round > 0 ? a.options.round : default_round(o.policy);
+    o.round = a.round ? *a.round : a.options.round > 0 ? a.options.round : default_round(o.policy);
     if (!a.options.save_rounds_dir.empty()) {
       fs::path d = a.options.save_rounds_dir;
       if (policies.size() > 1) d /= o.policy;

@@ -3,6 +3,7 @@
 // for people or a SimResult document, per-job results as JSON Lines, per-round events.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "cli/tool.hpp"
@@ -15,10 +16,11 @@ struct SimulateArgs {
   std::string workload;  // "" = the bundled Philly workload 1; a directory = all its files
   std::string catalog;
   std::string compat = "default";
-  std::string jobs_out;    // per-job results (JSON Lines)
-  std::string events_out;  // per-round records (JSON Lines)
-  bool no_timing = false;  // zero the wall-clock figures (byte-identical reruns)
-  SimOptions options;
+  std::string jobs_out;         // per-job results (JSON Lines)
+  std::string events_out;       // per-round records (JSON Lines)
+  bool no_timing = false;       // zero the wall-clock figures (byte-identical reruns)
+  std::optional<double> round;  // --round: seconds, above 0 and at most a day; unset: the policy's
+  SimOptions options;           // options.round is set from `round` by run_simulate
   cli::Format format = cli::Format::table;
 };
 

@@ -11,7 +11,7 @@ namespace sia::channel {
 
 using Clock = std::chrono::steady_clock;
 
-Clock::duration span(double seconds);
+Clock::duration span(double seconds);  // saturating at +-1e9 s; NaN is 0
 double seconds(Clock::duration d);
 std::string fmt_seconds(double seconds);  // one decimal: "30.0 s"
 

@@ -34,8 +34,37 @@ bool is_local_endpoint(std::string_view endpoint) {
   return loopback_host(std::string(rest.substr(0, colon)));
 }
 
+void check_endpoint(const std::string& endpoint, std::string_view role) {
+  auto bad = [&] {
+    throw Error(ExitStatus::usage, "--" + std::string(role) +
+                                       ": expected an endpoint tcp://HOST:PORT, ipc://PATH or "
+                                       "inproc://NAME, got \"" +
+                                       endpoint + "\"");
+  };
+  std::string_view e = endpoint;
+  if (e.substr(0, 6) == "ipc://" || e.substr(0, 9) == "inproc://") {
+    if (e.size() == (e[0] == 'i' && e[1] == 'p' ? 6u : 9u)) bad();
+    return;
+  }
+  if (e.substr(0, 6) != "tcp://") bad();
+  std::string_view rest = e.substr(6);
+  if (auto semi = rest.rfind(';'); semi != std::string_view::npos) rest = rest.substr(semi + 1);
+  auto colon = rest.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) bad();
+  std::string_view port = rest.substr(colon + 1);
+  if (port == "*" && role == "bind") return;
+  if (port.empty() || port.size() > 5) bad();
+  int n = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9') bad();
+    n = n * 10 + (c - '0');
+  }
+  if (n > 65535 || (n == 0 && role != "bind")) bad();
+}
+
 void require_curve(const std::string& endpoint, bool have_curve, std::string_view role,
                    std::string_view settings) {
+  check_endpoint(endpoint, role);
   if (have_curve || is_local_endpoint(endpoint)) return;
   throw Error(ExitStatus::config,
               std::string(role) + " " + endpoint +

@@ -20,14 +20,20 @@ namespace sia::channel {
 // endpoint with a source address ("tcp://SRC;DEST") is judged by DEST.
 bool is_local_endpoint(std::string_view endpoint);
 
+// Status 64 unless `endpoint` is tcp://HOST:PORT (HOST may be "*" when binding),
+// ipc://PATH or inproc://NAME: "--connect: expected an endpoint tcp://HOST:PORT, ipc://PATH
+// or inproc://NAME, got \"tcp//x\"". `role` is "connect" or "bind" (the flag's name).
+void check_endpoint(const std::string& endpoint, std::string_view role);
+
 // The keys one end of a connection presents: the server's public key and its own pair.
 struct ClientKeys {
   std::string server_key;  // z85 public key of the controller
   KeyPair own;
 };
 
-// Status 78 when `endpoint` is not local and `have_curve` is false. `role` ("bind",
-// "connect") and `settings` ("[controller] secret_key and allow") go into the message.
+// check_endpoint first; then status 78 when `endpoint` is not local and `have_curve` is false.
+// `role` ("bind", "connect") and `settings` ("[controller] secret_key and allow") go into the
+// message.
 void require_curve(const std::string& endpoint, bool have_curve, std::string_view role,
                    std::string_view settings);
 

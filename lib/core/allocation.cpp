@@ -75,8 +75,8 @@ std::vector<JobAllocation> parse_job_allocations(const Node& jobs, const Cluster
     if (auto c = j.get("config")) {
       x.config = parse_config_ref(*c, cluster);
       x.batch_size = j.number_or("batch_size", 0);
-      x.local_bsz = static_cast<int>(j.int_or("local_bsz", 0));
-      x.accum_steps = static_cast<int>(j.int_or("accum_steps", 0));
+      x.local_bsz = j.int32_or("local_bsz", 0);
+      x.accum_steps = j.int32_or("accum_steps", 0);
       x.goodput = j.number_or("goodput", 0);
     }
     x.reason = j.string_or("reason", "");

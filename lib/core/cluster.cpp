@@ -52,17 +52,23 @@ static bool valid_name(const std::string& s) {
 Cluster parse_cluster(const Node& data) {
   Cluster c;
   if (!data.is_object()) data.expected("a table describing the cluster");
+  data.only_keys({"name", "description", "gpu_types", "node_groups"});
   c.name = data.string_or("name", "");
   c.description = data.string_or("description", "");
   if (auto types = data.get("gpu_types")) {
     types->each([&](const Node& t) {
       GpuType g;
+      // gpus_per_node, nodes and gpus: derived, written by cluster_to_json, ignored here.
+      t.only_keys({"name", "description", "memory_gb", "gpus_per_node", "nodes", "gpus"});
       Node name = t.at("name");
       g.name = name.as_string();
       if (!valid_name(g.name)) name.expected("a GPU type name of letters, digits, '-', '_', '.'");
       if (c.type_index(g.name) >= 0) name.fail("duplicate GPU type \"" + g.name + "\"");
       g.description = t.string_or("description", "");
-      if (auto m = t.get("memory_gb")) g.memory_gb = m->positive_number();
+      if (auto m = t.get("memory_gb")) {
+        g.memory_gb = m->positive_number();
+        if (g.memory_gb > 1e6) m->expected("at most 1000000 GB");
+      }
       c.types.push_back(g);
     });
   }
@@ -71,6 +77,7 @@ Cluster parse_cluster(const Node& data) {
   const bool declared_types = !c.types.empty();
   groups.each([&](const Node& g) {
     NodeGroup ng;
+    g.only_keys({"gpu_type", "gpus_per_node", "count", "name_prefix", "names", "addresses"});
     Node type = g.at("gpu_type");
     ng.gpu_type = type.as_string();
     if (c.type_index(ng.gpu_type) < 0) {
@@ -83,10 +90,10 @@ Cluster parse_cluster(const Node& data) {
       c.types.push_back(t);
     }
     Node gpn = g.at("gpus_per_node");
-    ng.gpus_per_node = static_cast<int>(gpn.positive_int());
+    ng.gpus_per_node = gpn.positive_int32();
     if (ng.gpus_per_node > 1024) gpn.expected("at most 1024 GPUs per node");
     Node count = g.at("count");
-    ng.count = static_cast<int>(count.positive_int());
+    ng.count = count.positive_int32();
     if (ng.count > 100000) count.expected("at most 100000 nodes");
     ng.name_prefix = g.string_or("name_prefix", ng.gpu_type + "-");
     if (auto addrs = g.get("addresses")) {

@@ -1,5 +1,6 @@
 #include "core/document.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -152,6 +153,29 @@ static std::string json_parse_message(const json::parse_error& e) {
   return "invalid JSON: " + what;
 }
 
+// A number too large for a double ("1e400") is bad data like any other parse error.
+static std::string json_range_message(const json::out_of_range& e) {
+  std::string what = e.what();
+  auto pos = what.find("number overflow");
+  if (pos != std::string::npos) what = what.substr(pos);
+  return "invalid JSON: " + what;
+}
+
+// A TOML file names its kind only when it is not the one the reader assumes; guess the
+// kind of one that does not from its keys, so a file of the wrong kind is named as such.
+static std::string guess_toml_kind(const json& data, const std::string& assumed) {
+  if (!data.is_object()) return assumed;
+  if (data.contains("node_groups")) return "Cluster";
+  if (data.contains("jobs") && data["jobs"].is_array()) return "Jobs";
+  if (data.contains("name") && (data.contains("model") || data.contains("command"))) {
+    return "JobSpec";
+  }
+  if (data.contains("controller") || data.contains("stages") || data.contains("serve")) {
+    return "a configuration file (sia-config(5))";
+  }
+  return assumed;
+}
+
 std::vector<Document> parse_documents(std::string_view text, const std::string& file,
                                       const std::vector<std::string>& kinds, ExitStatus status) {
   const std::string name = display_name(file);
@@ -169,6 +193,16 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
       if (auto it = data->find("kind"); it != data->end()) {
         if (it->is_string()) kind = it->get<std::string>();
         data->erase(it);
+      } else if (!kinds.empty()) {
+        std::string guess = guess_toml_kind(*data, kind);
+        if (std::find(kinds.begin(), kinds.end(), guess) != kinds.end()) {
+          kind = guess;
+        } else if (guess != kind) {
+          throw Error(status, located(name, "",
+                                      "expected a " + kinds_list(kinds) +
+                                          " document, got what looks like " +
+                                          (guess.front() == 'a' ? guess : "a " + guess)));
+        }
       }
       if (auto it = data->find("metadata"); it != data->end()) {
         (*root)["metadata"] = *it;
@@ -195,6 +229,8 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
   bool single = true;
   try {
     parsed = json::parse(text.begin(), text.end());
+  } catch (const json::out_of_range& e) {
+    throw Error(status, located(name, "", json_range_message(e)));
   } catch (const json::parse_error& e) {
     // JSON Lines only if the first non-empty line is a complete value on its own;
     // otherwise this is one broken document and its own error is the useful one.
@@ -226,6 +262,8 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
       one = json::parse(line.begin(), line.end());
     } catch (const json::parse_error& e) {
       throw Error(status, located(where, "", json_parse_message(e)));
+    } catch (const json::out_of_range& e) {
+      throw Error(status, located(where, "", json_range_message(e)));
     }
     docs.push_back(make_document(std::make_shared<json>(std::move(one)), where, kinds, status, ""));
   }

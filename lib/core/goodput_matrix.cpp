@@ -32,9 +32,9 @@ Config parse_config_ref(const Node& n, const Cluster& cluster) {
     type.fail("unknown GPU type \"" + type.as_string() + "\" (cluster has " +
               cluster.type_names() + ")");
   }
-  c.nodes = static_cast<int>(n.at("nodes").positive_int());
+  c.nodes = n.at("nodes").positive_int32();
   Node gpus = n.at("gpus");
-  c.gpus = static_cast<int>(gpus.positive_int());
+  c.gpus = gpus.positive_int32();
   if (c.gpus < c.nodes) gpus.expected("at least one GPU per node");
   if (c.nodes > cluster.types[c.type].node_count) {
     n.at("nodes").fail("configuration needs " + std::to_string(c.nodes) + " nodes, GPU type \"" +
@@ -235,16 +235,16 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
                      : v == "adaptive" ? Adaptivity::adaptive
                                        : Adaptivity::strong_scaling;
     }
-    r.priority = static_cast<int>(j.int_or("priority", 0));
+    r.priority = j.int32_or("priority", 0);
     if (auto v = j.get("age")) r.age = v->non_negative_number();
-    if (auto v = j.get("restarts")) r.restarts = static_cast<int>(v->non_negative_int());
+    if (auto v = j.get("restarts")) r.restarts = v->non_negative_int32();
     if (auto v = j.get("restart_penalty")) r.restart_penalty = v->non_negative_number();
     if (auto v = j.get("attained_service")) r.attained_service = v->non_negative_number();
     r.preemptible = j.bool_or("preemptible", true);
     r.restoring = j.bool_or("restoring", false);
     if (auto c = j.get("current")) r.current = parse_config_ref(*c, m.cluster);
-    if (auto v = j.get("min_gpus")) r.min_gpus = static_cast<int>(v->positive_int());
-    if (auto v = j.get("max_gpus")) r.max_gpus = static_cast<int>(v->positive_int());
+    if (auto v = j.get("min_gpus")) r.min_gpus = v->positive_int32();
+    if (auto v = j.get("max_gpus")) r.max_gpus = v->positive_int32();
     r.normalizer = j.number_or("normalizer", 1.0);
     const std::vector<std::string> types = type_names_of(m.cluster);
     if (auto mi = j.get("model")) r.model = parse_job_model_info(*mi, types);
@@ -253,7 +253,7 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
       r.progress = JobProgress{p->at("done").non_negative_number(),
                                p->at("total").non_negative_number()};
     }
-    r.fixed_gpus = static_cast<int>(j.int_or("fixed_gpus", 0));
+    r.fixed_gpus = j.int32_or("fixed_gpus", 0);
     r.fixed_batch = j.number_or("fixed_batch", 0);
     auto parse_entry = [&](const Node& e) {
       GoodputEntry x;
@@ -262,8 +262,8 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
       x.raw_goodput = e.number_or("raw_goodput", x.goodput);
       x.throughput = e.number_or("throughput", 0);
       x.batch_size = e.number_or("batch_size", 0);
-      x.local_bsz = static_cast<int>(e.int_or("local_bsz", 0));
-      x.accum_steps = static_cast<int>(e.int_or("accum_steps", 0));
+      x.local_bsz = e.int32_or("local_bsz", 0);
+      x.accum_steps = e.int32_or("accum_steps", 0);
       if (auto s = e.get("source")) {
         std::string v = s->one_of({"model", "bootstrap", "default"});
         x.source = v == "model"       ? GoodputSource::model

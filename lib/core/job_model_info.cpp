@@ -44,7 +44,7 @@ JobModelInfo parse_job_model_info(const Node& n, const std::vector<std::string>&
   JobModelInfo m;
   m.init_batch_size = n.number_or("init_batch_size", 0);
   m.max_batch_size = n.number_or("max_batch_size", 0);
-  m.max_observed_replicas = static_cast<int>(n.int_or("max_observed_replicas", 0));
+  m.max_observed_replicas = n.int32_or("max_observed_replicas", 0);
   if (auto g = n.get("gradient")) {
     m.gradient = GradientStats{g->at("grad_sqr").non_negative_number(),
                                g->at("grad_var").non_negative_number()};
@@ -52,8 +52,8 @@ JobModelInfo parse_job_model_info(const Node& n, const std::vector<std::string>&
   if (auto b = n.get("blind")) {
     m.blind_known = true;
     m.blind_params = params_of(b->at("params"));
-    m.blind_min_local = static_cast<int>(b->int_or("min_local", 1));
-    m.blind_max_local = static_cast<int>(b->int_or("max_local", 1));
+    m.blind_min_local = b->int32_or("min_local", 1);
+    m.blind_max_local = b->int32_or("max_local", 1);
   }
   m.types.resize(types.size());
   if (auto ts = n.get("types")) {
@@ -66,10 +66,10 @@ JobModelInfo parse_job_model_info(const Node& n, const std::vector<std::string>&
           x.known = true;
           x.params = params_of(*p);
         }
-        x.min_local = static_cast<int>(t.int_or("min_local", 1));
-        x.max_local = static_cast<int>(t.int_or("max_local", 1));
-        x.stages = static_cast<int>(t.int_or("stages", 1));
-        x.max_replicas = static_cast<int>(t.int_or("max_replicas", 1));
+        x.min_local = t.int32_or("min_local", 1);
+        x.max_local = t.int32_or("max_local", 1);
+        x.stages = t.int32_or("stages", 1);
+        x.max_replicas = t.int32_or("max_replicas", 1);
       }
     });
   }

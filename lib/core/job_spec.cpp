@@ -37,6 +37,11 @@ bool valid_job_name(const std::string& name) {
 JobSpec parse_job_spec(const Node& data) {
   JobSpec s;
   if (!data.is_object()) data.expected("a job description (an object)");
+  // What people write, and what sia's own writers add (`state`: see job_state_to_json).
+  data.only_keys({"name", "model", "adaptivity", "min_gpus", "max_gpus", "gpus", "init_batch_size",
+                  "max_batch_size", "batch_size", "pipeline_stages", "restart_cost",
+                  "allowed_gpu_types", "priority", "preemptible", "submit_time", "command",
+                  "profile", "state"});
   Node name = data.at("name");
   s.name = name.as_string();
   if (!valid_job_name(s.name)) name.expected("a job name of letters, digits, '-', '_', '.'");
@@ -47,24 +52,26 @@ JobSpec parse_job_spec(const Node& data) {
                    : v == "adaptive" ? Adaptivity::adaptive
                                      : Adaptivity::strong_scaling;
   }
-  if (auto n = data.get("min_gpus")) s.min_gpus = static_cast<int>(n->positive_int());
-  if (auto n = data.get("max_gpus")) s.max_gpus = static_cast<int>(n->positive_int());
-  if (auto n = data.get("gpus")) s.gpus = static_cast<int>(n->positive_int());
-  if (auto n = data.get("init_batch_size")) s.init_batch_size = n->positive_number();
-  if (auto n = data.get("max_batch_size")) s.max_batch_size = n->positive_number();
-  if (auto n = data.get("batch_size")) s.batch_size = n->positive_number();
-  if (auto n = data.get("pipeline_stages")) {
-    s.pipeline_stages = static_cast<int>(n->positive_int());
-    if (s.pipeline_stages > 1024) n->expected("at most 1024 pipeline stages");
-  }
-  if (auto n = data.get("restart_cost")) s.restart_cost = n->non_negative_number();
+  auto gpus = [](const Node& n) { return static_cast<int>(n.int_in(1, kMaxJobGpus)); };
+  auto batch = [](const Node& n) { return n.number_in(1, kMaxBatchSize); };
+  auto seconds = [](const Node& n) { return n.number_in(0, kMaxSeconds); };
+  if (auto n = data.get("min_gpus")) s.min_gpus = gpus(*n);
+  if (auto n = data.get("max_gpus")) s.max_gpus = gpus(*n);
+  if (auto n = data.get("gpus")) s.gpus = gpus(*n);
+  if (auto n = data.get("init_batch_size")) s.init_batch_size = batch(*n);
+  if (auto n = data.get("max_batch_size")) s.max_batch_size = batch(*n);
+  if (auto n = data.get("batch_size")) s.batch_size = batch(*n);
+  if (auto n = data.get("pipeline_stages"))
+    s.pipeline_stages = static_cast<int>(n->int_in(1, 1024));
+  if (auto n = data.get("restart_cost")) s.restart_cost = seconds(*n);
   if (auto n = data.get("allowed_gpu_types")) {
     s.allowed_gpu_types = n->as_strings();
     if (s.allowed_gpu_types.empty()) n->expected("a non-empty list of GPU types");
   }
-  if (auto n = data.get("priority")) s.priority = static_cast<int>(n->as_int());
+  if (auto n = data.get("priority"))
+    s.priority = static_cast<int>(n->int_in(-kMaxPriority, kMaxPriority));
   s.preemptible = data.bool_or("preemptible", true);
-  if (auto n = data.get("submit_time")) s.submit_time = n->non_negative_number();
+  if (auto n = data.get("submit_time")) s.submit_time = seconds(*n);
   if (auto n = data.get("command")) s.command = n->as_strings();
   if (auto p = data.get("profile")) s.profile = parse_profile(*p);
 

@@ -18,6 +18,13 @@
 
 namespace sia {
 
+// Ranges every reader enforces, so that no count, batch or duration overflows downstream
+// (local batches are ints; durations become std::chrono values).
+inline constexpr int kMaxJobGpus = 1000000;
+inline constexpr double kMaxBatchSize = 1e9;  // samples in one global batch
+inline constexpr double kMaxSeconds = 1e9;    // about 31 years
+inline constexpr int kMaxPriority = 1000000;
+
 enum class Adaptivity { adaptive, strong_scaling, rigid };
 
 const char* to_string(Adaptivity a);

@@ -1,6 +1,8 @@
 #include "core/node.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,46 @@ std::optional<Node> Node::get(std::string_view key) const {
   auto it = value_->find(key);
   if (it == value_->end() || it->is_null()) return std::nullopt;
   return Node(*it, file_, child_path(path_, key), status_);
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& known) {
+  // Levenshtein distance, one row at a time.
+  auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diag = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        std::size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diag = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string_view best;
+  std::size_t best_d = std::max<std::size_t>(1, word.size() / 3) + 1;
+  for (auto k : known) {
+    std::size_t d = distance(word, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  if (best.empty()) return "";
+  return " (did you mean \"" + std::string(best) + "\"?)";
+}
+
+void Node::only_keys(std::initializer_list<std::string_view> known) const {
+  if (!value_->is_object()) return;
+  std::vector<std::string_view> list(known);
+  for (auto it = value_->begin(); it != value_->end(); ++it) {
+    if (std::find(list.begin(), list.end(), it.key()) != list.end()) continue;
+    throw Error(status_,
+                located(file_, child_path(path_, it.key()),
+                        "unknown key \"" + it.key() + "\"" + did_you_mean(it.key(), list)));
+  }
 }
 
 std::vector<std::string> Node::keys() const {
@@ -183,6 +225,63 @@ std::int64_t Node::non_negative_int() const {
   std::int64_t v = as_int();
   if (v < 0) expected("an integer >= 0");
   return v;
+}
+
+std::int64_t Node::int_in(std::int64_t lo, std::int64_t hi) const {
+  const std::string want = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+  if (!value_->is_number()) expected(want);
+  if (value_->is_number_float()) {
+    double d = value_->get<double>();
+    if (!std::isfinite(d) || d != std::floor(d) || d < static_cast<double>(lo) ||
+        d > static_cast<double>(hi)) {
+      expected(want);
+    }
+  } else if (value_->is_number_unsigned()) {
+    if (value_->get<std::uint64_t>() > static_cast<std::uint64_t>(hi < 0 ? 0 : hi)) expected(want);
+  }
+  std::int64_t v = as_int();
+  if (v < lo || v > hi) expected(want);
+  return v;
+}
+
+int Node::positive_int32() const {
+  std::int64_t v = positive_int();
+  if (v > INT32_MAX) expected("a positive integer at most 2147483647");
+  return static_cast<int>(v);
+}
+
+int Node::non_negative_int32() const {
+  std::int64_t v = non_negative_int();
+  if (v > INT32_MAX) expected("an integer from 0 to 2147483647");
+  return static_cast<int>(v);
+}
+
+int Node::int32() const {
+  std::int64_t v = as_int();
+  if (v < INT32_MIN || v > INT32_MAX) expected("an integer from -2147483648 to 2147483647");
+  return static_cast<int>(v);
+}
+
+int Node::int32_or(std::string_view key, int fallback) const {
+  auto n = get(key);
+  return n ? n->int32() : fallback;
+}
+
+double Node::number_in(double lo, double hi) const {
+  auto text = [](double x) {  // "1000000000", "0.001"
+    char buf[32];
+    if (x == std::floor(x) && std::fabs(x) < 1e15) {
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(x));
+    } else {
+      std::snprintf(buf, sizeof buf, "%g", x);
+    }
+    return std::string(buf);
+  };
+  const std::string want = "a number from " + text(lo) + " to " + text(hi);
+  if (!value_->is_number()) expected(want);
+  double d = value_->get<double>();
+  if (!std::isfinite(d) || d < lo || d > hi) expected(want);
+  return d;
 }
 
 std::string Node::one_of(std::initializer_list<std::string_view> choices) const {

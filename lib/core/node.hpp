@@ -18,6 +18,10 @@
 
 namespace sia {
 
+// " (did you mean \"max_gpus\"?)" for the known word nearest to `word` (an edit distance of
+// at most a third of its length, and at least 1), or "" when none is near.
+std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& known);
+
 class Node {
  public:
   Node(const nlohmann::json& value, std::string file, std::string path,
@@ -39,6 +43,10 @@ class Node {
   Node at(std::string_view key) const;   // required field
   std::optional<Node> get(std::string_view key) const;  // absent or null -> nullopt
   std::vector<std::string> keys() const;                 // in key order
+
+  // Refuses a key not in `known`: "file: path.key: unknown key \"max_gpu\" (did you mean
+  // \"max_gpus\"?)". For documents people write, where a typo must not be dropped silently.
+  void only_keys(std::initializer_list<std::string_view> known) const;
 
   // Arrays (also reject non-arrays with a clear message).
   std::size_t size() const;
@@ -64,6 +72,15 @@ class Node {
   std::int64_t positive_int() const;       // >= 1
   std::int64_t non_negative_int() const;   // >= 0
   std::string one_of(std::initializer_list<std::string_view> choices) const;
+
+  // Ranges, inclusive: "expected an integer from 1 to 1000000, got the number 4294967297".
+  std::int64_t int_in(std::int64_t lo, std::int64_t hi) const;
+  double number_in(double lo, double hi) const;
+  // For fields kept in an int: the checks above, and never above 2147483647 (no wrap).
+  int positive_int32() const;
+  int non_negative_int32() const;
+  int int32() const;
+  int int32_or(std::string_view key, int fallback) const;
 
   [[noreturn]] void fail(std::string_view what) const;
   [[noreturn]] void expected(std::string_view what) const;  // "expected <what>, got <this>"

@@ -96,7 +96,7 @@ Placement parse_placement(const Node& data, const Cluster& cluster) {
       }
       Node gpus = n.at("gpus");
       gpus.each([&](const Node& g) {
-        int idx = static_cast<int>(g.non_negative_int());
+        int idx = g.non_negative_int32();
         if (idx >= it->second->gpus) {
           g.fail("GPU index " + std::to_string(idx) + " out of range (node \"" + ng.node +
                  "\" has " + std::to_string(it->second->gpus) + " GPUs)");
@@ -114,8 +114,8 @@ Placement parse_placement(const Node& data, const Cluster& cluster) {
     if (jp.nodes.empty()) job_nodes.expected("at least one node (leave a waiting job out)");
     jp.restart = j.bool_or("restart", false);
     jp.batch_size = j.number_or("batch_size", 0);
-    jp.local_bsz = static_cast<int>(j.int_or("local_bsz", 0));
-    jp.accum_steps = static_cast<int>(j.int_or("accum_steps", 0));
+    jp.local_bsz = j.int32_or("local_bsz", 0);
+    jp.accum_steps = j.int32_or("accum_steps", 0);
     p.jobs.push_back(std::move(jp));
   });
   std::sort(p.jobs.begin(), p.jobs.end(),

@@ -11,7 +11,7 @@ ProfilePoint parse_profile_point(const Node& n) {
     // GPUs per node, e.g. [4, 4]: nodes and replicas follow.
     int nodes = 0, replicas = 0;
     pl->each([&](const Node& g) {
-      int k = static_cast<int>(g.positive_int());
+      int k = g.positive_int32();
       ++nodes;
       replicas += k;
     });
@@ -19,11 +19,11 @@ ProfilePoint parse_profile_point(const Node& n) {
     p.nodes = nodes;
     p.replicas = replicas;
   } else {
-    p.nodes = static_cast<int>(n.at("nodes").positive_int());
-    p.replicas = static_cast<int>(n.at("replicas").positive_int());
+    p.nodes = n.at("nodes").positive_int32();
+    p.replicas = n.at("replicas").positive_int32();
   }
   if (p.replicas < p.nodes) n.at("replicas").expected("at least one replica per node");
-  p.local_bsz = static_cast<int>(n.at("local_bsz").positive_int());
+  p.local_bsz = n.at("local_bsz").positive_int32();
   p.step_time = n.at("step_time").positive_number();
   Node sync = n.at("sync_time");
   p.sync_time = sync.non_negative_number();

@@ -75,17 +75,17 @@ BookJob job_from_json(const Node& n) {
   b.state = *s;
   b.reason = n.string_or("reason", "");
   b.end_time = n.number_or("end_time", 0);
-  if (auto e = n.get("exit_status")) b.exit_status = static_cast<int>(e->as_int());
+  if (auto e = n.get("exit_status")) b.exit_status = e->int32();
   if (auto p = n.get("placed")) b.placed = parse_opt_placed(*p);
   b.report_node = n.string_or("report_node", "");
-  b.generation = static_cast<int>(n.int_or("generation", 0));
-  b.starts = static_cast<int>(n.int_or("starts", 0));
+  b.generation = n.int32_or("generation", 0);
+  b.starts = n.int32_or("starts", 0);
   b.restoring = n.bool_or("restoring", false);
   b.done_reported = n.bool_or("done_reported", false);
   b.attained_service = n.number_or("attained_service", 0);
   if (auto obs = n.get("observations")) {
     obs->each([&](const Node& o) {
-      b.observations.push_back({parse_profile_point(o), static_cast<int>(o.int_or("count", 1))});
+      b.observations.push_back({parse_profile_point(o), o.int32_or("count", 1)});
     });
   }
   if (auto g = n.get("gradient")) {

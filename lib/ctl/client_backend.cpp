@@ -42,6 +42,15 @@ JobBook LocalBackend::load() const {
   return store_.load(false, nullptr);
 }
 
+JobBook LocalBackend::load_existing() const {
+  // A typo'd --state-dir must not read as an empty cluster.
+  if (!store_.exists()) {
+    throw Error(ExitStatus::no_input,
+                store_.root() + ": no such state directory (a submission or round creates it)");
+  }
+  return load();
+}
+
 json LocalBackend::submit(const std::vector<JobSpec>& jobs) {
   JobBook book = load();
   auto pending = pending_requests(store_);
@@ -74,13 +83,13 @@ json LocalBackend::submit(const std::vector<JobSpec>& jobs) {
 }
 
 json LocalBackend::status(const std::vector<std::string>& jobs) {
-  JobBook book = load();
+  JobBook book = load_existing();
   return job_status_list(book, pending_requests(store_), jobs, wall_clock(),
                          config_.controller.silent_after);
 }
 
 json LocalBackend::cancel(const std::vector<std::string>& jobs) {
-  JobBook book = load();
+  JobBook book = load_existing();
   auto pending = pending_requests(store_);
   const double now = wall_clock();
   // Every job must be known (or waiting to be taken in) before anything is written.
@@ -92,11 +101,12 @@ json LocalBackend::cancel(const std::vector<std::string>& jobs) {
 }
 
 json LocalBackend::nodes() {
-  return node_list(load(), wall_clock());
+  return node_list(load_existing(), wall_clock());
 }
 
 json LocalBackend::explain(const std::string& job) {
-  return job_explanation(load(), pending_requests(store_), job, wall_clock(),
+  JobBook book = load_existing();
+  return job_explanation(book, pending_requests(store_), job, wall_clock(),
                          config_.controller.silent_after);
 }
 

@@ -47,7 +47,8 @@ class LocalBackend : public ClientBackend {
   nlohmann::json explain(const std::string& job) override;
 
  private:
-  JobBook load() const;
+  JobBook load() const;           // an empty book when the state directory is missing
+  JobBook load_existing() const;  // 66 when it is missing (read-only commands)
   Config config_;
   StateStore store_;
   std::string identity_;

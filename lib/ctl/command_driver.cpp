@@ -105,6 +105,12 @@ std::vector<NodeStatus> CommandDriver::observe() {
     s.node = n.name;
     try {
       PipedResult r = run_piped(expand(templates_.status, n, 0), "", templates_.timeout);
+      if (r.status == static_cast<int>(ExitStatus::no_input) && !r.timed_out) {
+        // `sia-run status` on a node never given work: no state directory yet, no jobs.
+        s.status = {{"node", n.name}, {"jobs", json::array()}};
+        s.ok = true;
+        return;
+      }
       if (r.status != 0 || r.timed_out) {
         s.error = failure(r);
         return;

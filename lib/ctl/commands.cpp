@@ -10,6 +10,8 @@
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
 
+#include <optional>
+
 namespace sia::ctl {
 
 using nlohmann::json;
@@ -98,7 +100,10 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
   Config config = config_of(args);
   Catalog catalog(config.controller.catalog.empty() ? default_catalog_dir()
                                                     : config.controller.catalog);
-  std::vector<JobSpec> specs = read_submissions(files, catalog);
+  // With a cluster configured, a job it can never hold is refused here, before the inbox.
+  std::optional<Cluster> cluster;
+  if (!config.controller.cluster.empty()) cluster = read_cluster(config.controller.cluster);
+  std::vector<JobSpec> specs = read_submissions(files, catalog, cluster ? &*cluster : nullptr);
   if (args.dry_run) {
     json list = json::array();
     for (const auto& s : specs) list.push_back(job_spec_to_json(s));

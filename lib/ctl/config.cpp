@@ -1,6 +1,7 @@
 #include "ctl/config.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -228,16 +229,31 @@ void check(const Config& c, const std::function<std::string(const std::string&)>
     throw Error(ExitStatus::config, where(key) + ": " + what);
   };
   const auto& k = c.controller;
-  if (!(k.round > 0)) fail("controller.round", "expected a number of seconds > 0");
+  // Durations become std::chrono values and deadlines: bounded, so none overflows into an
+  // instant expiry.
+  auto seconds = [&](const std::string& key, double v, double most) {
+    if (!(v > 0 && v <= most)) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", most);
+      fail(key, "expected seconds > 0 and at most " + std::string(buf));
+    }
+  };
+  seconds("controller.round", k.round, 86400);
   if (k.retention < 0) fail("controller.retention", "expected an integer >= 0");
-  if (!(k.stage_timeout > 0)) fail("controller.stage_timeout", "expected seconds > 0");
-  if (!(k.heartbeat_interval > 0)) fail("controller.heartbeat_interval", "expected seconds > 0");
-  if (k.heartbeat_liveness < 1) fail("controller.heartbeat_liveness", "expected an integer >= 1");
-  if (!(k.fence_after > 0)) fail("controller.fence_after", "expected seconds > 0");
-  if (!(k.silent_after > 0)) fail("controller.silent_after", "expected seconds > 0");
-  if (!(k.hung_timeout >= 0)) fail("controller.hung_timeout", "expected seconds >= 0");
-  if (k.hung_retries < 0) fail("controller.hung_retries", "expected an integer >= 0");
-  if (!(c.nodes.timeout > 0)) fail("nodes.timeout", "expected seconds > 0");
+  seconds("controller.stage_timeout", k.stage_timeout, 1e6);
+  seconds("controller.heartbeat_interval", k.heartbeat_interval, 3600);
+  if (k.heartbeat_liveness < 1 || k.heartbeat_liveness > 1000) {
+    fail("controller.heartbeat_liveness", "expected an integer from 1 to 1000");
+  }
+  seconds("controller.fence_after", k.fence_after, 1e6);
+  seconds("controller.silent_after", k.silent_after, 1e6);
+  if (!(k.hung_timeout >= 0 && k.hung_timeout <= 1e6)) {
+    fail("controller.hung_timeout", "expected seconds from 0 (never) to 1000000");
+  }
+  if (k.hung_retries < 0 || k.hung_retries > 1000) {
+    fail("controller.hung_retries", "expected an integer from 0 to 1000");
+  }
+  seconds("nodes.timeout", c.nodes.timeout, 1e6);
   auto names = policy_names();
   if (std::find(names.begin(), names.end(), k.policy) == names.end()) {
     std::string list;

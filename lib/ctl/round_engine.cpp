@@ -159,6 +159,7 @@ json RoundEngine::run(JobBook& book) {
           JobSpec s = parse_job_spec(jobs[i]);
           names.push_back(s.name);
           validate_submission(s, catalog, where + ": jobs[" + std::to_string(i) + "]");
+          check_admissible(s, catalog, cluster_, where + ": jobs[" + std::to_string(i) + "]");
           if (book.find(s.name) || pending.count(s.name)) {
             throw Error(ExitStatus::data,
                         "job \"" + s.name + "\" exists already (a job name is never reused)");
@@ -234,6 +235,20 @@ json RoundEngine::run(JobBook& book) {
           make_job_ended(b->spec.name, Lifecycle::failed, reason, failed->exit_status, now));
       ended.push_back({{"job", b->spec.name}, {"state", "failed"}, {"reason", reason}});
     }
+  }
+  commit(book, std::move(records));
+  records.clear();
+
+  // A queued job the configured cluster (down nodes included) can no longer hold -- it
+  // changed since the job was submitted -- fails now rather than queueing forever.
+  for (const BookJob* b : book.active()) {
+    if (b->placed) continue;
+    std::string why = unschedulable_reason(b->spec, catalog, cluster_, /*strict=*/false);
+    if (why.empty()) continue;
+    std::string reason = "cannot run on cluster " + cluster_.name + ": " + why;
+    warn("job " + b->spec.name + ": " + reason);
+    records.push_back(make_job_ended(b->spec.name, Lifecycle::failed, reason, std::nullopt, now));
+    ended.push_back({{"job", b->spec.name}, {"state", "failed"}, {"reason", reason}});
   }
   commit(book, std::move(records));
   records.clear();

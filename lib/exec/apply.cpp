@@ -87,9 +87,10 @@ int run_status(const StatusArgs& args) {
         records.push_back(std::move(r));
       }
     }
-  } else if (!args.jobs.empty()) {
-    throw Error(ExitStatus::no_input, "job \"" + args.jobs.front() +
-                                          "\" is not known in state directory " + state.root());
+  } else {
+    // A typo'd --state-dir must not read as a node that runs nothing.
+    throw Error(ExitStatus::no_input,
+                state.root() + ": no such state directory (sia-run apply or run creates it)");
   }
   print_status(node_of(state), state, records, args.format);
   return 0;

@@ -146,33 +146,31 @@ JobLaunch parse_job_launch(const Node& d) {
   d.at("nodes").each([&](const Node& n) {
     NodeGpus ng;
     ng.node = n.at("name").as_string();
-    n.at("gpus").each(
-        [&](const Node& g) { ng.gpus.push_back(static_cast<int>(g.non_negative_int())); });
+    n.at("gpus").each([&](const Node& g) { ng.gpus.push_back(g.non_negative_int32()); });
     l.nodes.push_back(std::move(ng));
   });
   l.command = d.at("command").as_strings();
   l.batch_size = d.number_or("batch_size", 0);
-  l.local_bsz = static_cast<int>(d.int_or("local_bsz", 0));
-  l.accum_steps = static_cast<int>(d.int_or("accum_steps", 0));
+  l.local_bsz = d.int32_or("local_bsz", 0);
+  l.accum_steps = d.int32_or("accum_steps", 0);
   l.master_addr = d.string_or("master_addr", "");
-  l.generation = static_cast<int>(d.at("generation").positive_int());
-  l.master_port = static_cast<int>(d.int_or("master_port", 0));
+  l.generation = d.at("generation").positive_int32();
+  l.master_port = d.int32_or("master_port", 0);
   l.restore = d.bool_or("restore", false);
   l.cwd = d.string_or("cwd", "");
   l.ckpt_dir = d.string_or("ckpt_dir", "");
   l.report = d.string_or("report", "");
   l.batch_plan = d.string_or("batch_plan", "");
-  l.plan = static_cast<int>(d.int_or("plan", 0));
+  l.plan = d.int32_or("plan", 0);
   l.expected_step = d.int_or("expected_step", 0);
   l.restore_missing = d.bool_or("restore_missing", false);
   l.report_interval = d.number_or("report_interval", 30);
   l.grace = d.number_or("grace", 120);
   d.at("ranks").each([&](const Node& r) {
     RankLaunch rl;
-    rl.rank = static_cast<int>(r.at("rank").non_negative_int());
-    rl.local_rank = static_cast<int>(r.at("local_rank").non_negative_int());
-    r.at("gpus").each(
-        [&](const Node& g) { rl.gpus.push_back(static_cast<int>(g.non_negative_int())); });
+    rl.rank = r.at("rank").non_negative_int32();
+    rl.local_rank = r.at("local_rank").non_negative_int32();
+    r.at("gpus").each([&](const Node& g) { rl.gpus.push_back(g.non_negative_int32()); });
     rl.log = r.at("log").as_string();
     if (auto env = r.get("env")) {
       for (const auto& k : env->keys()) rl.env[k] = env->at(k).as_string();

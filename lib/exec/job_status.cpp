@@ -83,7 +83,7 @@ json job_status_to_json(const JobStatus& s) {
 JobStatus parse_job_status(const Node& d) {
   JobStatus s;
   s.job = d.at("job").as_string();
-  s.generation = static_cast<int>(d.at("generation").positive_int());
+  s.generation = d.at("generation").positive_int32();
   Node state = d.at("state");
   auto st = parse_run_state(state.as_string());
   if (!st) state.expected("a job state (running, stopping, finished, preempted, failed, killed)");
@@ -98,11 +98,11 @@ JobStatus parse_job_status(const Node& d) {
   if (auto ranks = d.get("ranks")) {
     ranks->each([&](const Node& r) {
       RankStatus rs;
-      rs.rank = static_cast<int>(r.at("rank").non_negative_int());
+      rs.rank = r.at("rank").non_negative_int32();
       rs.pid = static_cast<pid_t>(r.int_or("pid", -1));
       if (auto e = r.get("exit")) {
-        rs.exit = e->has("signal") ? ProcessExit::killed(static_cast<int>(e->at("signal").as_int()))
-                                   : ProcessExit::exited(static_cast<int>(e->at("code").as_int()));
+        rs.exit = e->has("signal") ? ProcessExit::killed(e->at("signal").int32())
+                                   : ProcessExit::exited(e->at("code").int32());
       }
       rs.stopped = r.bool_or("stopped", false);
       s.ranks.push_back(rs);

@@ -212,7 +212,7 @@ std::optional<StopRequest> StateDir::read_stop(const std::string& job) const {
   if (!d) return std::nullopt;
   Node n = d->data();
   StopRequest r;
-  r.generation = static_cast<int>(n.at("generation").non_negative_int());
+  r.generation = n.at("generation").non_negative_int32();
   r.grace = n.at("grace").non_negative_number();
   r.reason = n.string_or("reason", "");
   return r;

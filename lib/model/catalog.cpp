@@ -112,7 +112,7 @@ ModelInfo parse_model(const Node& data) {
   m.source = data.string_or("source", "");
   m.init_batch_size = data.at("init_batch_size").positive_number();
   m.max_batch_size = data.at("max_batch_size").positive_number();
-  m.max_epochs = static_cast<int>(data.at("max_epochs").positive_int());
+  m.max_epochs = data.at("max_epochs").positive_int32();
   m.restart_cost = data.at("restart_cost").non_negative_number();
   m.restart_penalty = data.number_or("restart_penalty", m.restart_cost);
   m.slowdown = data.get("slowdown") ? data.at("slowdown").positive_number() : 1.0;
@@ -120,11 +120,11 @@ ModelInfo parse_model(const Node& data) {
     ModelGpu gpu;
     gpu.name = g.at("name").as_string();
     gpu.artifact_name = g.string_or("artifact_name", "");
-    gpu.gpus_per_node = static_cast<int>(g.at("gpus_per_node").positive_int());
-    gpu.max_profiled_nodes = static_cast<int>(g.int_or("max_profiled_nodes", 1));
-    gpu.pipeline_stages = static_cast<int>(g.int_or("pipeline_stages", 1));
-    gpu.min_local_bsz = static_cast<int>(g.at("min_local_bsz").positive_int());
-    gpu.max_local_bsz = static_cast<int>(g.at("max_local_bsz").positive_int());
+    gpu.gpus_per_node = g.at("gpus_per_node").positive_int32();
+    gpu.max_profiled_nodes = g.int32_or("max_profiled_nodes", 1);
+    gpu.pipeline_stages = g.int32_or("pipeline_stages", 1);
+    gpu.min_local_bsz = g.at("min_local_bsz").positive_int32();
+    gpu.max_local_bsz = g.at("max_local_bsz").positive_int32();
     Node pl = g.at("placements");
     check_columns(pl, {"placement", "local_bsz", "step_time", "sync_time"});
     pl.at("rows").each([&](const Node& r) {
@@ -134,7 +134,7 @@ ModelInfo parse_model(const Node& data) {
       auto digits = placement_digits(id, row.placement);
       row.nodes = static_cast<int>(digits.size());
       for (int d : digits) row.replicas += d;
-      row.local_bsz = static_cast<int>(r[1].positive_int());
+      row.local_bsz = r[1].positive_int32();
       row.step_time = r[2].positive_number();
       row.sync_time = r[3].non_negative_number();
       gpu.placements.push_back(row);
@@ -143,9 +143,9 @@ ModelInfo parse_model(const Node& data) {
       check_columns(*sc, {"nodes", "replicas", "local_bsz", "step_time", "sync_time"});
       sc->at("rows").each([&](const Node& r) {
         ScalabilityRow row;
-        row.nodes = static_cast<int>(r[0].positive_int());
-        row.replicas = static_cast<int>(r[1].positive_int());
-        row.local_bsz = static_cast<int>(r[2].positive_int());
+        row.nodes = r[0].positive_int32();
+        row.replicas = r[1].positive_int32();
+        row.local_bsz = r[2].positive_int32();
         row.step_time = r[3].positive_number();
         row.sync_time = r[4].non_negative_number();
         gpu.scalability.push_back(row);

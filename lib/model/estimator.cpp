@@ -325,6 +325,7 @@ GoodputRow Estimator::estimate_job(JobState& job) {
           split_batch(bc.batch_size, reps, tms[t].max_local, b0, &b, &s);
           bc.local_bsz = b;
           bc.accum_steps = s;
+          bc.batch_size = static_cast<double>(reps) * b * (s + 1);  // the batch it runs
         }
       }
       if (!bc.valid()) return;
@@ -397,8 +398,10 @@ GoodputRow Estimator::estimate_job(JobState& job) {
                        ? std::max(b0, static_cast<double>(tms[t].min_local) * u / tms[t].stages)
                        : spec.batch_size;
     int b = 0, s = 0;
-    split_batch(batch, std::max(1, u / tms[t].stages), tms[t].max_local, b0, &b, &s);
-    e.batch_size = batch;
+    const int reps = std::max(1, u / tms[t].stages);
+    split_batch(batch, reps, tms[t].max_local, b0, &b, &s);
+    // The batch the split runs: local_bsz x replicas x (accum_steps + 1), rounded up.
+    e.batch_size = tms[t].stages == 1 ? static_cast<double>(reps) * b * (s + 1) : batch;
     e.local_bsz = b;
     e.accum_steps = s;
     entries.push_back(e);
@@ -501,7 +504,7 @@ void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
       e.config = Config{static_cast<int>(t), nodes, spec.gpus};
       e.raw_goodput = bc.goodput;
       e.throughput = bc.throughput;
-      e.batch_size = spec.batch_size;
+      e.batch_size = bc.batch_size;  // the fixed batch as its split runs it
       e.local_bsz = bc.local_bsz;
       e.accum_steps = bc.accum_steps;
       e.source = tms[t].multi_gpu ? GoodputSource::model : GoodputSource::bootstrap;

@@ -52,12 +52,12 @@ JobState parse_job_state(const Node& job) {
   auto st = job.get("state");
   if (!st) return s;
   if (auto v = st->get("age")) s.age = v->non_negative_number();
-  if (auto v = st->get("restarts")) s.restarts = static_cast<int>(v->non_negative_int());
+  if (auto v = st->get("restarts")) s.restarts = v->non_negative_int32();
   if (auto c = st->get("current")) {
     CurrentAllocation a;
     a.gpu_type = c->at("gpu_type").as_string();
     Node pl = c->at("placement");
-    pl.each([&](const Node& g) { a.placement.push_back(static_cast<int>(g.positive_int())); });
+    pl.each([&](const Node& g) { a.placement.push_back(g.positive_int32()); });
     if (a.placement.empty()) pl.expected("a non-empty list of GPUs per node");
     s.current = a;
   }
@@ -93,8 +93,7 @@ JobState parse_job_state(const Node& job) {
       if (p.size() != 7) p.expected("7 parameters");
       std::array<double, 7> a{};
       for (std::size_t i = 0; i < 7; ++i) a[i] = p[i].as_number();
-      FittedModel fm{PerfParams::from_array(a), static_cast<int>(m.at("points").non_negative_int()),
-                     0};
+      FittedModel fm{PerfParams::from_array(a), m.at("points").non_negative_int32(), 0};
       if (auto f = m.get("fingerprint")) {
         std::string hex = f->as_string();
         bool ok = hex.size() == 16;

@@ -31,16 +31,18 @@ void validate_policy_options(const PolicyOptions& o) {
                 "otherwise jobs may be left waiting while GPUs idle");
   }
   if (!(o.lambda_a >= 0)) throw Error(ExitStatus::usage, "--lambda-a: must be >= 0");
-  if (!(o.time_limit > 0)) throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds");
+  if (!(o.time_limit > 0 && o.time_limit <= 86400)) {
+    throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds and at most 86400");
+  }
   if (!(o.mip_gap >= 0)) throw Error(ExitStatus::usage, "--mip-gap: must be >= 0");
-  if (!(o.gavel_reset >= 0) || !std::isfinite(o.gavel_reset)) {
-    throw Error(ExitStatus::usage, "--gavel-reset: must be >= 0 seconds");
+  if (!(o.gavel_reset >= 0 && o.gavel_reset <= 1e9)) {
+    throw Error(ExitStatus::usage, "--gavel-reset: must be >= 0 seconds and at most 1e9");
   }
   if (!(o.themis_f >= 0 && o.themis_f <= 1)) {
     throw Error(ExitStatus::usage, "--themis-f: must be between 0 and 1");
   }
-  if (!(o.themis_lease > 0) || !std::isfinite(o.themis_lease)) {
-    throw Error(ExitStatus::usage, "--themis-lease: must be > 0 seconds");
+  if (!(o.themis_lease > 0 && o.themis_lease <= 1e9)) {
+    throw Error(ExitStatus::usage, "--themis-lease: must be > 0 seconds and at most 1e9");
   }
   if (o.pollux_generations < 1) {
     throw Error(ExitStatus::usage, "--pollux-generations: must be >= 1");
@@ -66,8 +68,8 @@ bool uses_tuned_jobs(const std::string& policy) {
 
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options) {
   PolicyOptions o = options;
-  if (!std::isfinite(o.round) || o.round < 0) {
-    throw Error(ExitStatus::usage, "--round: must be a number of seconds >= 0");
+  if (!(o.round >= 0 && o.round <= 86400)) {
+    throw Error(ExitStatus::usage, "--round: must be a number of seconds >= 0 and at most 86400");
   }
   if (o.round == 0) o.round = default_round(name);
   validate_policy_options(o);

@@ -1,7 +1,9 @@
 #include "serve/client_service.hpp"
 
+#include <optional>
 #include <set>
 
+#include "core/cluster.hpp"
 #include "core/error.hpp"
 #include "core/node.hpp"
 #include "ctl/client_docs.hpp"
@@ -90,6 +92,9 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
     catalog_ = std::make_unique<Catalog>(
         config_.controller.catalog.empty() ? default_catalog_dir() : config_.controller.catalog);
   }
+  // The cluster as the next round will read it: a job it can never hold is refused now.
+  std::optional<Cluster> cluster;
+  if (!config_.controller.cluster.empty()) cluster = read_cluster(config_.controller.cluster);
   auto pending = ctl::pending_requests(store_);
   std::set<std::string> waiting;
   for (const auto& p : pending) {
@@ -105,6 +110,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
     JobSpec s =
         parse_job_spec(Node(doc ? j["data"] : j, "SUBMIT", "jobs[" + std::to_string(i) + "]"));
     ctl::validate_submission(s, *catalog_, where);
+    if (cluster) ctl::check_admissible(s, *catalog_, *cluster, where);
     if (const ctl::BookJob* b = book_.find(s.name)) {
       throw Error(ExitStatus::data, "job \"" + s.name + "\" exists already (" +
                                         ctl::to_string(b->state) +

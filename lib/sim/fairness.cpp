@@ -61,6 +61,8 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
   };
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
     for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+      // A type the job may not use has no isolated run: the job would never start there.
+      if (!workload[i].allows_type(cluster.types[t].name)) continue;
       int lo, hi;
       double share;
       shares(i, t, &lo, &hi, &share);
@@ -114,6 +116,7 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
     const double offset = std::fmod(spec.submit_time, options.round);
     double weight = 0, rho_sum = 0, jct_sum = 0;
     for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+      if (!spec.allows_type(cluster.types[t].name)) continue;
       const int cap = cluster.types[t].capacity();
       int lo, hi;
       double share;

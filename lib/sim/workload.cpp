@@ -23,7 +23,9 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
     if (!valid_job_name(s.name)) t.fail(r, cn, "expected a job name of letters, digits, '-', '_', '.'");
     if (!names.insert(s.name).second) t.fail(r, cn, "duplicate job \"" + s.name + "\"");
     s.submit_time = t.number(r, ct);
-    if (s.submit_time < 0) t.fail(r, ct, "expected a time >= 0");
+    if (!(s.submit_time >= 0 && s.submit_time <= kMaxSeconds)) {
+      t.fail(r, ct, "expected a time from 0 to 1e9 seconds");
+    }
     s.model = t.cell(r, ca);
     if (!catalog.has(s.model)) {
       std::string known;
@@ -34,7 +36,9 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
     if (reps < 1 || reps > 100000) t.fail(r, cr, "expected a positive GPU count");
     s.gpus = static_cast<int>(reps);
     s.batch_size = t.number(r, cb);
-    if (!(s.batch_size > 0)) t.fail(r, cb, "expected a positive batch size");
+    if (!(s.batch_size >= 1 && s.batch_size <= kMaxBatchSize)) {
+      t.fail(r, cb, "expected a batch size from 1 to 1000000000");
+    }
     if (cc >= 0 && !t.cell(r, cc).empty()) {
       const std::string& c = t.cell(r, cc);
       if (c == "adaptive") {

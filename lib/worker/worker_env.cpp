@@ -33,14 +33,15 @@ long integer(const Getenv& get, const char* name, long fallback, long lo, long h
   return x;
 }
 
-double number(const Getenv& get, const char* name, double fallback, double lo,
+// Bounded above too: durations become std::chrono deadlines, batches ints.
+double number(const Getenv& get, const char* name, double fallback, double lo, double hi,
               const std::string& what) {
   auto v = text(get, name);
   if (!v) return fallback;
   errno = 0;
   char* end = nullptr;
   double x = std::strtod(v->c_str(), &end);
-  if (errno != 0 || end == v->c_str() || *end != '\0' || !std::isfinite(x) || x < lo) {
+  if (errno != 0 || end == v->c_str() || *end != '\0' || !std::isfinite(x) || x < lo || x > hi) {
     bad(name, *v, what);
   }
   return x;
@@ -70,7 +71,7 @@ WorkerEnv read_worker_env(const Getenv& get) {
   e.accum_steps =
       static_cast<int>(integer(get, "SIA_ACCUM_STEPS", 0, 0, 1 << 20, "a non-negative integer"));
   // A scheduler's batch size is a number; what trains is local_bsz x ranks x micro-steps.
-  const double batch = number(get, "SIA_BATCH_SIZE", 0, 1, "a number of at least 1");
+  const double batch = number(get, "SIA_BATCH_SIZE", 0, 1, 1e9, "a number from 1 to 1e9");
   const long per_local = static_cast<long>(e.world_size) * e.micro_steps();
   e.local_bsz =
       static_cast<int>(integer(get, "SIA_LOCAL_BSZ", 0, 1, kMaxInt, "a positive integer"));
@@ -97,18 +98,20 @@ WorkerEnv read_worker_env(const Getenv& get) {
   e.restore = integer(get, "SIA_RESTORE", 0, 0, 1, "0 or 1") == 1;
   if (auto v = text(get, "SIA_REPORT")) e.report = *v;
   if (auto v = text(get, "SIA_BATCH_PLAN")) e.batch_plan = *v;
-  e.report_interval = number(get, "SIA_REPORT_INTERVAL", 30, 0.001, "a positive number of seconds");
+  e.report_interval = number(get, "SIA_REPORT_INTERVAL", 30, 0.001, 86400,
+                             "a number of seconds from 0.001 to 86400");
   e.profile_steps =
       static_cast<int>(integer(get, "SIA_PROFILE_STEPS", 0, 0, 1 << 20, "a non-negative integer"));
-  e.init_batch_size = number(get, "SIA_INIT_BATCH_SIZE", 0, 0, "a positive number");
+  e.init_batch_size = number(get, "SIA_INIT_BATCH_SIZE", 0, 0, 1e9, "a number from 0 to 1e9");
   if (auto v = text(get, "SIA_DEVICE")) {
     if (*v != "auto" && *v != "cpu" && *v != "cuda") bad("SIA_DEVICE", *v, "auto, cpu or cuda");
     e.device = *v;
   }
-  e.memory_limit_mb = number(get, "SIA_MEMORY_LIMIT_MB", 0, 0, "a non-negative number");
-  e.rendezvous_timeout =
-      number(get, "SIA_RENDEZVOUS_TIMEOUT", 300, 0.001, "a positive number of seconds");
-  e.peer_timeout = number(get, "SIA_PEER_TIMEOUT", 600, 0.001, "a positive number of seconds");
+  e.memory_limit_mb = number(get, "SIA_MEMORY_LIMIT_MB", 0, 0, 1e12, "a number from 0 to 1e12");
+  e.rendezvous_timeout = number(get, "SIA_RENDEZVOUS_TIMEOUT", 300, 0.001, 1e6,
+                                "a number of seconds from 0.001 to 1e6");
+  e.peer_timeout =
+      number(get, "SIA_PEER_TIMEOUT", 600, 0.001, 1e6, "a number of seconds from 0.001 to 1e6");
   if (e.ckpt_dir.empty() && e.profile_steps == 0) {
     throw Error(ExitStatus::config,
                 "SIA_CKPT_DIR: missing (where rank 0 checkpoints on SIGTERM; only "

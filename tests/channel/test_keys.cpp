@@ -180,3 +180,21 @@ TEST_CASE("which endpoints may go without CURVE", "[keys]") {
   CHECK(s3 == 78);
   CHECK(m3.find("connect tcp://10.1.2.3:7400: CURVE encryption is mandatory") == 0);
 }
+
+TEST_CASE("a malformed endpoint is a usage error naming the flag", "[keys]") {
+  CHECK(error_of([] { check_endpoint("tcp//x", "connect"); }) ==
+        std::pair<int, std::string>{64,
+                                    "--connect: expected an endpoint tcp://HOST:PORT, "
+                                    "ipc://PATH or inproc://NAME, got \"tcp//x\""});
+  CHECK(error_of([] { check_endpoint("tcp://ctl", "connect"); }).first == 64);
+  CHECK(error_of([] { check_endpoint("tcp://ctl:99999", "connect"); }).first == 64);
+  CHECK(error_of([] { check_endpoint("tcp://ctl:*", "connect"); }).first == 64);
+  CHECK(error_of([] { check_endpoint("ipc://", "connect"); }).first == 64);
+  CHECK(error_of([] { require_curve("tcp//x", true, "connect", ""); }).first == 64);
+  CHECK_NOTHROW(check_endpoint("tcp://ctl:7400", "connect"));
+  CHECK_NOTHROW(check_endpoint("tcp://[::1]:7400", "connect"));
+  CHECK_NOTHROW(check_endpoint("tcp://127.0.0.1;10.0.0.1:7400", "connect"));
+  CHECK_NOTHROW(check_endpoint("tcp://127.0.0.1:*", "bind"));
+  CHECK_NOTHROW(check_endpoint("ipc:///tmp/sia.sock", "connect"));
+  CHECK_NOTHROW(check_endpoint("inproc://x", "bind"));
+}

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "core/cluster.hpp"
 #include "test_util.hpp"
 
@@ -75,4 +77,34 @@ TEST_CASE("cluster errors name the field and exit 78", "[cluster]") {
   CHECK(e.second == "cluster.toml: node_groups[0].names: expected 2 names (count), got 1");
   e = error_of([] { cluster_from_toml("name = \"x\"\n"); });
   CHECK(e.second == "cluster.toml: node_groups: missing required field");
+}
+
+TEST_CASE("an unknown key in a cluster is an error; what cluster_to_json writes reads back",
+          "[cluster]") {
+  auto e = error_of([] {
+    cluster_from_toml("[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_nodes = 4\ncount = 1\n");
+  });
+  CHECK(e == std::pair<int, std::string>{
+                 78,
+                 "cluster.toml: node_groups[0].gpus_per_nodes: unknown key \"gpus_per_nodes\" "
+                 "(did you mean \"gpus_per_node\"?)"});
+  e = error_of([] {
+    cluster_from_toml(
+        "nodes = 3\n[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\n"
+        "count = 1\n");
+  });
+  CHECK(e.second == "cluster.toml: nodes: unknown key \"nodes\"");
+  e = error_of([] {
+    cluster_from_toml(
+        "[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4294967297\n"
+        "count = 1\n");
+  });
+  CHECK(e.first == 78);
+  Cluster c = read_cluster(test::data_dir() + "/clusters/sia-physical-44.toml");
+  auto doc = test::doc_from(
+      dump_document("Cluster", nlohmann::json::object(), cluster_to_json(c), false), "Cluster");
+  Cluster back = cluster_from_document(doc);
+  CHECK(cluster_to_json(back) == cluster_to_json(c));
+  Cluster cpu = read_cluster(test::data_dir() + "/clusters/cpu-example.toml");
+  CHECK(cpu.total_gpus() == 4);
 }

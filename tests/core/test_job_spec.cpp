@@ -71,3 +71,71 @@ TEST_CASE("a job spec round-trips through JSON", "[job_spec]") {
   CHECK(back.restart_cost == 12.5);
   CHECK(back.allowed_gpu_types == std::vector<std::string>{"t4", "a100"});
 }
+
+TEST_CASE("an unknown key in a job spec is an error suggesting the nearest", "[job_spec]") {
+  CHECK(error_of([] { spec_from_toml("name=\"a\"\nmodel=\"bert\"\nmax_gpu=4\n"); }) ==
+        std::pair<int, std::string>{
+            65, "job.toml: max_gpu: unknown key \"max_gpu\" (did you mean \"max_gpus\"?)"});
+  CHECK(error_of([] { spec_from_toml("name=\"a\"\nmodel=\"bert\"\nflavour=\"x\"\n"); }).second ==
+        "job.toml: flavour: unknown key \"flavour\"");
+  // In a Jobs document too, named by its path.
+  auto jobs = parse_documents(
+      R"({"apiVersion":"sia/v1","kind":"Jobs","data":{"jobs":[{"name":"a","model":"bert",)"
+      R"("allowed_gpu_type":["t4"]}]}})",
+      "jobs.json", {"Jobs"});
+  CHECK(error_of([&] { parse_job_spec(jobs.front().data().at("jobs")[0]); }).second ==
+        "jobs.json: jobs[0].allowed_gpu_type: unknown key \"allowed_gpu_type\" (did you mean "
+        "\"allowed_gpu_types\"?)");
+}
+
+TEST_CASE("job spec numbers are range-checked, never wrapped", "[job_spec]") {
+  auto err = [](const std::string& extra) {
+    return error_of([&] { spec_from_toml("name=\"a\"\nmodel=\"bert\"\n" + extra); });
+  };
+  CHECK(err("min_gpus = 4294967297\n") ==
+        std::pair<int, std::string>{65,
+                                    "job.toml: min_gpus: expected an integer from 1 to "
+                                    "1000000, got the number 4294967297"});
+  CHECK(err("adaptivity=\"strong-scaling\"\nbatch_size = 1e19\n").second ==
+        "job.toml: batch_size: expected a number from 1 to 1000000000, got the number 1e+19");
+  CHECK(err("restart_cost = 1e300\n").first == 65);
+  CHECK(err("submit_time = -1\n").first == 65);
+  CHECK(err("priority = 9999999999\n").first == 65);
+  CHECK(err("gpus = 0\n").first == 65);
+  // A JSON number beyond a double is bad data, not an internal error.
+  CHECK(error_of([] {
+          parse_documents(R"({"apiVersion":"sia/v1","kind":"JobSpec","data":{"name":"a",)"
+                          R"("model":"bert","batch_size":1e400}})",
+                          "job.json", {"JobSpec"});
+        }).first == 65);
+}
+
+TEST_CASE("what sia's writers emit for a job reads back", "[job_spec]") {
+  // Every field job_spec_to_json writes, and the state a Jobs document carries.
+  JobSpec s = spec_from_toml(
+      "name = \"x\"\nmodel = \"bert\"\nadaptivity = \"strong-scaling\"\nmin_gpus = 2\n"
+      "max_gpus = 8\ngpus = 8\ninit_batch_size = 64\nmax_batch_size = 4096\n"
+      "batch_size = 512\npipeline_stages = 1\nrestart_cost = 12.5\n"
+      "allowed_gpu_types = [\"t4\"]\npriority = -3\npreemptible = false\nsubmit_time = 7\n"
+      "command = [\"w\", \"--x\"]\n");
+  nlohmann::json j = job_spec_to_json(s);
+  j["state"] = {{"age", 3.0}, {"restarts", 1}};
+  auto doc = test::doc_from(dump_document("Jobs", nlohmann::json::object(), {{"jobs", {j}}}, false),
+                            "Jobs");
+  JobSpec back = parse_job_spec(doc.data().at("jobs")[0]);
+  CHECK(job_spec_to_json(back) == job_spec_to_json(s));
+}
+
+TEST_CASE("a file of another kind is named as such", "[job_spec]") {
+  CHECK(error_of([] {
+          parse_documents("name = \"c\"\n[[node_groups]]\ngpu_type = \"t4\"\n", "cluster.toml",
+                          {"JobSpec", "Jobs"});
+        }).second ==
+        "cluster.toml: expected a JobSpec or Jobs document, got what looks like a Cluster");
+  // A TOML file of several jobs needs no kind = "Jobs".
+  auto docs = parse_documents("[[jobs]]\nname = \"a\"\nmodel = \"bert\"\n", "jobs.toml",
+                              {"Jobs", "JobSpec"});
+  CHECK(docs.front().kind == "Jobs");
+  docs = parse_documents("name = \"a\"\nmodel = \"bert\"\n", "job.toml", {"Jobs", "JobSpec"});
+  CHECK(docs.front().kind == "JobSpec");
+}

@@ -11,6 +11,7 @@
 #include "ctl/client_docs.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
+#include "ctl/submission.hpp"
 #include "ctl_test_util.hpp"
 #include "test_util.hpp"
 
@@ -344,4 +345,63 @@ TEST_CASE("a job that keeps reporting is never taken for hung", "[round]") {
   }
   CHECK(f.book().find("a")->state == Lifecycle::running);
   CHECK(f.book().find("a")->silent_restarts == 0);
+}
+
+TEST_CASE("a job the cluster can never run is refused at submit and in the inbox", "[round]") {
+  Fixture f;
+  Catalog catalog(sia::test::catalog_dir());
+  auto why = [&](const std::string& extra) {
+    json j = {{"name", "x"}, {"model", "cifar10"}, {"command", {"/bin/true"}}};
+    j.update(json::parse(extra));
+    return unschedulable_reason(parse_job_spec(Node(j, "t", "")), catalog, f.cluster, true);
+  };
+  CHECK(why("{}").empty());
+  CHECK(why(R"({"min_gpus": 5})") ==
+        "min_gpus: 5 GPUs, more than any GPU type it may use has (at most 4, t4)");
+  CHECK(why(R"({"adaptivity": "rigid", "gpus": 8, "batch_size": 64})") ==
+        "gpus: 8 GPUs, more than any GPU type it may use has (at most 4, t4)");
+  CHECK(why(R"({"allowed_gpu_types": ["t4", "a100"]})") ==
+        "allowed_gpu_types: GPU type \"a100\" is not in the cluster (it has: t4)");
+  CHECK(why(R"({"pipeline_stages": 2})").rfind("pipeline_stages: a hybrid-parallel job", 0) == 0);
+  CHECK(why(R"({"model": "gpt_pmp"})") ==
+        "model: \"gpt_pmp\" has no measurements on the GPU types it may use here (t4)");
+
+  // The client refuses before writing anything (the cluster is configured).
+  JobSpec big = ct::spec("big", 8);
+  big.min_gpus = 8;
+  std::vector<std::string> files = {f.dir / "big.json"};
+  ct::write_text(files[0], dump_document("JobSpec", json::object(), job_spec_to_json(big), false));
+  auto e = sia::test::error_of([&] { read_submissions(files, catalog, &f.cluster); });
+  CHECK(e.first == 65);
+  CHECK(e.second == files[0] +
+                        ": min_gpus: cannot run on cluster box: 8 GPUs, more than any GPU type "
+                        "it may use has (at most 4, t4)");
+  // A request already in the inbox is rejected by the round with that reason.
+  f.store.write_inbox(inbox_request("submit", "local:one", 1, {{"jobs", {job_spec_to_json(big)}}}));
+  json r = f.round();
+  REQUIRE(r["rejected"].size() == 1);
+  CHECK(r["rejected"][0]["reason"].get<std::string>().find("cannot run on cluster box") !=
+        std::string::npos);
+}
+
+TEST_CASE("a queued job the changed cluster can no longer run fails with the reason", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  JobSpec wide = ct::spec("wide", 4);
+  wide.min_gpus = 4;
+  client.submit({wide});
+  f.driver.up.clear();  // no node answers: the job stays queued
+  f.round();
+  REQUIRE(f.book().find("wide")->state == Lifecycle::queued);
+  // The cluster shrinks to one node of two GPUs.
+  ct::write_text(f.cluster_file,
+                 "name = \"box\"\n[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 2\n"
+                 "count = 1\n");
+  f.cluster = read_cluster(f.cluster_file);
+  json r = f.round();
+  JobBook b = f.book();
+  CHECK(b.find("wide")->state == Lifecycle::failed);
+  CHECK(b.find("wide")->reason ==
+        "cannot run on cluster box: min_gpus: 4 GPUs, more than any GPU type it may use has "
+        "(at most 2, t4)");
 }

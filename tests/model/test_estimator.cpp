@@ -170,3 +170,54 @@ TEST_CASE("cached fits are reused while the observations are unchanged", "[estim
     CHECK(a.entries[i].goodput == b.entries[i].goodput);
   }
 }
+
+TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 1)",
+          "[estimator][property]") {
+  // The identity the workers rely on (SIA_BATCH_SIZE = SIA_LOCAL_BSZ x WORLD_SIZE x
+  // (SIA_ACCUM_STEPS + 1)), over every data-parallel model, every adaptivity, jobs new and
+  // observed, both profiles, and fixed batches that do not divide evenly.
+  Fixture f;
+  int checked = 0;
+  for (bool reference : {false, true}) {
+    EstimatorOptions o = reference ? reference_estimator_options() : EstimatorOptions{};
+    o.baseline_info = true;  // also the tuned fixed configurations the baselines allocate
+    for (const auto& model : f.catalog.names()) {
+      if (f.catalog.get(model).gpus.front().pipeline_stages > 1) continue;
+      for (int variant = 0; variant < 4; ++variant) {
+        Estimator est(f.cluster, f.catalog, o);
+        JobState j = job(model + "-" + std::to_string(variant), model);
+        if (variant == 1) {
+          j.spec.adaptivity = Adaptivity::strong_scaling;
+          j.spec.batch_size = 1001;  // odd: no GPU count divides it
+          j.spec.gpus = 16;
+          j.spec.min_gpus = 3;
+        } else if (variant == 2) {
+          j.spec.adaptivity = Adaptivity::rigid;
+          j.spec.batch_size = 997;
+          j.spec.gpus = 6;
+        } else if (variant == 3) {
+          j = ran_on_a100(f.catalog);
+          j.spec.name = model + "-ran";
+          j.spec.model = model;
+          j.spec.allowed_gpu_types = {"a100", "t4"};
+        }
+        GoodputRow r;
+        try {
+          r = est.estimate_job(j);
+        } catch (const Error&) {
+          continue;  // a batch outside what the model allows: no row, nothing to check
+        }
+        std::vector<GoodputEntry> all = r.entries;
+        all.insert(all.end(), r.fixed.begin(), r.fixed.end());
+        for (const auto& e : all) {
+          INFO(model << " variant " << variant << " type " << e.config.type << " gpus "
+                     << e.config.gpus << (reference ? " reference" : ""));
+          CHECK(e.batch_size ==
+                static_cast<double>(e.local_bsz) * e.config.gpus * (e.accum_steps + 1));
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked > 100);
+}

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
                 "Policy, or a comma-separated list to compare (sia, gavel, pollux, themis, "
                 "ftf-lp, fifo, srtf)")
       ->capture_default_str();
-  s->add_option("--round", sim.options.round,
+  s->add_option("--round", sim.round,
                 "Round length in seconds (default: the policy's, 60 s for Sia)");
   s->add_option("--p", sim.options.policy_options.p, "Sia's fairness power")->capture_default_str();
   s->add_option("--lambda-n", sim.options.policy_options.lambda_n, "Sia's lambda_n")

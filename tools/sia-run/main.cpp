@@ -42,13 +42,13 @@ int main(int argc, char** argv) {
                     "Cluster file: checks --node, gives node addresses (default $SIA_CLUSTER)");
     sub->add_option("--grace", apply.settings.grace,
                     "Seconds from SIGTERM to SIGKILL when stopping a job")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str();
     sub->add_option("--ckpt-root", apply.settings.ckpt_root,
                     "Checkpoints in DIR/JOB (default: in the state directory)");
     sub->add_option("--report-interval", apply.settings.report_interval,
                     "Seconds between worker reports (SIA_REPORT_INTERVAL)")
-        ->check(CLI::PositiveNumber)
+        ->check(CLI::Range(0.001, 86400.0))
         ->capture_default_str();
     sub->add_option("--port-range", apply.port_range, "Ports MASTER_PORT is drawn from (LO-HI)")
         ->capture_default_str();
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   auto* stop_cmd = app.add_subcommand("stop", "Checkpoint-stop jobs and hold them");
   stop_cmd->add_option("job", stop.jobs, "Jobs to stop")->required();
   stop_cmd->add_option("--grace", stop.grace, "Seconds from SIGTERM to SIGKILL")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   stop_cmd->add_flag("--dry-run", stop.dry_run, "Print the actions without doing them");
 
@@ -99,30 +99,30 @@ int main(int argc, char** argv) {
                         "Cluster file giving this node's inventory (default $SIA_CLUSTER)");
   agent_cmd
       ->add_option("--heartbeat-interval", agent.heartbeat_interval, "Seconds between heartbeats")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.001, 3600.0))
       ->capture_default_str();
   agent_cmd
       ->add_option("--heartbeat-liveness", agent.heartbeat_liveness,
                    "Missed heartbeats before the controller counts as lost")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   agent_cmd
       ->add_option("--fence-after", agent.fence_after,
                    "Seconds without the controller before the jobs are checkpoint-stopped")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.001, 1e6))
       ->capture_default_str();
   agent_cmd->add_flag("--keep-jobs", agent.keep_jobs,
                       "On SIGTERM or SIGINT leave the jobs running (default: stop them first)");
   agent_cmd
       ->add_option("--grace", agent.grace,
                    "Seconds from SIGTERM to SIGKILL when a job is stopped (apply's)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 1e6));
   agent_cmd->add_option("--ckpt-root", agent.ckpt_root,
                         "Checkpoints in DIR/JOB, a directory every node sees (apply's)");
   agent_cmd
       ->add_option("--report-interval", agent.report_interval,
                    "Seconds between worker reports (apply's)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(0.001, 86400.0));
 
   sia::exec::SuperviseArgs supervise;  // started by apply and run, not by people
   auto* supervise_cmd = app.add_subcommand("supervise", "");
