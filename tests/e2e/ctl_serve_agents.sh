@@ -25,7 +25,10 @@ cd "$tmp" || exit 1
 
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 stop_node_jobs() {  # what a dead machine does to its workers
-  [ -d "nodes/$1" ] && "$BIN/sia-run" --state-dir "nodes/$1" stop --grace 0 a b c >/dev/null 2>&1
+  # One job at a time: a stop naming a job the node never ran stops nothing (66).
+  for j in a b c; do
+    [ -d "nodes/$1" ] && "$BIN/sia-run" --state-dir "nodes/$1" stop --grace 0 "$j" >/dev/null 2>&1
+  done
 }
 cleanup() {
   [ -n "$ctl_pid" ] && kill -9 "$ctl_pid" 2>/dev/null
