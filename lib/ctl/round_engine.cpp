@@ -215,6 +215,12 @@ json RoundEngine::run(JobBook& book) {
   // 3. Jobs that ended on their nodes.
   auto on_nodes = jobs_on_nodes(statuses);
   json ended = json::array();
+  // Ends `job` (a journal record, and a line of the round's result).
+  auto end_job = [&](const std::string& job, Lifecycle state, const std::string& reason,
+                     std::optional<int> exit_status) {
+    records.push_back(make_job_ended(job, state, reason, exit_status, now));
+    ended.push_back({{"job", job}, {"state", to_string(state)}, {"reason", reason}});
+  };
   for (const BookJob* b : book.active()) {
     auto it = on_nodes.find(b->spec.name);
     if (it == on_nodes.end()) continue;
@@ -227,13 +233,10 @@ json RoundEngine::run(JobBook& book) {
     if (finished) {
       std::string reason = "finished on " + finished->node + " (sia-run round " +
                            std::to_string(finished->generation) + ")";
-      records.push_back(make_job_ended(b->spec.name, Lifecycle::finished, reason, 0, now));
-      ended.push_back({{"job", b->spec.name}, {"state", "finished"}, {"reason", reason}});
+      end_job(b->spec.name, Lifecycle::finished, reason, 0);
     } else if (failed) {
       std::string reason = "failed on " + failed->node + ": " + failed->reason;
-      records.push_back(
-          make_job_ended(b->spec.name, Lifecycle::failed, reason, failed->exit_status, now));
-      ended.push_back({{"job", b->spec.name}, {"state", "failed"}, {"reason", reason}});
+      end_job(b->spec.name, Lifecycle::failed, reason, failed->exit_status);
     }
   }
   commit(book, std::move(records));
@@ -247,8 +250,7 @@ json RoundEngine::run(JobBook& book) {
     if (why.empty()) continue;
     std::string reason = "cannot run on cluster " + cluster_.name + ": " + why;
     warn("job " + b->spec.name + ": " + reason);
-    records.push_back(make_job_ended(b->spec.name, Lifecycle::failed, reason, std::nullopt, now));
-    ended.push_back({{"job", b->spec.name}, {"state", "failed"}, {"reason", reason}});
+    end_job(b->spec.name, Lifecycle::failed, reason, std::nullopt);
   }
   commit(book, std::move(records));
   records.clear();
@@ -277,18 +279,16 @@ json RoundEngine::run(JobBook& book) {
         n != book.nodes().end() && !n->second.delivery_error.empty()) {
       continue;
     }
-    const std::string what =
-        "its workers sent no report for " + std::to_string(static_cast<long long>(quiet)) + " s";
+    const std::string secs = std::to_string(static_cast<long long>(quiet)) + " s";
+    const std::string what = "its workers sent no report for " + secs;
     if (b->done_reported) {  // it reached its end but does not exit: it is done
-      std::string reason = "its workers reported done but had not exited after " +
-                           std::to_string(static_cast<long long>(quiet)) + " s; stopped";
-      records.push_back(make_job_ended(b->spec.name, Lifecycle::finished, reason, 0, now));
-      ended.push_back({{"job", b->spec.name}, {"state", "finished"}, {"reason", reason}});
+      std::string reason =
+          "its workers reported done but had not exited after " + secs + "; stopped";
+      end_job(b->spec.name, Lifecycle::finished, reason, 0);
     } else if (b->silent_restarts >= cc.hung_retries) {
       std::string reason =
           what + " (restarted " + std::to_string(b->silent_restarts) + " time(s) for it already)";
-      records.push_back(make_job_ended(b->spec.name, Lifecycle::failed, reason, std::nullopt, now));
-      ended.push_back({{"job", b->spec.name}, {"state", "failed"}, {"reason", reason}});
+      end_job(b->spec.name, Lifecycle::failed, reason, std::nullopt);
     } else {
       records.push_back(make_job_silent(b->spec.name, quiet, now));
       silent.push_back(b->spec.name);
@@ -376,8 +376,7 @@ json RoundEngine::run(JobBook& book) {
     for (const auto& [job, why] : out.unschedulable) {
       std::string reason = "cannot be scheduled: " + why;
       warn("job " + job + ": " + reason);
-      records.push_back(make_job_ended(job, Lifecycle::failed, reason, std::nullopt, now));
-      ended.push_back({{"job", job}, {"state", "failed"}, {"reason", reason}});
+      end_job(job, Lifecycle::failed, reason, std::nullopt);
       scheduled.erase(job);
     }
     commit(book, std::move(records));
