@@ -167,6 +167,9 @@ void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
   l.restore_missing = !l.restore && l.expected_step > 0;
   int port = derive_port(l.job, generation, s.port_lo, s.port_hi);
   if (l.nodes.size() == 1 && s.port_free) {  // no other node to agree with: probe
+    // From a start that also depends on the state directory, so that two sia-run state
+    // directories on one machine launching a same-named job do not race for one port.
+    port = derive_port(state.root() + ":" + l.job, generation, s.port_lo, s.port_hi);
     int span = s.port_hi - s.port_lo + 1;
     for (int k = 0; k < span; ++k) {
       int p = s.port_lo + (port - s.port_lo + k) % span;

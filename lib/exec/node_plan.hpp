@@ -52,7 +52,9 @@ struct GenerationSettings {
 void prepare_generation(JobLaunch& launch, int generation, const StateDir& state,
                         const GenerationSettings& settings);
 
-// MASTER_PORT before probing: lo + FNV-1a(job "/" generation) mod (hi - lo + 1).
+// MASTER_PORT of a job spanning nodes (every node derives the same one, none probes):
+// lo + FNV-1a(job "/" generation) mod (hi - lo + 1). A one-node job probes from
+// derive_port(STATE_ROOT ":" job, generation, lo, hi) for the first free port instead.
 int derive_port(const std::string& job, int generation, int lo, int hi);
 // True when nothing listens on TCP `port` (a bind to it succeeds).
 bool tcp_port_free(int port);

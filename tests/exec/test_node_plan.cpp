@@ -99,7 +99,7 @@ TEST_CASE("a generation gets the worker environment", "[plan]") {
 
   JobLaunch small = v[1];
   s.ckpt_root = "/shared/ckpt";
-  int derived = derive_port("small", 1, 29500, 29999);
+  int derived = derive_port(state.root() + ":small", 1, 29500, 29999);
   s.port_free = [&](int p) { return p != derived; };  // taken: the next one is used
   prepare_generation(small, 1, state, s);
   CHECK(small.ranks[0].env.at("SIA_BATCH_SIZE") == "37.5");

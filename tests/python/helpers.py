@@ -47,9 +47,9 @@ def run(args, timeout=120, **env):
 class Job:
     """``world`` ranks of ``PYTHON args`` on 127.0.0.1, logs in ``directory``."""
 
-    def __init__(self, directory, args, world, **env):
+    def __init__(self, directory, args, world, port=None, **env):
         self.directory = directory
-        self.port = free_port()
+        self.port = port or free_port()
         self.log_paths = [os.path.join(directory, f"rank-{r}.log")
                           for r in range(world)]
         self.procs = []

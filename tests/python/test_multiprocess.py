@@ -30,11 +30,11 @@ class MultiProcess(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def job(self, world, args, **env):
+    def job(self, world, args, port=None, **env):
         env = dict(dict(SIA_JOB="t", SIA_ROUND=1, SIA_CKPT_DIR=self.ckpt,
                         SIA_REPORT=self.report, SIA_REPORT_INTERVAL=0.1), **env)
         return Job(self.dir, [SCENARIO, "--record", self.record, "--dump", self.dump]
-                   + args, world, **env)
+                   + args, world, port=port, **env)
 
     def wait_step(self, step, round=1):
         return wait_for(lambda: [r for r in reports(self.report)
@@ -71,6 +71,21 @@ class MultiProcess(unittest.TestCase):
         self.assertEqual((done["reason"], done["world_size"], done["local_bsz"]),
                          ("done", 3, 7))
         self.assertEqual(done["samples"], 1500)
+
+    def test_rank_0_waits_for_a_port_still_held(self):
+        # The previous round's store still holds MASTER_PORT (bound, not listening):
+        # rank 0 retries until it is free instead of failing the job.
+        import socket
+        import time
+        from helpers import free_port
+        holder = socket.socket()
+        holder.bind(("0.0.0.0", free_port()))
+        port = holder.getsockname()[1]
+        job = self.job(2, ["--dataset-size", "64", "--epochs", "1"], port=port,
+                       SIA_LOCAL_BSZ=8)
+        time.sleep(2)
+        holder.close()
+        self.assertEqual(job.wait(), [0, 0], job.logs())
 
     def test_batch_plan_in_place(self):
         plan_file = os.path.join(self.dir, "batch-plan.json")

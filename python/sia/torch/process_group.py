@@ -9,7 +9,9 @@ Promises:
     and during the rendezvous: nothing is computed, the last checkpoint
     stands) or call ``on_stop`` (after it).
   * :func:`join`: gloo on the CPU, NCCL on a GPU, over a TCP store at
-    MASTER_ADDR:MASTER_PORT whose keys are those of this job and round only.
+    MASTER_ADDR:MASTER_PORT whose keys are those of this job and round only;
+    rank 0 retries a port still in use (the previous round's store) until the
+    deadline.
     Every wait is short and in Python, so that a signal's handler runs within a
     fraction of a second (PyTorch's own waits for the store hold the GIL).  A
     rendezvous that does not complete within SIA_RENDEZVOUS_TIMEOUT, or fails,
@@ -97,9 +99,18 @@ def _join_store(c, deadline):
                 if time.monotonic() > deadline:
                     raise late from None
                 time.sleep(0.1)
-    store = dist.TCPStore(c.master_addr, c.master_port, c.world_size, root,
-                          datetime.timedelta(seconds=c.rendezvous_timeout),
-                          wait_for_workers=False)
+    while True:
+        try:
+            store = dist.TCPStore(c.master_addr, c.master_port, c.world_size, root,
+                                  datetime.timedelta(seconds=c.rendezvous_timeout),
+                                  wait_for_workers=False)
+            break
+        except RuntimeError as e:
+            # The port may still be held by the previous round's store: retry, as the
+            # reference worker does, until the rendezvous deadline.
+            if not root or "in use" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
     # Ranks of another job or round never share keys with ours.
     store = dist.PrefixStore(f"sia/{c.job}/{c.round}", store)
     store.set(f"arrived/{c.rank}", "1")
