@@ -169,8 +169,12 @@ std::optional<RequestKind> request_kind(std::string_view t) {
   if (t == "SUBMIT") return RequestKind::submit;
   if (t == "STATUS") return RequestKind::status;
   if (t == "CANCEL") return RequestKind::cancel;
+  if (t == "HOLD") return RequestKind::hold;
+  if (t == "RELEASE") return RequestKind::release;
+  if (t == "REQUEUE") return RequestKind::requeue;
   if (t == "NODES") return RequestKind::nodes;
   if (t == "EXPLAIN") return RequestKind::explain;
+  if (t == "HISTORY") return RequestKind::history;
   return std::nullopt;
 }
 
@@ -289,10 +293,18 @@ const char* to_string(RequestKind k) {
       return "STATUS";
     case RequestKind::cancel:
       return "CANCEL";
+    case RequestKind::hold:
+      return "HOLD";
+    case RequestKind::release:
+      return "RELEASE";
+    case RequestKind::requeue:
+      return "REQUEUE";
     case RequestKind::nodes:
       return "NODES";
     case RequestKind::explain:
       return "EXPLAIN";
+    case RequestKind::history:
+      return "HISTORY";
   }
   return "?";
 }

@@ -3,7 +3,8 @@
 //   agent -> hub   READY, ACK, REPORT, HEARTBEAT, BYE
 //   hub -> agent   ASSIGN, HEARTBEAT (with the report offsets the controller has stored),
 //                  ERROR, BYE
-//   client -> hub  SUBMIT, STATUS, CANCEL, NODES, EXPLAIN (a Request)
+//   client -> hub  SUBMIT, STATUS, CANCEL, HOLD, RELEASE, REQUEUE, NODES, EXPLAIN, HISTORY
+//                  (a Request)
 //   hub -> client  REPLY, ERROR
 // encode() writes a message as one line of JSON (invalid UTF-8 in a report line is
 // replaced, never thrown on). decode() trusts nothing: text that is not JSON, nested too
@@ -114,12 +115,13 @@ struct Bye {
   nlohmann::json run_status;  // null when not sent
 };
 
-enum class RequestKind { submit, status, cancel, nodes, explain };
+enum class RequestKind { submit, status, cancel, hold, release, requeue, nodes, explain, history };
 const char* to_string(RequestKind k);  // "SUBMIT", ...
 
 // A client's request. `args` is the operation's input, by convention:
 //   SUBMIT {"jobs": [JobSpec documents]}, STATUS {"jobs": [names]} (empty: all),
-//   CANCEL {"jobs": [names]}, NODES {}, EXPLAIN {"job": name}.
+//   CANCEL, HOLD, RELEASE, REQUEUE {"jobs": [names]}, NODES {}, EXPLAIN {"job": name},
+//   HISTORY {}.
 struct Request {
   RequestKind kind = RequestKind::status;
   std::string id;      // echoed by the REPLY

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace sia::cli {
 
@@ -75,6 +76,16 @@ std::string duration(double seconds) {
     std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
   } else {
     std::snprintf(buf, sizeof buf, "%ldd%02ldh", s / 86400, (s % 86400) / 3600);
+  }
+  return buf;
+}
+
+std::string utc_time(double seconds) {
+  char buf[32] = "-";
+  const auto t = static_cast<std::time_t>(std::floor(seconds));
+  std::tm tm{};
+  if (std::isfinite(seconds) && ::gmtime_r(&t, &tm)) {
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   }
   return buf;
 }

@@ -26,5 +26,7 @@ class Table {
 std::string fixed(double v, int digits);
 // Human duration: "42s", "3m20s", "2h05m", "1d03h".
 std::string duration(double seconds);
+// A time (seconds since the epoch) in UTC, ISO 8601: "2026-12-01T16:04:59Z".
+std::string utc_time(double seconds);
 
 }  // namespace sia::cli

@@ -13,7 +13,7 @@
 
 namespace sia::cli {
 
-enum class Format { json, jsonl, table };
+enum class Format { json, jsonl, table, csv };  // csv: where a program says so
 
 // Runs `body`; returns its status, or maps a thrown sia::Error / other exception.
 int run(const char* program, const std::function<int()>& body);

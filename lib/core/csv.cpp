@@ -88,8 +88,8 @@ int CsvTable::column(std::string_view name) const {
 }
 
 void CsvTable::fail(std::size_t row, int col, std::string_view what) const {
-  throw Error(status_, file_ + ":" + std::to_string(lines_[row]) + ": column " +
-                           header_[col] + ": " + std::string(what));
+  throw Error(status_, file_ + ":" + std::to_string(lines_[row]) + ": column " + header_[col] +
+                           ": " + std::string(what));
 }
 
 double CsvTable::number(std::size_t row, int col) const {
@@ -112,6 +112,16 @@ long long CsvTable::integer(std::size_t row, int col) const {
 
 CsvTable read_csv(const std::string& file, ExitStatus status) {
   return CsvTable(read_input(file), display_name(file), status);
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
 }
 
 }  // namespace sia

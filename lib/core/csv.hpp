@@ -24,7 +24,7 @@ class CsvTable {
   int column(std::string_view name) const;  // throws if absent
 
   const std::string& cell(std::size_t row, int col) const { return rows_[row][col]; }
-  double number(std::size_t row, int col) const;   // finite, else throws with line/column
+  double number(std::size_t row, int col) const;  // finite, else throws with line/column
   long long integer(std::size_t row, int col) const;
   std::size_t line_of(std::size_t row) const { return lines_[row]; }
   const std::string& file() const { return file_; }
@@ -39,5 +39,9 @@ class CsvTable {
 };
 
 CsvTable read_csv(const std::string& file, ExitStatus status = ExitStatus::data);
+
+// One field of a CSV row as RFC 4180 writes it: quoted (quotes doubled) when it holds a
+// comma, a quote or a line break.
+std::string csv_field(std::string_view text);
 
 }  // namespace sia

@@ -32,6 +32,9 @@ json job_to_json(const BookJob& b) {
       {"order", b.order},
       {"state", to_string(b.state)},
       {"reason", b.reason},
+      {"held_by", b.held_by},
+      {"held_time", b.held_time},
+      {"requeue_by", b.requeue_by},
       {"end_time", b.end_time},
       {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
       {"placed", opt_placed(b.placed)},
@@ -74,6 +77,9 @@ BookJob job_from_json(const Node& n) {
   if (!s) st.expected("a job state (queued, running, finished, failed, cancelled)");
   b.state = *s;
   b.reason = n.string_or("reason", "");
+  b.held_by = n.string_or("held_by", "");
+  b.held_time = n.number_or("held_time", 0);
+  b.requeue_by = n.string_or("requeue_by", "");
   b.end_time = n.number_or("end_time", 0);
   if (auto e = n.get("exit_status")) b.exit_status = e->int32();
   if (auto p = n.get("placed")) b.placed = parse_opt_placed(*p);
@@ -150,6 +156,7 @@ json JobBook::to_json() const {
           {"report_offsets", offsets},
           {"inbox", inbox_},
           {"rejections", rejections},
+          {"retired", retired_},
           {"last_cluster", last_cluster_},
           {"last_allocation", last_allocation_},
           {"last_placement", last_placement_}};
@@ -196,6 +203,9 @@ JobBook JobBook::from_json(const json& data, const std::string& file) {
       b.rejections_.push_back({r.at("job").as_string(), r.string_or("identity", ""),
                                r.number_or("time", 0), r.string_or("reason", "")});
     });
+  }
+  if (auto retired = d.get("retired")) {
+    for (const auto& name : retired->as_strings()) b.retired_.insert(name);
   }
   auto keep = [&](const char* k) { return data.contains(k) ? data[k] : json(); };
   b.last_cluster_ = keep("last_cluster");

@@ -4,6 +4,8 @@
 
 #include "core/error.hpp"
 #include "ctl/client_docs.hpp"
+#include "ctl/history.hpp"
+#include "ctl/job_requests.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/submission.hpp"
 
@@ -59,11 +61,7 @@ json LocalBackend::submit(const std::vector<JobSpec>& jobs) {
     if (p.type == "submit") waiting.insert(p.jobs.begin(), p.jobs.end());
   }
   for (const auto& s : jobs) {
-    if (const BookJob* b = book.find(s.name)) {
-      throw Error(ExitStatus::data, "job \"" + s.name + "\" exists already (" +
-                                        to_string(b->state) +
-                                        "); a job name is never reused: choose another");
-    }
+    check_name_unused(book, s.name);
     if (waiting.count(s.name)) {
       throw Error(ExitStatus::data,
                   "job \"" + s.name + "\" is submitted already (waiting in the inbox)");
@@ -88,15 +86,14 @@ json LocalBackend::status(const std::vector<std::string>& jobs) {
                          config_.controller.silent_after);
 }
 
-json LocalBackend::cancel(const std::vector<std::string>& jobs) {
+json LocalBackend::request(JobRequest request, const std::vector<std::string>& jobs) {
   JobBook book = load_existing();
   auto pending = pending_requests(store_);
   const double now = wall_clock();
-  // Every job must be known (or waiting to be taken in) before anything is written.
-  job_status_list(book, pending, jobs, now, config_.controller.silent_after);
+  check_job_request(book, pending, request, jobs);  // before anything is written
   store_.create();
-  store_.write_inbox(inbox_request("cancel", identity_, now, {{"jobs", jobs}}));
-  pending.push_back({"cancel", identity_, now, jobs});
+  store_.write_inbox(inbox_request(to_string(request), identity_, now, {{"jobs", jobs}}));
+  pending.push_back({to_string(request), identity_, now, jobs});
   return job_status_list(book, pending, jobs, now, config_.controller.silent_after);
 }
 
@@ -108,6 +105,10 @@ json LocalBackend::explain(const std::string& job) {
   JobBook book = load_existing();
   return job_explanation(book, pending_requests(store_), job, wall_clock(),
                          config_.controller.silent_after);
+}
+
+json LocalBackend::history() {
+  return job_history(load_existing(), wall_clock());
 }
 
 }  // namespace sia::ctl

@@ -1,10 +1,11 @@
-// ClientBackend: what the client subcommands (submit, status, cancel, nodes, explain)
+// ClientBackend: what the client subcommands (submit, status, cancel, hold, release,
+// requeue, nodes, explain)
 // ask of a controller, whatever the way to it. Every call returns a whole document
 // envelope ({"apiVersion", "kind", "metadata", "data"}) that the command prints as JSON or
 // renders as a table (client_render.hpp), or throws sia::Error with the status to exit
 // with (65 a refused submission, 66 an unknown job, 69 an unreachable controller...).
-//   LocalBackend  acts on a state directory on this machine: submissions and cancellations
-//                 become request files in STATE/inbox that the next round takes in; reads
+//   LocalBackend  acts on a state directory on this machine: submissions and requests on
+//                 jobs become request files in STATE/inbox that the next round takes in; reads
 //                 load the snapshot and journal without taking the lock.
 // A remote backend (the control channel's client RPC) implements the same interface and
 // is chosen by make_client_backend() when [client] connect (or --connect) is set.
@@ -31,10 +32,12 @@ class ClientBackend {
   virtual nlohmann::json submit(const std::vector<JobSpec>& jobs) = 0;
   // JobStatusList of the named jobs (all jobs when empty).
   virtual nlohmann::json status(const std::vector<std::string>& jobs) = 0;
-  // JobStatusList of the named jobs after the request.
-  virtual nlohmann::json cancel(const std::vector<std::string>& jobs) = 0;
+  // JobStatusList of the named jobs after the request (job_requests.hpp says which
+  // requests are refused).
+  virtual nlohmann::json request(JobRequest request, const std::vector<std::string>& jobs) = 0;
   virtual nlohmann::json nodes() = 0;                          // NodeList
   virtual nlohmann::json explain(const std::string& job) = 0;  // JobExplanation
+  virtual nlohmann::json history() = 0;                        // JobHistory (history.hpp)
 };
 
 class LocalBackend : public ClientBackend {
@@ -42,9 +45,10 @@ class LocalBackend : public ClientBackend {
   LocalBackend(const Config& config, std::string identity);
   nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
-  nlohmann::json cancel(const std::vector<std::string>& jobs) override;
+  nlohmann::json request(JobRequest request, const std::vector<std::string>& jobs) override;
   nlohmann::json nodes() override;
   nlohmann::json explain(const std::string& job) override;
+  nlohmann::json history() override;
 
  private:
   JobBook load() const;           // an empty book when the state directory is missing

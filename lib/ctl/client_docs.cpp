@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <set>
 
 #include "cli/table.hpp"
+#include "core/cluster.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "exec/job_launch.hpp"
@@ -43,7 +45,80 @@ std::string silence(const BookJob& b, double now, double silent_after) {
               : "");
 }
 
-json job_row(const BookJob& b, double now, double silent_after) {
+std::string need_text(int n) {
+  return std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
+}
+
+// Why a job that has not ended is where it is: one of the documented reason codes (see
+// client_docs.hpp) and a line for people; {"", ""} for a job that runs as it should.
+std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b, double now,
+                                           double silent_after) {
+  if (!b.held_by.empty()) {
+    return {"held", "held by " + b.held_by +
+                        (b.placed ? ": the next round stops it with a checkpoint"
+                                  : " " + cli::duration(std::max(0.0, now - b.held_time)) +
+                                        " ago; sia-ctl release " + b.spec.name + " lets it run")};
+  }
+  if (!b.requeue_by.empty()) {
+    return {"requeue", "requeue requested by " + b.requeue_by +
+                           ": the next round stops it with a checkpoint; it waits from then on"};
+  }
+  if (b.placed) {
+    if (b.done_reported) return {"finishing", "its workers reported done; ending"};
+    if (auto quiet = silence(b, now, silent_after); !quiet.empty()) return {"silent", quiet};
+    if (b.restoring) {
+      return {"restoring", "(re)started on " + b.report_node +
+                               (b.starts > 1 ? ", restoring its checkpoint" : "") +
+                               "; no report from it yet"};
+    }
+    return {"", b.notice};
+  }
+  if (book.round() == 0 || book.last_round_time() < b.submit_time) {
+    return {"new", "no round has considered it yet"};
+  }
+  // Room on the GPU types it may use, as the last round saw the cluster's nodes that were up.
+  const int need =
+      b.spec.adaptivity == Adaptivity::rigid && b.spec.gpus > 0 ? b.spec.gpus : b.spec.min_gpus;
+  int most_up = 0, most_free = 0;
+  std::string types;
+  try {
+    Cluster c = parse_cluster(Node(book.last_cluster(), "last round", "cluster"));
+    std::map<std::string, int> used;
+    for (const BookJob* a : book.active()) {
+      if (a->placed) used[a->placed->gpu_type] += a->placed->gpus();
+    }
+    for (const auto& t : c.types) {
+      if (!b.spec.allows_type(t.name)) continue;
+      types += (types.empty() ? "" : ", ") + t.name;
+      most_up = std::max(most_up, t.capacity());
+      most_free = std::max(most_free, t.capacity() - used[t.name]);
+    }
+  } catch (const Error&) {
+    most_up = most_free = need;  // a cluster that does not read: say what the policy said
+  }
+  std::string note;
+  const json& wr =
+      book.last_placement().is_object() && book.last_placement().contains("waiting_reasons")
+          ? book.last_placement()["waiting_reasons"]
+          : json();
+  if (wr.is_object() && wr.contains(b.spec.name) && wr[b.spec.name].is_string()) {
+    note = "; placer: " + wr[b.spec.name].get<std::string>();
+  }
+  if (most_up < need) {
+    return {"resources", "no room: it needs " + need_text(need) + " of one type (" +
+                             (types.empty() ? "none of its types is up" : types) + "), at most " +
+                             std::to_string(most_up) + " are up" + note};
+  }
+  if (most_free < need) {
+    return {"resources", "no room: it needs " + need_text(need) + " of one type (" + types +
+                             "), at most " + std::to_string(most_free) +
+                             " are free; the others run jobs" + note};
+  }
+  return {"priority", "there is room (" + std::to_string(most_free) + " free of one of " + types +
+                          "), but fairness and goodput put other jobs first" + note};
+}
+
+json job_row(const JobBook& book, const BookJob& b, double now, double silent_after) {
   json nodes = json::array();
   if (b.placed) {
     for (const auto& ng : b.placed->nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
@@ -70,12 +145,12 @@ json job_row(const BookJob& b, double now, double silent_after) {
               {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
   row["silent_for"] = silent_for(b, now);
-  if (b.done_reported && !ended) {
-    row["reason"] = "its workers reported done; ending";
-  } else if (auto quiet = silence(b, now, silent_after); !ended && !quiet.empty()) {
-    row["reason"] = quiet;
-  } else if (!ended && !b.notice.empty()) {
-    row["reason"] = b.notice;
+  row["held_by"] = b.held_by;
+  row["reason_code"] = "";
+  if (!ended) {
+    auto [code, detail] = why_of(book, b, now, silent_after);
+    row["reason_code"] = code;
+    row["reason"] = detail;
   }
   return row;
 }
@@ -101,11 +176,117 @@ json pending_row(const std::string& name, const std::string& state, const std::s
           {"silent_for", 0},
           {"reports", 0},
           {"reason", reason},
+          {"reason_code", state == "rejected" ? "" : "inbox"},
+          {"held_by", ""},
           {"exit_status", nullptr},
           {"ended", nullptr}};
 }
 
 }  // namespace
+
+std::string identity_user(const std::string& identity) {
+  std::string id = identity.substr(0, identity.find(' '));
+  auto colon = id.find(':');
+  return colon == std::string::npos ? id : id.substr(colon + 1);
+}
+
+std::vector<std::string> parse_state_filter(const std::vector<std::string>& values,
+                                            const std::string& flag) {
+  static const std::set<std::string> known = {"queued",    "running",   "finished", "failed",
+                                              "cancelled", "submitted", "rejected"};
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    std::size_t start = 0;
+    while (start <= v.size()) {
+      std::size_t comma = v.find(',', start);
+      std::string s =
+          v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!known.count(s)) {
+        throw Error(ExitStatus::usage, flag +
+                                           ": expected queued, running, finished, failed, "
+                                           "cancelled, submitted or rejected, got \"" +
+                                           s + "\"");
+      }
+      out.push_back(s);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+double parse_since(const std::string& text, double now, const std::string& flag) {
+  auto bad = [&]() -> double {
+    throw Error(ExitStatus::usage,
+                flag +
+                    ": expected seconds since the epoch, a UTC date or time "
+                    "(2026-12-01, 2026-12-01T08:00[:00][Z]) or a time ago (90m, 12h, 7d), "
+                    "got \"" +
+                    text + "\"");
+  };
+  if (text.empty()) return bad();
+  // A time ago: digits and one unit.
+  const char unit = text.back();
+  if (std::string("smhd").find(unit) != std::string::npos && text.size() > 1 &&
+      std::all_of(text.begin(), text.end() - 1, [](char c) { return c >= '0' && c <= '9'; })) {
+    if (text.size() > 10) return bad();
+    const double n = std::stod(text.substr(0, text.size() - 1));
+    const double scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400;
+    return now - n * scale;
+  }
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (text.size() > 12) return bad();
+    return std::stod(text);
+  }
+  std::tm tm{};
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+  char tail[4] = {0};
+  const int n =
+      std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%3s", &y, &mo, &d, &h, &mi, &sec, tail);
+  const bool date_only = n == 3 && text.size() == 10;
+  const bool minutes = n == 5 && (text.size() == 16 || (text.size() == 17 && text.back() == 'Z'));
+  const bool seconds =
+      (n == 6 && text.size() == 19) || (n == 7 && std::string(tail) == "Z" && text.size() == 20);
+  if (!date_only && !minutes && !seconds) return bad();
+  if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+      sec > 60 || h < 0 || mi < 0 || sec < 0) {
+    return bad();
+  }
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = date_only ? 0 : h;
+  tm.tm_min = date_only ? 0 : mi;
+  tm.tm_sec = seconds ? sec : 0;
+  return static_cast<double>(::timegm(&tm));
+}
+
+json filter_jobs(json doc, const JobFilter& f) {
+  if (!doc.contains("data") || !doc["data"].contains("jobs")) return doc;
+  json kept = json::array();
+  for (const auto& row : doc["data"]["jobs"]) {
+    const std::string state = row.value("state", "");
+    if (!f.states.empty() && std::find(f.states.begin(), f.states.end(), state) == f.states.end()) {
+      continue;
+    }
+    if (!f.users.empty()) {
+      const std::string identity = row.value("identity", "");
+      const std::string user_id = identity.substr(0, identity.find(' '));
+      const std::string user = identity_user(identity);
+      if (std::none_of(f.users.begin(), f.users.end(),
+                       [&](const std::string& u) { return u == user || u == user_id; })) {
+        continue;
+      }
+    }
+    if (f.since > 0 && row.contains("ended") && row["ended"].is_number() &&
+        row["ended"].get<double>() < f.since) {
+      continue;
+    }
+    kept.push_back(row);
+  }
+  doc["data"]["jobs"] = kept;
+  return doc;
+}
 
 json envelope(const std::string& kind, const json& data) {
   return {{"apiVersion", kApiVersion},
@@ -120,16 +301,18 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
   for (const auto& r : book.rejections()) {
     rows[r.job] = pending_row(r.job, "rejected", r.identity, r.time, r.reason, now);
   }
-  for (const auto& [name, b] : book.jobs()) rows[name] = job_row(b, now, silent_after);
+  for (const auto& [name, b] : book.jobs()) rows[name] = job_row(book, b, now, silent_after);
   for (const auto& p : pending) {
     for (const auto& name : p.jobs) {
       if (p.type == "submit" && !book.find(name)) {
         rows[name] = pending_row(name, "submitted", p.identity, p.time,
                                  "in the inbox: the next round takes it in", now);
-      } else if (p.type == "cancel" && rows.count(name) &&
+      } else if (p.type != "submit" && rows.count(name) &&
                  !is_ended(parse_lifecycle(rows[name]["state"].get<std::string>())
                                .value_or(Lifecycle::finished))) {
-        rows[name]["reason"] = "cancel requested by " + p.identity + "; the next round stops it";
+        rows[name]["reason_code"] = "request";
+        rows[name]["reason"] =
+            p.type + " requested by " + p.identity + "; the next round takes it in";
       }
     }
   }
@@ -256,6 +439,13 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   }
   data["queue_position"] = b->placed ? json(nullptr) : json(position);
   data["waiting"] = waiting;
+  data["reason_code"] = "";
+  if (auto [code, detail] = why_of(book, *b, now, silent_after);
+      code == "held" || code == "requeue" || code == "resources" || code == "priority" ||
+      code == "restoring") {
+    data["reason_code"] = code;
+    lines.push_back(code + ": " + detail);
+  }
   if (b->done_reported) lines.push_back("its workers reported done: it ends when they exit");
   if (auto quiet = silence(*b, now, silent_after); !quiet.empty()) lines.push_back(quiet);
   if (!b->notice.empty()) lines.push_back("warning: " + b->notice);

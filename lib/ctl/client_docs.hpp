@@ -3,8 +3,22 @@
 // remote client the same way:
 //   JobStatusList  {"jobs": [{name, state, identity, submitted, age, gpu_type, nodes, gpus,
 //                  batch_size, local_bsz, accum_steps, restarts, progress, step,
-//                  lost_steps, notice, silent_for, reports, reason, exit_status, ended}]},
-//                  jobs by name; state is also "submitted" (in the inbox) or "rejected"
+//                  lost_steps, notice, silent_for, reports, reason_code, reason, held_by,
+//                  exit_status, ended}]}, jobs by name; state is also "submitted" (in the
+//                  inbox) or "rejected". reason: why an ended job ended; for the others
+//                  reason_code (squeue's reasons, in spirit) and a line for people:
+//                    inbox      submitted, in the inbox until the next round
+//                    new        taken in; no round has considered it yet
+//                    held       held (sia-ctl hold) until released
+//                    requeue    requeued: the next round stops it; it waits from then on
+//                    request    a cancel, hold, release or requeue waits in the inbox
+//                    resources  no room: fewer GPUs of any one allowed type are up, or
+//                               free, than it needs
+//                    priority   there is room, but fairness and goodput put others first
+//                    restoring  (re)started; no report from its new workers yet
+//                    silent     running, but its workers stopped reporting
+//                    finishing  its workers reported done; it ends when they exit
+//                    ""         running as it should (reason: a notice, if any)
 //   NodeList       {"nodes": [{name, gpu_type, gpus, address, state: up|down|unknown,
 //                  last_seen, error, delivery_error, jobs: ["JOB:GPUS"...]}]}
 //   JobExplanation {job, state, round, placement, queue_position, waiting, allocation,
@@ -45,6 +59,24 @@ nlohmann::json job_status_list(const JobBook& book, const std::vector<PendingReq
 nlohmann::json node_list(const JobBook& book, double now);
 nlohmann::json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
                                const std::string& job, double now, double silent_after);
+
+// The user of a recorded identity: "alice" of "local:alice", of "client:alice (key ...)".
+std::string identity_user(const std::string& identity);
+
+// Which rows of a JobStatusList or JobHistory to keep (sia-ctl status and history).
+struct JobFilter {
+  std::vector<std::string> states;  // any of them (empty: all)
+  std::vector<std::string> users;   // "alice" (any kind) or "client:alice" (empty: all)
+  double since = 0;                 // ended at or after it, or not ended (0: all)
+};
+// Status 64 naming `flag` for a state that is none of queued, running, finished, failed,
+// cancelled, submitted, rejected. Takes comma-separated lists.
+std::vector<std::string> parse_state_filter(const std::vector<std::string>& values,
+                                            const std::string& flag);
+// "--since": seconds since the epoch, a UTC date or time (2026-12-01, 2026-12-01T08:00,
+// 2026-12-01T08:00:00Z) or a time ago (90m, 12h, 7d); status 64 otherwise.
+double parse_since(const std::string& text, double now, const std::string& flag);
+nlohmann::json filter_jobs(nlohmann::json doc, const JobFilter& filter);
 
 // An envelope around `data`.
 nlohmann::json envelope(const std::string& kind, const nlohmann::json& data);

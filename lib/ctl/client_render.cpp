@@ -2,6 +2,7 @@
 
 #include "cli/table.hpp"
 #include "core/document.hpp"
+#include "ctl/history.hpp"
 #include "exec/job_launch.hpp"
 
 namespace sia::ctl {
@@ -33,6 +34,9 @@ std::string jobs_table(const json& d) {
     }
     if (!where.empty()) where = j.value("gpu_type", std::string("")) + " " + where;
     std::string reason = j.value("reason", "");
+    if (const std::string code = j.value("reason_code", ""); !code.empty()) {
+      reason = code + ": " + reason;
+    }
     if (j.contains("exit_status") && j["exit_status"].is_number_integer() &&
         j["exit_status"].get<int>() != 0) {
       reason += " (exit " + std::to_string(j["exit_status"].get<int>()) + ")";
@@ -100,8 +104,10 @@ std::string round_text(const json& d) {
   for (const auto& s : d.value("submitted", json::array())) {
     out += "submitted: " + s.get<std::string>() + "\n";
   }
-  for (const auto& s : d.value("cancelled", json::array())) {
-    out += "cancelled: " + s.get<std::string>() + "\n";
+  for (const char* what : {"cancelled", "held", "released", "requeued"}) {
+    for (const auto& s : d.value(what, json::array())) {
+      out += std::string(what) + ": " + s.get<std::string>() + "\n";
+    }
   }
   for (const auto& e : d.value("ended", json::array())) {
     out += e.value("state", std::string("ended")) + ": " + e.value("job", std::string("?")) + " (" +
@@ -123,6 +129,7 @@ std::string render_table(const json& doc, double now) {
   if (kind == "NodeList") return nodes_table(data, now);
   if (kind == "JobExplanation") return explain_text(data);
   if (kind == "RoundResult") return round_text(data);
+  if (kind == "JobHistory") return history_table(doc);
   return dump_json(doc, true) + "\n";
 }
 

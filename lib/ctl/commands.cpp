@@ -6,6 +6,7 @@
 #include "ctl/client_backend.hpp"
 #include "ctl/client_render.hpp"
 #include "ctl/command_driver.hpp"
+#include "ctl/history.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
@@ -21,7 +22,12 @@ namespace {
 const char* kProgram = "sia-ctl";
 
 void print(const json& doc, cli::Format format) {
-  if (format == cli::Format::table) {
+  if (format == cli::Format::csv) {
+    if (doc.value("kind", "") != "JobHistory") {
+      throw Error(ExitStatus::usage, "-o csv: only sia-ctl history writes CSV");
+    }
+    cli::write_stdout(history_csv(doc));
+  } else if (format == cli::Format::table) {
     cli::write_stdout(render_table(doc, wall_clock()));
   } else {
     cli::write_stdout(dump_json(doc, cli::stdout_is_tty()) + "\n");
@@ -124,21 +130,32 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
   return 0;
 }
 
-int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs) {
+int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs,
+                       const JobFilter& filter) {
   Config config = config_of(args);
-  print(make_client_backend(config)->status(jobs), args.format);
+  print(filter_jobs(make_client_backend(config)->status(jobs), filter), args.format);
   return 0;
 }
 
-int run_cancel_command(const CtlArgs& args, const std::vector<std::string>& jobs) {
+int run_history_command(const CtlArgs& args, JobFilter filter, const std::string& since) {
+  if (!since.empty()) filter.since = parse_since(since, wall_clock(), "--since");
+  Config config = config_of(args);
+  print(filter_jobs(make_client_backend(config)->history(), filter), args.format);
+  return 0;
+}
+
+int run_job_request_command(const CtlArgs& args, JobRequest request,
+                            const std::vector<std::string>& jobs) {
   Config config = config_of(args);
   auto backend = make_client_backend(config);
   if (args.dry_run) {
     print(backend->status(jobs), args.format);
-    if (args.format == cli::Format::table) cli::write_stdout("dry run: nothing was cancelled\n");
+    if (args.format == cli::Format::table) {
+      cli::write_stdout(std::string("dry run: nothing was ") + past_tense(request) + "\n");
+    }
     return 0;
   }
-  print(backend->cancel(jobs), args.format);
+  print(backend->request(request, jobs), args.format);
   return 0;
 }
 

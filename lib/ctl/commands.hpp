@@ -3,7 +3,8 @@
 //            (status 75 when another round or the daemon holds it), reaching the nodes
 //            through the [nodes] command templates (CommandDriver)
 //   submit   job files -> the controller (validated before anything is written)
-//   status, cancel, nodes, explain -> through a ClientBackend (local state directory, or
+//   status, cancel, hold, release, requeue, nodes, explain -> through a ClientBackend (local state
+//   directory, or
 //            the control channel when [client] connect is set and a remote backend is
 //            linked in)
 //   config   the effective settings and where each came from
@@ -16,7 +17,9 @@
 #include <vector>
 
 #include "cli/tool.hpp"
+#include "ctl/client_docs.hpp"
 #include "ctl/config.hpp"
+#include "ctl/job_book.hpp"
 
 namespace sia::ctl {
 
@@ -28,8 +31,14 @@ struct CtlArgs {
 
 int run_round_command(const CtlArgs& args);
 int run_submit_command(const CtlArgs& args, const std::vector<std::string>& files);
-int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs);
-int run_cancel_command(const CtlArgs& args, const std::vector<std::string>& jobs);
+int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs,
+                       const JobFilter& filter);
+// history: accounting of the jobs the book holds (history.hpp), filtered; `since` as
+// parse_since() reads it ("": all).
+int run_history_command(const CtlArgs& args, JobFilter filter, const std::string& since);
+// cancel, hold, release, requeue (with --dry-run: the jobs' status, nothing done).
+int run_job_request_command(const CtlArgs& args, JobRequest request,
+                            const std::vector<std::string>& jobs);
 int run_nodes_command(const CtlArgs& args);
 int run_explain_command(const CtlArgs& args, const std::string& job);
 int run_config_command(const CtlArgs& args);

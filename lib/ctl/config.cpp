@@ -35,6 +35,8 @@ const Def kDefs[] = {
     {"controller.bind", Kind::string, "SIA_CTL_BIND", "endpoint serve binds"},
     {"controller.round", Kind::number, "SIA_CTL_ROUND", "seconds between serve's rounds"},
     {"controller.retention", Kind::integer, "SIA_CTL_RETENTION", "rounds kept in STATE/rounds"},
+    {"controller.history_days", Kind::number, "SIA_CTL_HISTORY_DAYS",
+     "days an ended job stays in the book and in history (0: forever)"},
     {"controller.policy", Kind::string, "SIA_CTL_POLICY", "scheduling policy"},
     {"controller.p", Kind::number, "SIA_CTL_P", "Sia's fairness power"},
     {"controller.lambda_n", Kind::number, "SIA_CTL_LAMBDA_N", "Sia's lambda_n"},
@@ -98,6 +100,7 @@ json default_value(const Def& d, const ConfigSources& s) {
   if (key == "controller.bind") return "tcp://127.0.0.1:7400";
   if (key == "controller.round") return 60.0;
   if (key == "controller.retention") return 200;
+  if (key == "controller.history_days") return 90.0;
   if (key == "controller.policy") return "sia";
   if (key == "controller.p") return po.p;
   if (key == "controller.lambda_n") return po.lambda_n;
@@ -240,6 +243,9 @@ void check(const Config& c, const std::function<std::string(const std::string&)>
   };
   seconds("controller.round", k.round, 86400);
   if (k.retention < 0) fail("controller.retention", "expected an integer >= 0");
+  if (!(k.history_days >= 0 && k.history_days <= 36500)) {
+    fail("controller.history_days", "expected days from 0 (forever) to 36500");
+  }
   seconds("controller.stage_timeout", k.stage_timeout, 1e6);
   seconds("controller.heartbeat_interval", k.heartbeat_interval, 3600);
   if (k.heartbeat_liveness < 1 || k.heartbeat_liveness > 1000) {
@@ -355,6 +361,7 @@ Config load_config(const ConfigSources& sources) {
   k.bind = str("controller.bind");
   k.round = num("controller.round");
   k.retention = integer("controller.retention");
+  k.history_days = num("controller.history_days");
   k.policy = str("controller.policy");
   k.policy_options.p = num("controller.p");
   k.policy_options.lambda_n = num("controller.lambda_n");

@@ -37,6 +37,9 @@ struct ControllerSettings {
   std::string bind = "tcp://127.0.0.1:7400";
   double round = 60;
   int retention = 200;
+  // An ended job is forgotten (its record and its line in `sia-ctl history`) this many
+  // days after it ended, at the snapshot after a round; its name stays taken. 0: never.
+  double history_days = 90;
   std::string policy = "sia";
   PolicyOptions policy_options;  // p, lambda_n, lambda_a, time_limit
   double stage_timeout = 120;    // seconds an external stage may run

@@ -16,6 +16,12 @@ namespace {
 constexpr std::size_t kMaxRejections = 100;
 
 const char* kStates[] = {"queued", "running", "finished", "failed", "cancelled"};
+struct RequestName {
+  const char* name;
+  const char* past;
+};
+const RequestName kRequests[] = {
+    {"cancel", "cancelled"}, {"hold", "held"}, {"release", "released"}, {"requeue", "requeued"}};
 
 std::string str_of(const json& r, const char* k, const std::string& fallback = "") {
   auto it = r.find(k);
@@ -59,6 +65,21 @@ const char* to_string(Lifecycle s) {
 std::optional<Lifecycle> parse_lifecycle(const std::string& s) {
   for (int i = 0; i < 5; ++i) {
     if (s == kStates[i]) return static_cast<Lifecycle>(i);
+  }
+  return std::nullopt;
+}
+
+const char* to_string(JobRequest r) {
+  return kRequests[static_cast<int>(r)].name;
+}
+
+const char* past_tense(JobRequest r) {
+  return kRequests[static_cast<int>(r)].past;
+}
+
+std::optional<JobRequest> parse_job_request(const std::string& s) {
+  for (std::size_t i = 0; i < std::size(kRequests); ++i) {
+    if (s == kRequests[i].name) return static_cast<JobRequest>(i);
   }
   return std::nullopt;
 }
@@ -132,10 +153,13 @@ json make_rejected(const std::string& inbox, const std::string& identity, double
           {"time", time},       {"jobs", jobs},   {"reason", reason}};
 }
 
-json make_cancel(const std::string& inbox, const std::string& identity, double time,
-                 const std::vector<std::string>& jobs) {
-  return {
-      {"type", "cancel"}, {"inbox", inbox}, {"identity", identity}, {"time", time}, {"jobs", jobs}};
+json make_job_request(JobRequest type, const std::string& inbox, const std::string& identity,
+                      double time, const std::vector<std::string>& jobs) {
+  return {{"type", to_string(type)},
+          {"inbox", inbox},
+          {"identity", identity},
+          {"time", time},
+          {"jobs", jobs}};
 }
 
 json make_report(const std::string& node, const std::string& job, std::int64_t offset,
@@ -214,6 +238,20 @@ std::vector<const BookJob*> JobBook::active() const {
   return out;
 }
 
+int JobBook::forget_ended_before(double cutoff) {
+  int n = 0;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (is_ended(it->second.state) && it->second.end_time < cutoff) {
+      retired_.insert(it->first);  // its report offsets stay: no line is taken twice
+      it = jobs_.erase(it);
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  return n;
+}
+
 std::int64_t JobBook::report_next(const std::string& node, const std::string& job) const {
   auto it = report_next_.find({node, job});
   return it == report_next_.end() ? 0 : it->second;
@@ -244,19 +282,41 @@ bool JobBook::apply(const json& r) {
     }
     return true;
   }
-  if (type == "cancel") {
+  if (auto request = parse_job_request(type)) {
     inbox_.insert(str_of(r, "inbox"));
+    const std::string who = str_of(r, "identity", "?");
     bool changed = false;
     for (const auto& j : arr_of(r, "jobs")) {
       if (!j.is_string()) continue;
       auto it = jobs_.find(j.get<std::string>());
       if (it == jobs_.end() || is_ended(it->second.state)) continue;
       BookJob& b = it->second;
-      b.state = Lifecycle::cancelled;
-      b.reason = "cancelled by " + str_of(r, "identity", "?");
-      b.end_time = time;
-      b.placed.reset();
-      changed = true;
+      switch (*request) {
+        case JobRequest::cancel:
+          b.state = Lifecycle::cancelled;
+          b.reason = "cancelled by " + who;
+          b.end_time = time;
+          b.placed.reset();
+          changed = true;
+          break;
+        case JobRequest::hold:
+          if (!b.held_by.empty()) break;
+          b.held_by = who;
+          b.held_time = time;
+          changed = true;
+          break;
+        case JobRequest::release:
+          if (b.held_by.empty()) break;
+          b.held_by.clear();
+          b.held_time = 0;
+          changed = true;
+          break;
+        case JobRequest::requeue:
+          if (!b.placed || !b.requeue_by.empty()) break;
+          b.requeue_by = who;
+          changed = true;
+          break;
+      }
     }
     return changed;
   }
@@ -417,6 +477,7 @@ bool JobBook::apply_round(const json& r) {
   for (auto& [name, b] : jobs_) {
     if (is_ended(b.state)) continue;
     auto it = placed.find(name);
+    if (it == placed.end()) b.requeue_by.clear();  // this round left it out: requeued
     std::optional<Placed> now;
     if (it != placed.end()) now = placed_from_json(*it->second);
     if (now && now->nodes.empty()) now.reset();

@@ -12,7 +12,11 @@
 // Journal record types (built by the make_* functions; apply() ignores unknown types):
 //   submit    {inbox, identity, time, jobs: [JobSpec data...]}
 //   rejected  {inbox, identity, time, jobs: [names], reason}
-//   cancel    {inbox, identity, time, jobs: [names]}
+//   cancel    {inbox, identity, time, jobs: [names]}  (hold, release, requeue: the same)
+//             hold: an active job is not scheduled until released (a running one is
+//             stopped with a checkpoint by the next round); release: it may run again;
+//             requeue: a running job is left out of the next round (its nodes stop it
+//             with a checkpoint) and waits in the queue like any other from then on
 //   report    {node, job, offset, next, report}
 //   node-seen {node, up, error, time}
 //   job-ended {job, state: finished|failed, reason, exit_status, time}
@@ -47,6 +51,12 @@ const char* to_string(Lifecycle s);
 std::optional<Lifecycle> parse_lifecycle(const std::string& s);
 bool is_ended(Lifecycle s);
 
+// What a client may ask of named jobs (sia-ctl cancel, hold, release, requeue).
+enum class JobRequest { cancel, hold, release, requeue };
+const char* to_string(JobRequest r);   // "cancel", ...
+const char* past_tense(JobRequest r);  // "cancelled", "held", "released", "requeued"
+std::optional<JobRequest> parse_job_request(const std::string& s);
+
 // Reports of one configuration, averaged.
 struct Observation {
   ProfilePoint point;  // step_time and sync_time: means over `count` reports
@@ -76,7 +86,10 @@ struct BookJob {
   double submit_time = 0;  // seconds since the epoch
   std::int64_t order = 0;  // submission order
   Lifecycle state = Lifecycle::queued;
-  std::string reason;  // why it ended
+  std::string reason;      // why it ended
+  std::string held_by;     // who holds it ("" not held): it is not scheduled
+  double held_time = 0;    // since when
+  std::string requeue_by;  // who asked the next round to requeue it ("" none)
   double end_time = 0;
   std::optional<int> exit_status;
 
@@ -140,6 +153,11 @@ class JobBook {
   std::vector<const BookJob*> active() const;
   const std::map<std::string, BookNode>& nodes() const { return nodes_; }
   const std::deque<Rejection>& rejections() const { return rejections_; }
+  // Forgets the jobs that ended before `cutoff` (seconds since the epoch); their names stay
+  // taken (retired). Returns how many it forgot. Not a journal record: it is made before a
+  // snapshot, and the same call after a replay forgets the same jobs.
+  int forget_ended_before(double cutoff);
+  bool retired(const std::string& name) const { return retired_.count(name) > 0; }
 
   // Next unread byte of (node, job)'s reports file.
   std::int64_t report_next(const std::string& node, const std::string& job) const;
@@ -177,6 +195,7 @@ class JobBook {
   std::map<std::pair<std::string, std::string>, std::int64_t> report_next_;
   std::set<std::string> inbox_;
   std::deque<Rejection> rejections_;
+  std::set<std::string> retired_;  // names of forgotten jobs
   nlohmann::json last_cluster_;
   nlohmann::json last_allocation_;
   nlohmann::json last_placement_;
@@ -187,8 +206,9 @@ nlohmann::json make_submit(const std::string& inbox, const std::string& identity
                            const std::vector<JobSpec>& jobs);
 nlohmann::json make_rejected(const std::string& inbox, const std::string& identity, double time,
                              const std::vector<std::string>& jobs, const std::string& reason);
-nlohmann::json make_cancel(const std::string& inbox, const std::string& identity, double time,
-                           const std::vector<std::string>& jobs);
+nlohmann::json make_job_request(JobRequest type, const std::string& inbox,
+                                const std::string& identity, double time,
+                                const std::vector<std::string>& jobs);
 nlohmann::json make_report(const std::string& node, const std::string& job, std::int64_t offset,
                            std::int64_t next, const nlohmann::json& report);
 nlohmann::json make_node_seen(const std::string& node, bool up, const std::string& error,

@@ -10,6 +10,7 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "ctl/job_requests.hpp"
 #include "ctl/stages.hpp"
 #include "ctl/submission.hpp"
 #include "model/catalog.hpp"
@@ -131,7 +132,12 @@ json RoundEngine::run(JobBook& book) {
   Catalog catalog(config_.controller.catalog.empty() ? default_catalog_dir()
                                                      : config_.controller.catalog);
   json result = {{"round", round}, {"cluster", cluster_.name}, {"dry_run", options_.dry_run}};
-  json submitted = json::array(), cancelled = json::array(), rejected = json::array();
+  json submitted = json::array(), rejected = json::array();
+  // Per request, by its past tense ("cancelled", "held", ...): the jobs named.
+  json requested = json::object();
+  for (auto r : {JobRequest::cancel, JobRequest::hold, JobRequest::release, JobRequest::requeue}) {
+    requested[past_tense(r)] = json::array();
+  }
 
   // 1. The inbox.
   std::vector<std::string> files = store_.inbox_files();
@@ -160,9 +166,10 @@ json RoundEngine::run(JobBook& book) {
           names.push_back(s.name);
           validate_submission(s, catalog, where + ": jobs[" + std::to_string(i) + "]");
           check_admissible(s, catalog, cluster_, where + ": jobs[" + std::to_string(i) + "]");
-          if (book.find(s.name) || pending.count(s.name)) {
+          check_name_unused(book, s.name);
+          if (pending.count(s.name)) {
             throw Error(ExitStatus::data,
-                        "job \"" + s.name + "\" exists already (a job name is never reused)");
+                        "job \"" + s.name + "\" is submitted twice (a job name is never reused)");
           }
           specs.push_back(std::move(s));
         }
@@ -174,8 +181,9 @@ json RoundEngine::run(JobBook& book) {
       } else {
         Node jobs = Node(req, where, "").at("jobs");
         names = jobs.as_strings();
-        for (const auto& n : names) cancelled.push_back(n);
-        records.push_back(make_cancel(f, identity, time, names));
+        const JobRequest type = parse_job_request(req["type"].get<std::string>()).value();
+        for (const auto& n : names) requested[past_tense(type)].push_back(n);
+        records.push_back(make_job_request(type, f, identity, time, names));
       }
       done_files.push_back(f);
     } catch (const Error& e) {
@@ -192,7 +200,7 @@ json RoundEngine::run(JobBook& book) {
     for (const auto& f : rejected_files) store_.reject_inbox(f);
   }
   result["submitted"] = submitted;
-  result["cancelled"] = cancelled;
+  result.update(requested);  // "cancelled", "held", "released", "requeued"
   result["rejected"] = rejected;
 
   // 2. Nodes and their reports.
@@ -299,8 +307,13 @@ json RoundEngine::run(JobBook& book) {
   commit(book, std::move(records));
   records.clear();
   result["silent"] = silent;
+  json left_out = json::array();  // held, or requeued: their nodes stop them
   for (const BookJob* b : book.active()) {
     if (hung.count(b->spec.name)) continue;
+    if (!b->held_by.empty() || !b->requeue_by.empty()) {
+      left_out.push_back(b->spec.name);
+      continue;
+    }
     if (b->done_reported && b->placed) {
       bool resumed = false;  // it said "done" but did not finish: schedule it again
       if (auto it = on_nodes.find(b->spec.name); it != on_nodes.end()) {
@@ -322,6 +335,7 @@ json RoundEngine::run(JobBook& book) {
     scheduled.insert(b->spec.name);
   }
   result["finishing"] = finishing;
+  result["left_out"] = left_out;
   StageOutput out;
   out.placement.cluster_name = cluster.name;
   out.allocation_data = nullptr;
@@ -467,7 +481,10 @@ json RoundEngine::run(JobBook& book) {
   }
   result["jobs"] = jobs;
 
-  // 6. Snapshot.
+  // 6. Snapshot, without the jobs that ended longer ago than the history keeps them.
+  if (config_.controller.history_days > 0) {
+    book.forget_ended_before(now - config_.controller.history_days * 86400);
+  }
   if (!options_.dry_run) store_.compact(book);
   return result;
 }

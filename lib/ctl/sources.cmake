@@ -13,6 +13,8 @@ target_sources(sia PRIVATE
   ctl/stages.cpp
   ctl/round_engine.cpp
   ctl/client_docs.cpp
+  ctl/job_requests.cpp
+  ctl/history.cpp
   ctl/client_backend.cpp
   ctl/client_render.cpp
   ctl/commands.cpp

@@ -209,7 +209,7 @@ json StateStore::read_inbox(const std::string& name) const {
   std::string file = path("inbox/" + name);
   Document d = read_document(file, {"ControllerRequest"});
   Node data = d.data();
-  data.at("type").one_of({"submit", "cancel"});
+  data.at("type").one_of({"submit", "cancel", "hold", "release", "requeue"});
   return data.json();
 }
 

@@ -69,7 +69,8 @@ class StateStore {
   std::string root_;
 };
 
-// The request document written into the inbox: {"type": "submit"|"cancel", ...}.
+// The request document written into the inbox: {"type": "submit"|"cancel"|"hold"|"release"|
+// "requeue", ...}.
 nlohmann::json inbox_request(const std::string& type, const std::string& identity, double time,
                              const nlohmann::json& body);
 

@@ -7,6 +7,8 @@
 #include "core/error.hpp"
 #include "core/node.hpp"
 #include "ctl/client_docs.hpp"
+#include "ctl/history.hpp"
+#include "ctl/job_requests.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/submission.hpp"
 
@@ -59,7 +61,10 @@ channel::Reply ClientService::handle(const channel::Identity& who,
       reply.document = submit(who, request.args);
       break;
     case channel::RequestKind::cancel:
-      reply.document = cancel(who, request.args);
+    case channel::RequestKind::hold:
+    case channel::RequestKind::release:
+    case channel::RequestKind::requeue:
+      reply.document = job_request(who, *job_request_of(request.kind), request.args);
       break;
     case channel::RequestKind::status:
       reply.document = ctl::job_status_list(book_, ctl::pending_requests(store_),
@@ -68,6 +73,9 @@ channel::Reply ClientService::handle(const channel::Identity& who,
       break;
     case channel::RequestKind::nodes:
       reply.document = ctl::node_list(book_, now);
+      break;
+    case channel::RequestKind::history:
+      reply.document = ctl::job_history(book_, now);
       break;
     case channel::RequestKind::explain: {
       if (!request.args.is_object() || !request.args.contains("job") ||
@@ -111,11 +119,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
         parse_job_spec(Node(doc ? j["data"] : j, "SUBMIT", "jobs[" + std::to_string(i) + "]"));
     ctl::validate_submission(s, *catalog_, where);
     if (cluster) ctl::check_admissible(s, *catalog_, *cluster, where);
-    if (const ctl::BookJob* b = book_.find(s.name)) {
-      throw Error(ExitStatus::data, "job \"" + s.name + "\" exists already (" +
-                                        ctl::to_string(b->state) +
-                                        "); a job name is never reused: choose another");
-    }
+    ctl::check_name_unused(book_, s.name);
     if (waiting.count(s.name) || !names.insert(s.name).second) {
       throw Error(ExitStatus::data, "job \"" + s.name + "\" is submitted already");
     }
@@ -136,27 +140,51 @@ std::string ClientService::request_name(double now) {
          std::to_string(++requests_);
 }
 
-json ClientService::cancel(const channel::Identity& who, const json& args) {
-  std::vector<std::string> jobs = names_of(args, "CANCEL");
-  if (jobs.empty()) throw Error(ExitStatus::data, "CANCEL: jobs: expected job names");
+json ClientService::job_request(const channel::Identity& who, ctl::JobRequest request,
+                                const json& args) {
+  const std::string what = channel::to_string(request_kind_of(request));
+  std::vector<std::string> jobs = names_of(args, what.c_str());
+  if (jobs.empty()) throw Error(ExitStatus::data, what + ": jobs: expected job names");
   auto pending = ctl::pending_requests(store_);
   const double now = now_();
-  ctl::job_status_list(book_, pending, jobs, now,
-                       config_.controller.silent_after);  // 66 for an unknown job
-  // Jobs the book has are cancelled in the journal now; a job still waiting as a file in
-  // STATE/inbox (submitted locally, not yet taken in) gets a cancel request after it there,
+  ctl::check_job_request(book_, pending, request, jobs);
+  // Jobs the book has get the record in the journal now; a job still waiting as a file in
+  // STATE/inbox (submitted locally, not yet taken in) gets a request file after it there,
   // so the next round takes in both, in order.
   std::vector<std::string> known, waiting;
   for (const auto& j : jobs) (book_.find(j) ? known : waiting).push_back(j);
   const std::string identity = recorded_identity(who);
   if (!waiting.empty()) {
-    store_.write_inbox(ctl::inbox_request("cancel", identity, now, {{"jobs", waiting}}));
-    pending.push_back({"cancel", identity, now, waiting});
+    store_.write_inbox(
+        ctl::inbox_request(ctl::to_string(request), identity, now, {{"jobs", waiting}}));
+    pending.push_back({ctl::to_string(request), identity, now, waiting});
   }
   if (!known.empty()) {
-    store_.commit(book_, {ctl::make_cancel(request_name(now), identity, now, known)});
+    store_.commit(book_, {ctl::make_job_request(request, request_name(now), identity, now, known)});
   }
   return ctl::job_status_list(book_, pending, jobs, now, config_.controller.silent_after);
+}
+
+channel::RequestKind request_kind_of(ctl::JobRequest request) {
+  switch (request) {
+    case ctl::JobRequest::cancel:
+      return channel::RequestKind::cancel;
+    case ctl::JobRequest::hold:
+      return channel::RequestKind::hold;
+    case ctl::JobRequest::release:
+      return channel::RequestKind::release;
+    case ctl::JobRequest::requeue:
+      return channel::RequestKind::requeue;
+  }
+  return channel::RequestKind::cancel;
+}
+
+std::optional<ctl::JobRequest> job_request_of(channel::RequestKind kind) {
+  for (auto r : {ctl::JobRequest::cancel, ctl::JobRequest::hold, ctl::JobRequest::release,
+                 ctl::JobRequest::requeue}) {
+    if (request_kind_of(r) == kind) return r;
+  }
+  return std::nullopt;
 }
 
 }  // namespace sia::serve

@@ -1,20 +1,24 @@
 // ClientService: how `sia-ctl serve` answers the clients' requests on the control channel
-// (SUBMIT, STATUS, CANCEL, NODES, EXPLAIN), with the same documents as the local client
-// backend (lib/ctl/client_docs.hpp), built from the daemon's JobBook.
+// (SUBMIT, STATUS, CANCEL, HOLD, RELEASE, REQUEUE, NODES, EXPLAIN), with the same documents as the
+// local client backend (lib/ctl/client_docs.hpp), built from the daemon's JobBook.
 //   SUBMIT  {"jobs": [JobSpec data or documents]}: every job is checked as `sia-ctl submit`
 //           checks it (lib/ctl/submission.hpp) and its name must be new; then one submit
 //           record -- with the submitting identity and key -- is journaled (fsync'd) before
 //           the REPLY says so: an acknowledged submission survives kill -9. A refused one
 //           changes nothing (status 65).
-//   CANCEL  {"jobs": [names]}: unknown names are status 66 and nothing is cancelled;
-//           otherwise one cancel record is journaled; the next round stops the jobs.
-//   STATUS  {"jobs": [names]} (all when empty), NODES {}, EXPLAIN {"job": name}.
+//   CANCEL, HOLD, RELEASE, REQUEUE  {"jobs": [names]}: checked as ctl/job_requests.hpp
+//           says (66 an unknown name, 65 holding an ended job; nothing is done then);
+//           otherwise one record is journaled for the jobs the book has (the next round
+//           acts on it), and a request file after their submission for jobs still waiting
+//           in STATE/inbox.
+//   STATUS  {"jobs": [names]} (all when empty), NODES {}, EXPLAIN {"job": name}, HISTORY {}.
 // Requests still waiting in STATE/inbox (local submissions) count as pending.
 // Thread-safety: one thread (the hub's poll(), inside the daemon's loop).
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "channel/identity.hpp"
@@ -25,6 +29,10 @@
 #include "model/catalog.hpp"
 
 namespace sia::serve {
+
+// The request kind of a request on jobs, and back (nullopt for SUBMIT, STATUS, ...).
+channel::RequestKind request_kind_of(ctl::JobRequest request);
+std::optional<ctl::JobRequest> job_request_of(channel::RequestKind kind);
 
 class ClientService {
  public:
@@ -39,7 +47,8 @@ class ClientService {
 
  private:
   nlohmann::json submit(const channel::Identity& who, const nlohmann::json& args);
-  nlohmann::json cancel(const channel::Identity& who, const nlohmann::json& args);
+  nlohmann::json job_request(const channel::Identity& who, ctl::JobRequest request,
+                             const nlohmann::json& args);
   // A unique name for a request journaled at `now`: it never names a file in the inbox.
   std::string request_name(double now);
 

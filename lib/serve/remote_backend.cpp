@@ -1,6 +1,7 @@
 #include "serve/remote_backend.hpp"
 
 #include "channel/security.hpp"
+#include "serve/client_service.hpp"
 
 namespace sia::serve {
 
@@ -28,8 +29,8 @@ json RemoteBackend::status(const std::vector<std::string>& jobs) {
   return call(channel::RequestKind::status, {{"jobs", jobs}});
 }
 
-json RemoteBackend::cancel(const std::vector<std::string>& jobs) {
-  return call(channel::RequestKind::cancel, {{"jobs", jobs}});
+json RemoteBackend::request(ctl::JobRequest request, const std::vector<std::string>& jobs) {
+  return call(request_kind_of(request), {{"jobs", jobs}});
 }
 
 json RemoteBackend::nodes() {
@@ -38,6 +39,10 @@ json RemoteBackend::nodes() {
 
 json RemoteBackend::explain(const std::string& job) {
   return call(channel::RequestKind::explain, {{"job", job}});
+}
+
+json RemoteBackend::history() {
+  return call(channel::RequestKind::history, json::object());
 }
 
 void install_remote_backend() {

@@ -20,9 +20,10 @@ class RemoteBackend : public ctl::ClientBackend {
   explicit RemoteBackend(const ctl::Config& config);
   nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
-  nlohmann::json cancel(const std::vector<std::string>& jobs) override;
+  nlohmann::json request(ctl::JobRequest request, const std::vector<std::string>& jobs) override;
   nlohmann::json nodes() override;
   nlohmann::json explain(const std::string& job) override;
+  nlohmann::json history() override;
 
  private:
   nlohmann::json call(channel::RequestKind kind, nlohmann::json args);

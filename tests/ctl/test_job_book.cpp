@@ -164,10 +164,10 @@ TEST_CASE("an ended job is never placed again", "[book]") {
   CHECK(book.find("b")->state == Lifecycle::running);
   CHECK(book.active().size() == 1);
   // A cancelled job too.
-  CHECK(book.apply(make_cancel("g", "local:you", 230, {"b"})));
+  CHECK(book.apply(make_job_request(JobRequest::cancel, "g", "local:you", 230, {"b"})));
   CHECK(book.find("b")->state == Lifecycle::cancelled);
   CHECK(book.find("b")->reason == "cancelled by local:you");
-  CHECK_FALSE(book.apply(make_cancel("h", "local:you", 231, {"b"})));
+  CHECK_FALSE(book.apply(make_job_request(JobRequest::cancel, "h", "local:you", 231, {"b"})));
   // A name is never taken twice.
   CHECK_FALSE(book.apply(make_submit("i", "local:me", 240, {ct::spec("a")})));
   CHECK(book.find("a")->submit_time == 100);

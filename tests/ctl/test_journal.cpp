@@ -147,7 +147,7 @@ TEST_CASE("records already in the snapshot are skipped when replaying", "[journa
   std::string journal = slurp(store.path("journal.jsonl"));
   store.compact(book);
   write_text(store.path("journal.jsonl"), journal);
-  store.commit(book, {make_cancel("f2", "local:me", 20, {"a"})});
+  store.commit(book, {make_job_request(JobRequest::cancel, "f2", "local:me", 20, {"a"})});
   JobBook back = store.load(true, nullptr);
   CHECK(back.seq() == 2);
   CHECK(back.find("a")->state == Lifecycle::cancelled);

@@ -9,6 +9,7 @@
 
 #include "ctl/client_backend.hpp"
 #include "ctl/client_docs.hpp"
+#include "ctl/history.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
@@ -165,13 +166,141 @@ TEST_CASE("cancel stops a job at the next round", "[round]") {
   LocalBackend client(f.config, "local:tester");
   client.submit({ct::spec("a")});
   f.round();
-  CHECK(sia::test::error_of([&] { client.cancel({"zz"}); }).first == 66);
-  json c = client.cancel({"a"});
+  CHECK(sia::test::error_of([&] { client.request(JobRequest::cancel, {"zz"}); }).first == 66);
+  json c = client.request(JobRequest::cancel, {"a"});
   CHECK(c["data"]["jobs"][0]["reason"].get<std::string>().find("cancel requested") == 0);
   json r = f.round();
   CHECK(r["cancelled"] == json::array({"a"}));
   CHECK(f.book().find("a")->state == Lifecycle::cancelled);
   CHECK(f.placed_in(f.driver.deliveries.size() - 1).empty());
+}
+
+TEST_CASE("hold, release and requeue are journaled and acted on by the next round", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a"), ct::spec("b")});
+  f.round();
+  REQUIRE(f.placed_in(0) == std::set<std::string>{"a", "b"});
+
+  // hold: the next round stops a and keeps it out until it is released.
+  json h = client.request(JobRequest::hold, {"a"});
+  CHECK(h["data"]["jobs"][0]["reason_code"] == "request");
+  json r = f.round();
+  CHECK(r["held"] == json::array({"a"}));
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1) == std::set<std::string>{"b"});
+  JobBook b1 = f.book();
+  CHECK(b1.find("a")->held_by == "local:tester");
+  CHECK(b1.find("a")->state == Lifecycle::queued);
+  json st = client.status({"a"});
+  CHECK(st["data"]["jobs"][0]["reason_code"] == "held");
+  CHECK(st["data"]["jobs"][0]["held_by"] == "local:tester");
+  f.round();
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1) == std::set<std::string>{"b"});
+  client.request(JobRequest::release, {"a"});
+  r = f.round();
+  CHECK(r["released"] == json::array({"a"}));
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1) == std::set<std::string>{"a", "b"});
+  CHECK(f.book().find("a")->held_by.empty());
+
+  // requeue: out for exactly one round, then scheduled like any other.
+  client.request(JobRequest::requeue, {"b"});
+  r = f.round();
+  CHECK(r["requeued"] == json::array({"b"}));
+  CHECK(r["left_out"] == json::array({"b"}));
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1) == std::set<std::string>{"a"});
+  CHECK(f.book().find("b")->requeue_by.empty());
+  f.round();
+  CHECK(f.placed_in(f.driver.deliveries.size() - 1) == std::set<std::string>{"a", "b"});
+  CHECK(f.book().find("b")->starts == 2);
+
+  // An ended job cannot be held, released or requeued (65); nothing is written.
+  client.request(JobRequest::cancel, {"b"});
+  f.round();
+  for (auto req : {JobRequest::hold, JobRequest::release, JobRequest::requeue}) {
+    auto e = sia::test::error_of([&] { client.request(req, {"a", "b"}); });
+    CHECK(e.first == 65);
+    CHECK(e.second.find("job \"b\" has ended (cancelled)") != std::string::npos);
+  }
+  CHECK(f.store.inbox_files().empty());
+  CHECK(sia::test::error_of([&] { client.request(JobRequest::hold, {"zz"}); }).first == 66);
+}
+
+TEST_CASE("history accounts GPU time per type and forgets old ended jobs", "[round]") {
+  Fixture f(std::map<std::string, std::string>{{"controller.history_days", "1"}});
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  const double submitted = f.now;
+  f.round();  // placed at `submitted` (the round's time)
+  f.round();
+  f.round();  // 120 s later
+  for (auto& [node, runs] : f.driver.runs) {
+    if (runs.count("a")) runs["a"].state = "finished";
+  }
+  f.round();  // ends at submitted + 180
+  json h = client.history();
+  CHECK(h["kind"] == "JobHistory");
+  REQUIRE(h["data"]["jobs"].size() == 1);
+  const json& row = h["data"]["jobs"][0];
+  CHECK(row["state"] == "finished");
+  CHECK(row["user"] == "tester");
+  CHECK(row["started"].get<double>() >= submitted);
+  CHECK(row["ended"] == submitted + 180);
+  const JobBook b = f.book();
+  const int gpus = b.find("a")->history.front().placed->gpus();
+  CHECK(row["run_time"].get<double>() == Approx(180 - (row["started"].get<double>() - submitted)));
+  CHECK(row["gpu_seconds"]["t4"].get<double>() == Approx(gpus * row["run_time"].get<double>()));
+  CHECK(row["gpu_hours"].get<double>() == Approx(row["gpu_seconds"]["t4"].get<double>() / 3600));
+  std::string csv = history_csv(h);
+  CHECK(csv.rfind("name,user,identity,state,submitted,started,ended,wait_s,run_time_s,"
+                  "gpu_hours,gpu_hours_t4,restarts",
+                  0) == 0);
+  CHECK(csv.find("\na,tester,local:tester,finished,") != std::string::npos);
+
+  // A day after it ended, the round's snapshot forgets it; its name stays taken.
+  f.now += 86400 + 1;
+  f.round();
+  CHECK(client.history()["data"]["jobs"].empty());
+  CHECK(f.book().retired("a"));
+  auto e = sia::test::error_of([&] { client.submit({ct::spec("a")}); });
+  CHECK(e.first == 65);
+  CHECK(e.second.find("never reused") != std::string::npos);
+}
+
+TEST_CASE("filters and --since read as documented", "[client]") {
+  CHECK(identity_user("local:alice") == "alice");
+  CHECK(identity_user("client:bob (key abc)") == "bob");
+  CHECK(parse_state_filter({"queued,running", "failed"}, "--state") ==
+        std::vector<std::string>{"queued", "running", "failed"});
+  CHECK(sia::test::error_of([] { parse_state_filter({"pending"}, "--state"); }).first == 64);
+  CHECK(parse_since("7d", 1e6, "--since") == 1e6 - 7 * 86400);
+  CHECK(parse_since("90m", 1e6, "--since") == 1e6 - 5400);
+  CHECK(parse_since("1700000000", 0, "--since") == 1700000000);
+  CHECK(parse_since("2026-12-01", 0, "--since") == 1796083200);
+  CHECK(parse_since("2026-12-01T08:00", 0, "--since") == 1796083200 + 8 * 3600);
+  CHECK(parse_since("2026-12-01T08:00:30Z", 0, "--since") == 1796083200 + 8 * 3600 + 30);
+  for (const char* bad : {"", "x", "7w", "2026-13-01", "2026-12-01T25:00", "99999999999999d",
+                          "2026-12-01 08:00", "-5d"}) {
+    CHECK(sia::test::error_of([&] { parse_since(bad, 0, "--since"); }).first == 64);
+  }
+  json doc = envelope(
+      "JobStatusList",
+      {{"jobs",
+        {{{"name", "a"}, {"state", "queued"}, {"identity", "local:alice"}, {"ended", nullptr}},
+         {{"name", "b"},
+          {"state", "failed"},
+          {"identity", "client:bob (key k)"},
+          {"ended", 50.0}}}}});
+  JobFilter f;
+  f.users = {"bob"};
+  CHECK(filter_jobs(doc, f)["data"]["jobs"].size() == 1);
+  f.users = {"client:alice"};
+  CHECK(filter_jobs(doc, f)["data"]["jobs"].empty());
+  f = JobFilter{};
+  f.states = {"queued"};
+  CHECK(filter_jobs(doc, f)["data"]["jobs"][0]["name"] == "a");
+  f = JobFilter{};
+  f.since = 60;
+  CHECK(filter_jobs(doc, f)["data"]["jobs"].size() == 1);
 }
 
 TEST_CASE("nodes that do not answer are left out of the round", "[round]") {

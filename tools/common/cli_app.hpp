@@ -23,6 +23,7 @@ struct CommonFlags {
   Format format() const {
     if (output == "table") return Format::table;
     if (output == "jsonl") return Format::jsonl;
+    if (output == "csv") return Format::csv;
     return Format::json;
   }
 };
@@ -46,15 +47,13 @@ inline int parse(CLI::App& app, int argc, char** argv, CommonFlags& f, const cha
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    write_stderr(std::string(program) + ": error: " + e.what() + " (see " + program +
-                 " --help)\n");
+    write_stderr(std::string(program) + ": error: " + e.what() + " (see " + program + " --help)\n");
     return to_int(ExitStatus::usage);
   }
   set_verbosity(f.quiet ? -1 : f.verbose);
   if (f.version) {
-    write_stdout(version_text(program, f.output == "json" && app.count("--output")
-                                           ? Format::json
-                                           : Format::table));
+    write_stdout(version_text(
+        program, f.output == "json" && app.count("--output") ? Format::json : Format::table));
     return 0;
   }
   return -1;

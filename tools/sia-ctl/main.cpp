@@ -1,6 +1,6 @@
 // sia-ctl: the scheduler's control program. `simulate` runs the trace-driven simulator;
-// serve (lib/serve/serve_command.hpp), round, submit, status, cancel, nodes, explain and
-// config drive the controller (lib/ctl/commands.hpp).
+// serve (lib/serve/serve_command.hpp), round, submit, status, history, cancel, hold,
+// release, requeue, nodes, explain and config drive the controller (lib/ctl/commands.hpp).
 #include "app/simulate.hpp"
 #include "channel/keygen_command.hpp"
 #include "common/cli_app.hpp"
@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
       program};
   sia::cli::CommonFlags common;
   common.output = "table";
-  sia::cli::add_common_flags(app, common, {"table", "json", "jsonl"});
+  sia::cli::add_common_flags(app, common, {"table", "json", "jsonl", "csv"});
   app.require_subcommand(0, 1);
   app.fallthrough();
   std::string config_file, state_dir;
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
 
   // The controller: one round, and the clients of the state directory.
   std::string round_cluster, round_policy;
-  std::vector<std::string> stages, submit_files, status_jobs, cancel_jobs;
+  std::vector<std::string> stages, submit_files, status_jobs;
   std::string explain_job;
   bool dry_run = false;
   auto* round_cmd = app.add_subcommand(
@@ -146,11 +146,61 @@ int main(int argc, char** argv) {
       "  sia-ctl submit -o json a.toml b.toml");
   submit_cmd->add_option("file", submit_files, "Job files, or - for stdin")->required();
   submit_cmd->add_flag("--dry-run", dry_run, "Validate and print the jobs; submit nothing");
-  auto* status_cmd = app.add_subcommand("status", "Show jobs: state, placement, progress");
+  // status and history: which jobs.
+  std::vector<std::string> filter_states, filter_users;
+  std::string filter_since;
+  auto add_filters = [&](CLI::App* cmd) {
+    cmd->add_option("--state", filter_states,
+                    "Only jobs in these states (queued, running, finished, failed, "
+                    "cancelled, submitted, rejected; comma-separated or repeated)");
+    cmd->add_option("--user", filter_users,
+                    "Only jobs these users submitted (alice, or local:alice / client:alice)");
+  };
+  auto* status_cmd =
+      app.add_subcommand("status",
+                         "Show jobs: state, placement, progress, and why each waiting job waits\n\n"
+                         "Examples:\n"
+                         "  sia-ctl status\n"
+                         "  sia-ctl status --state queued --user alice -o json");
   status_cmd->add_option("job", status_jobs, "Jobs to show (default: all)");
-  auto* cancel_cmd = app.add_subcommand("cancel", "Cancel jobs; the next round stops them");
-  cancel_cmd->add_option("job", cancel_jobs, "Jobs to cancel")->required();
-  cancel_cmd->add_flag("--dry-run", dry_run, "Check the jobs; cancel nothing");
+  add_filters(status_cmd);
+  auto* history_cmd = app.add_subcommand(
+      "history",
+      "Accounting (sacct-like): per job submit, start and end, wait, GPU hours per GPU type, "
+      "restarts, work lost, final state\n\n"
+      "Examples:\n"
+      "  sia-ctl history --since 7d\n"
+      "  sia-ctl history --user alice --state finished,failed -o csv > jobs.csv");
+  add_filters(history_cmd);
+  history_cmd->add_option("--since", filter_since,
+                          "Only jobs active since then: seconds since the epoch, a UTC date "
+                          "or time (2026-12-01, 2026-12-01T08:00) or a time ago (12h, 7d)");
+  // Requests on named jobs: one row each.
+  struct JobRequestCommand {
+    sia::ctl::JobRequest request;
+    const char* help;
+    std::vector<std::string> jobs;
+    CLI::App* cmd = nullptr;
+  };
+  JobRequestCommand job_requests[] = {
+      {sia::ctl::JobRequest::cancel, "Cancel jobs; the next round stops them", {}},
+      {sia::ctl::JobRequest::hold,
+       "Hold jobs: they are not scheduled until released (the next round stops a running "
+       "one with a checkpoint)",
+       {}},
+      {sia::ctl::JobRequest::release, "Release held jobs: they may be scheduled again", {}},
+      {sia::ctl::JobRequest::requeue,
+       "Requeue running jobs: the next round stops them with a checkpoint, and they wait in "
+       "the queue like any other",
+       {}},
+  };
+  for (auto& r : job_requests) {
+    const std::string name = sia::ctl::to_string(r.request);
+    r.cmd = app.add_subcommand(name, r.help);
+    r.cmd->add_option("job", r.jobs, "Jobs")->required();
+    r.cmd->add_flag("--dry-run", dry_run,
+                    std::string("Check the jobs; nothing is ") + sia::ctl::past_tense(r.request));
+  }
   auto* nodes_cmd = app.add_subcommand("nodes", "Show the nodes: up or down, their jobs");
   auto* explain_cmd = app.add_subcommand(
       "explain", "Say why a job runs where it runs, or why it waits (from the last round)");
@@ -161,9 +211,12 @@ int main(int argc, char** argv) {
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
   return sia::cli::run(program, [&] {
     sia::ctl::CtlArgs ctl;
+    if (common.format() == sia::cli::Format::csv && !history_cmd->parsed()) {
+      throw sia::Error(sia::ExitStatus::usage, "-o csv: only sia-ctl history writes CSV");
+    }
     ctl.sources.config_file = config_file;
-    ctl.format = common.format() == sia::cli::Format::table ? sia::cli::Format::table
-                                                            : sia::cli::Format::json;
+    ctl.format =
+        common.format() == sia::cli::Format::jsonl ? sia::cli::Format::json : common.format();
     ctl.dry_run = dry_run;
     if (!state_dir.empty()) ctl.sources.flags["controller.state_dir"] = {"--state-dir", state_dir};
     if (!round_cluster.empty()) {
@@ -187,8 +240,14 @@ int main(int argc, char** argv) {
     if (serve_cmd->parsed()) return sia::serve::run_serve_command(ctl);
     if (round_cmd->parsed()) return sia::ctl::run_round_command(ctl);
     if (submit_cmd->parsed()) return sia::ctl::run_submit_command(ctl, submit_files);
-    if (status_cmd->parsed()) return sia::ctl::run_status_command(ctl, status_jobs);
-    if (cancel_cmd->parsed()) return sia::ctl::run_cancel_command(ctl, cancel_jobs);
+    sia::ctl::JobFilter filter;
+    filter.states = sia::ctl::parse_state_filter(filter_states, "--state");
+    filter.users = filter_users;
+    if (status_cmd->parsed()) return sia::ctl::run_status_command(ctl, status_jobs, filter);
+    if (history_cmd->parsed()) return sia::ctl::run_history_command(ctl, filter, filter_since);
+    for (const auto& r : job_requests) {
+      if (r.cmd->parsed()) return sia::ctl::run_job_request_command(ctl, r.request, r.jobs);
+    }
     if (nodes_cmd->parsed()) return sia::ctl::run_nodes_command(ctl);
     if (explain_cmd->parsed()) return sia::ctl::run_explain_command(ctl, explain_job);
     if (config_cmd->parsed()) return sia::ctl::run_config_command(ctl);
@@ -199,7 +258,8 @@ int main(int argc, char** argv) {
     if (!s->parsed()) {
       throw sia::Error(sia::ExitStatus::usage,
                        "expected a subcommand: simulate, serve, round, submit, status, "
-                       "cancel, nodes, explain, config or keygen (see sia-ctl --help)");
+                       "history, cancel, hold, release, requeue, nodes, explain, config or "
+                       "keygen (see sia-ctl --help)");
     }
     sim.format = common.format();
     return sia::app::run_simulate(sim);

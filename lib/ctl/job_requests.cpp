@@ -1,0 +1,46 @@
+#include "ctl/job_requests.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace sia::ctl {
+
+void check_name_unused(const JobBook& book, const std::string& name) {
+  if (const BookJob* b = book.find(name)) {
+    throw Error(ExitStatus::data, "job \"" + name + "\" exists already (" + to_string(b->state) +
+                                      "); a job name is never reused: choose another");
+  }
+  if (book.retired(name)) {
+    throw Error(ExitStatus::data, "job \"" + name +
+                                      "\" existed (it ended and was forgotten after "
+                                      "controller.history_days); a job name is never reused: "
+                                      "choose another");
+  }
+}
+
+void check_job_request(const JobBook& book, const std::vector<PendingRequest>& pending,
+                       JobRequest request, const std::vector<std::string>& jobs) {
+  if (jobs.empty()) {
+    throw Error(ExitStatus::usage, std::string(to_string(request)) + ": expected job names");
+  }
+  for (const auto& name : jobs) {
+    const BookJob* b = book.find(name);
+    if (!b) {
+      const bool waiting = std::any_of(pending.begin(), pending.end(), [&](const auto& p) {
+        return p.type == "submit" && std::count(p.jobs.begin(), p.jobs.end(), name);
+      });
+      if (!waiting) {
+        throw Error(ExitStatus::no_input, "job \"" + name + "\" is not known to the controller");
+      }
+      continue;
+    }
+    if (request != JobRequest::cancel && is_ended(b->state)) {
+      throw Error(ExitStatus::data, "job \"" + name + "\" has ended (" + to_string(b->state) +
+                                        "): only a queued or running job can be " +
+                                        past_tense(request));
+    }
+  }
+}
+
+}  // namespace sia::ctl

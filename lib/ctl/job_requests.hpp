@@ -1,0 +1,25 @@
+// The checks of a client's request -- a new job's name; cancel, hold, release, requeue of
+// named jobs -- made
+// the same way by the local client backend and by the daemon's client service before
+// anything is written: every job must be known or waiting in the inbox (status 66, none
+// is acted on), and a job that has ended can be cancelled (nothing happens) but not held,
+// released or requeued (status 65, naming the job and its state).
+// Thread-safety: pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ctl/client_docs.hpp"
+#include "ctl/job_book.hpp"
+
+namespace sia::ctl {
+
+// Status 65 when the book has (or had: a forgotten job's name is retired) a job `name`:
+// a job name is never reused.
+void check_name_unused(const JobBook& book, const std::string& name);
+
+void check_job_request(const JobBook& book, const std::vector<PendingRequest>& pending,
+                       JobRequest request, const std::vector<std::string>& jobs);
+
+}  // namespace sia::ctl
