@@ -80,6 +80,14 @@ NodeWork read_node_work(const ApplyArgs& a) {
   }
   std::vector<JobState> jobs = jobs_from_documents(docs);
   w.wanted = plan_node(p, cluster, jobs, w.node, display_name(a.placement));
+  // A cluster file without addresses names nodes that may not be host names at all: the
+  // one-machine setup, every node's sia-run on this machine. Their jobs meet on loopback.
+  for (auto& l : w.wanted) {
+    if (l.nodes.size() > 1 && l.master_addr == l.nodes.front().node &&
+        !host_resolves(l.master_addr)) {
+      l.master_addr = "127.0.0.1";
+    }
+  }
   for (const auto& j : p.jobs) w.elsewhere.insert(j.job);
   for (const auto& l : w.wanted) w.elsewhere.erase(l.job);
   return w;

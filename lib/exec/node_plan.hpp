@@ -58,6 +58,8 @@ void prepare_generation(JobLaunch& launch, int generation, const StateDir& state
 int derive_port(const std::string& job, int generation, int lo, int hi);
 // True when nothing listens on TCP `port` (a bind to it succeeds).
 bool tcp_port_free(int port);
+// True when `host` resolves to an address (getaddrinfo).
+bool host_resolves(const std::string& host);
 
 // The log's first line for one rank of one generation.
 std::string rank_header(const JobLaunch& launch, const RankLaunch& rank);
