@@ -332,7 +332,7 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
   return envelope("JobStatusList", {{"jobs", list}, {"round", book.round()}});
 }
 
-json node_list(const JobBook& book, double) {
+json node_list(const JobBook& book, double, const json& live) {
   std::map<std::string, json> rows;
   const json& cluster = book.last_cluster();
   if (cluster.is_object() && cluster.contains("node_groups")) {
@@ -362,6 +362,18 @@ json node_list(const JobBook& book, double) {
     r["last_seen"] = n.last_seen > 0 ? json(n.last_seen) : json(nullptr);
     r["error"] = n.error;
     r["delivery_error"] = n.delivery_error;
+  }
+  if (live.is_array()) {
+    for (const auto& a : live) {
+      if (!a.is_object() || !a.contains("name") || !a["name"].is_string()) continue;
+      json& r = rows[a["name"].get<std::string>()];
+      r["name"] = a["name"];
+      for (const char* k : {"gpu_type", "gpus", "address"}) {
+        if ((!r.contains(k) || r[k].is_null()) && a.contains(k) && !a[k].is_null()) r[k] = a[k];
+      }
+      r["state"] = a.value("state", "unknown");
+      r["last_seen"] = a.value("last_seen", json());
+    }
   }
   std::map<std::string, std::vector<std::string>> jobs_on;
   for (const auto& [job, b] : book.jobs()) {

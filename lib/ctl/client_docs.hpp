@@ -56,7 +56,11 @@ std::vector<PendingRequest> pending_requests(const StateStore& store);
 nlohmann::json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pending,
                                const std::vector<std::string>& jobs, double now,
                                double silent_after);
-nlohmann::json node_list(const JobBook& book, double now);
+// `live`: what the daemon's hub knows now of the agents, a list of {name, state (up or
+// down), gpu_type, gpus, address, last_seen}; it wins over the book (the last round's
+// view) and lists agents that connected before any round.
+nlohmann::json node_list(const JobBook& book, double now,
+                         const nlohmann::json& live = nlohmann::json());
 nlohmann::json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
                                const std::string& job, double now, double silent_after);
 

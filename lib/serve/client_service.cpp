@@ -72,7 +72,7 @@ channel::Reply ClientService::handle(const channel::Identity& who,
                                             config_.controller.silent_after);
       break;
     case channel::RequestKind::nodes:
-      reply.document = ctl::node_list(book_, now);
+      reply.document = ctl::node_list(book_, now, live_nodes_ ? live_nodes_() : json());
       break;
     case channel::RequestKind::history:
       reply.document = ctl::job_history(book_, now);

@@ -45,12 +45,16 @@ class ClientService {
   // a round at once).
   bool take_round_wanted();
 
+  // What NODES adds of the agents as they are now (ctl::node_list's `live`); unset: none.
+  void set_live_nodes(std::function<nlohmann::json()> live) { live_nodes_ = std::move(live); }
+
  private:
   nlohmann::json submit(const channel::Identity& who, const nlohmann::json& args);
   nlohmann::json job_request(const channel::Identity& who, ctl::JobRequest request,
                              const nlohmann::json& args);
   // A unique name for a request journaled at `now`: it never names a file in the inbox.
   std::string request_name(double now);
+  std::function<nlohmann::json()> live_nodes_;
 
   ctl::Config config_;
   const ctl::StateStore& store_;

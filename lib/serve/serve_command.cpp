@@ -105,6 +105,20 @@ int run_serve_command(const ctl::CtlArgs& args) {
   channel::Hub hub(ho, [&service](const channel::Identity& who, const channel::Request& r) {
     return service.handle(who, r);
   });
+  service.set_live_nodes([&hub] {
+    const double now = ctl::wall_clock();
+    json list = json::array();
+    for (const auto& a : hub.agents()) {
+      list.push_back(
+          {{"name", a.node},
+           {"state", a.up && !a.fenced ? "up" : "down"},
+           {"gpu_type", a.inventory.gpu_type.empty() ? json(nullptr) : json(a.inventory.gpu_type)},
+           {"gpus", a.inventory.gpus},
+           {"address", a.inventory.address.empty() ? json(nullptr) : json(a.inventory.address)},
+           {"last_seen", now - a.silent_for}});
+    }
+    return list;
+  });
   // What the journal holds of each node's reports: not taken again.
   std::map<std::string, channel::Offsets> stored;
   for (const auto& [key, next] : book.report_offsets()) stored[key.first][key.second] = next;

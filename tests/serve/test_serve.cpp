@@ -2,6 +2,8 @@
 // real state directory, and the HubDriver on a real Hub with a hand-driven DEALER agent.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -147,6 +149,31 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   channel::Request nodes;
   nodes.kind = channel::RequestKind::nodes;
   CHECK(service.handle(alice(), nodes).document["kind"] == "NodeList");
+  // The agents connected now are listed, also one no round has seen yet.
+  service.set_live_nodes([] {
+    return json::array({{{"name", "late-0"},
+                         {"state", "up"},
+                         {"gpu_type", "t4"},
+                         {"gpus", 2},
+                         {"address", nullptr},
+                         {"last_seen", 1200.0}}});
+  });
+  json listed = service.handle(alice(), nodes).document["data"]["nodes"];
+  auto late = std::find_if(listed.begin(), listed.end(),
+                           [](const json& n) { return n["name"] == "late-0"; });
+  REQUIRE(late != listed.end());
+  CHECK((*late)["state"] == "up");
+  CHECK((*late)["gpus"] == 2);
+  CHECK((*late)["address"] == "late-0");
+
+  // hold, release and requeue take the same path as cancel; HISTORY answers.
+  channel::Request hold;
+  hold.kind = channel::RequestKind::hold;
+  hold.args = {{"jobs", {"a"}}};
+  CHECK(sia::test::error_of([&] { service.handle(alice(), hold); }).first == 65);  // ended
+  channel::Request history;
+  history.kind = channel::RequestKind::history;
+  CHECK(service.handle(alice(), history).document["kind"] == "JobHistory");
 }
 
 TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub") {
