@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/node.hpp"
 #include "core/toml_json.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia::channel {
 
@@ -25,7 +26,7 @@ AllowList AllowList::parse(const std::string& text, const std::string& file) {
   nlohmann::json j;
   std::string trimmed = text.substr(std::min(text.find_first_not_of(" \t\r\n"), text.size()));
   if (!trimmed.empty() && trimmed.front() == '{') {
-    j = nlohmann::json::parse(text, nullptr, false);
+    j = parse_json_bounded(text);
     if (j.is_discarded()) throw Error(ExitStatus::config, file + ": invalid JSON");
   } else {
     j = toml_to_json(text, file, ExitStatus::config);

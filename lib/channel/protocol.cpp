@@ -1,5 +1,7 @@
 #include "channel/protocol.hpp"
 
+#include "core/json_limits.hpp"
+
 #include <limits>
 #include <type_traits>
 
@@ -11,36 +13,6 @@ namespace sia::channel {
 using nlohmann::json;
 
 namespace {
-
-// Deeper nesting than any message needs is refused before parsing, so that no input can
-// exhaust the stack of a recursive walk (dump, comparison) later.
-constexpr int kMaxDepth = 64;
-
-bool depth_ok(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > kMaxDepth) return false;
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
-  return true;
-}
 
 std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -344,8 +316,9 @@ std::string type_name(const Message& message) {
 }
 
 Message decode(std::string_view frame) {
-  if (!depth_ok(frame)) {
-    throw ProtocolError("message nested more than " + std::to_string(kMaxDepth) + " levels deep");
+  if (!json_depth_ok(frame)) {
+    throw ProtocolError("message nested more than " + std::to_string(kMaxJsonDepth) +
+                        " levels deep");
   }
   json j = json::parse(frame, nullptr, false);
   if (j.is_discarded()) throw ProtocolError("message is not valid JSON");

@@ -9,6 +9,7 @@
 #include "exec/report.hpp"
 #include "exec/report_lines.hpp"
 #include "exec/spawn.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia::channel {
 
@@ -146,7 +147,7 @@ void SiaRunNode::finish(int status) {
   o.exit_status = status;
   o.ok = status == 0;
   if (o.ok) {
-    json doc = json::parse(read_input(work_dir_ + "/apply.out"), nullptr, false);
+    json doc = parse_json_bounded(read_input(work_dir_ + "/apply.out"));
     if (doc.is_object() && doc.contains("data")) {
       o.plan = doc["data"];
     } else {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "core/toml_json.hpp"
 
 namespace sia {
@@ -227,6 +228,11 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
   // JSON: one document, or JSON Lines. Try one document first.
   json parsed;
   bool single = true;
+  if (!json_depth_ok(text)) {
+    throw Error(
+        status,
+        located(name, "", "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"));
+  }
   try {
     parsed = json::parse(text.begin(), text.end());
   } catch (const json::out_of_range& e) {

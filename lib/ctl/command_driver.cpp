@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "ctl/pipe_process.hpp"
 
 namespace sia::ctl {
@@ -117,7 +118,7 @@ std::vector<NodeStatus> CommandDriver::observe() {
       }
       s.status = document_data(r.out, "node " + n.name + ": status", "RunStatus");
       s.ok = true;
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // a node's bad answer is that node's error
       s.error = e.what();
     }
   });
@@ -176,7 +177,7 @@ std::vector<ReportLine> CommandDriver::drain_reports() {
         std::string line = r.out.substr(pos, nl - pos);
         pos = nl + 1;
         if (line.empty()) continue;
-        json j = json::parse(line, nullptr, false);
+        json j = parse_json_bounded(line);
         if (j.is_discarded() || !j.is_object() || !j.contains("job") || !j["job"].is_string() ||
             !j.contains("offset") || !j["offset"].is_number_integer() || !j.contains("report") ||
             !j["report"].is_object()) {
@@ -193,7 +194,7 @@ std::vector<ReportLine> CommandDriver::drain_reports() {
         }
         per[i].push_back(std::move(rl));
       }
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // a node's bad answer is that node's error
       errors[i] = "node " + n.name + ": reports: " + e.what();
     }
   });
@@ -263,7 +264,7 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
           res.plan = std::move(plan);
         }
         res.acknowledged = res.error.empty();
-      } catch (const Error& e) {
+      } catch (const std::exception& e) {  // a node's bad answer is that node's error
         res.error = e.what();
         res.acknowledged = false;
       }

@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "worker/crc32.hpp"
 
 namespace sia::ctl {
@@ -78,7 +79,7 @@ JournalRead read_journal(const std::string& path) {
       throw Error(ExitStatus::data, path + ": line " + std::to_string(line_no) + ": corrupted (" +
                                         why + "); the file is left as it is for inspection");
     };
-    json rec = json::parse(line, nullptr, false);
+    json rec = parse_json_bounded(line);
     if (rec.is_discarded() || !rec.is_object()) corrupted("not a JSON object");
     if (!rec.contains("crc") || !rec["crc"].is_string()) corrupted("no checksum");
     std::string crc = rec["crc"].get<std::string>();

@@ -1,4 +1,5 @@
 #include "ctl/report_records.hpp"
+#include "core/json_limits.hpp"
 
 #include <algorithm>
 #include <map>
@@ -18,7 +19,7 @@ std::vector<json> report_records(const JobBook& book, const std::vector<ReportLi
     auto key = std::make_pair(l.node, l.job);
     const std::int64_t known = std::max(book.report_next(l.node, l.job), seen[key]);
     if (l.offset < known) continue;  // a duplicate
-    json rep = json::parse(l.line, nullptr, false);
+    json rep = parse_json_bounded(l.line);
     if (rep.is_discarded()) {
       if (warn) {
         warn("node " + l.node + ": job " + l.job + ": offset " + std::to_string(l.offset) +

@@ -17,6 +17,7 @@
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia::ctl {
 
@@ -57,7 +58,7 @@ JobBook read_snapshot(const std::string& path) {
     throw Error(ExitStatus::data,
                 path + ": corrupted (" + why + "); the file is left as it is for inspection");
   };
-  json root = json::parse(text, nullptr, false);
+  json root = parse_json_bounded(text);
   if (root.is_discarded() || !root.is_object()) return corrupted("not a JSON document");
   if (!root.contains("data") || !root.contains("checksum") || !root["checksum"].is_string()) {
     return corrupted("no data or no checksum");
@@ -210,6 +211,10 @@ json StateStore::read_inbox(const std::string& name) const {
   Document d = read_document(file, {"ControllerRequest"});
   Node data = d.data();
   data.at("type").one_of({"submit", "cancel", "hold", "release", "requeue"});
+  // Typed as the readers expect them (65 naming the field otherwise).
+  data.string_or("identity", "");
+  data.number_or("time", 0);
+  data.at("jobs").each([](const Node&) {});
   return data.json();
 }
 

@@ -6,12 +6,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "exec/spawn.hpp"
 
 namespace sia::exec {
@@ -146,7 +148,8 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
   int written = 0;
   {
     std::ifstream in(l.batch_plan);
-    const auto j = nlohmann::json::parse(in, nullptr, false);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto j = parse_json_bounded(text);
     if (j.is_object() && j.value("round", -1) == l.generation && j.contains("plan") &&
         j["plan"].is_number_integer()) {
       written = j["plan"].get<int>();

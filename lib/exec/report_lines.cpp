@@ -12,6 +12,7 @@
 
 #include "core/error.hpp"
 #include "core/job_spec.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia::exec {
 
@@ -100,7 +101,7 @@ std::vector<ReportLineRecord> read_report_lines(const StateDir& state,
       const std::int64_t offset = from + static_cast<std::int64_t>(pos);
       pos = nl + 1;
       if (line.empty()) continue;
-      json parsed = json::parse(line, nullptr, false);
+      json parsed = parse_json_bounded(line);
       if (parsed.is_discarded() || !parsed.is_object()) {
         warn(path + ": offset " + std::to_string(offset) + ": not a JSON object; skipped");
         continue;
@@ -129,7 +130,7 @@ json report_line_to_json(const ReportLineRecord& r) {
   return {{"job", r.job},
           {"offset", r.offset},
           {"next", r.next},
-          {"report", json::parse(r.line, nullptr, false)}};
+          {"report", parse_json_bounded(r.line)}};
 }
 
 }  // namespace sia::exec

@@ -5,6 +5,7 @@
 #include "core/document.hpp"
 #include "exec/commands.hpp"
 #include "exec/report_lines.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia::exec {
 
@@ -27,7 +28,7 @@ int run_reports(const ReportsArgs& args) {
   } else if (args.format == cli::Format::table) {
     cli::Table t({"job", "offset", "round", "step", "progress", "reason"});
     for (const auto& r : lines) {
-      json rep = json::parse(r.line, nullptr, false);
+      json rep = parse_json_bounded(r.line);
       auto field = [&](const char* k) {
         if (!rep.is_object() || !rep.contains(k)) return std::string("-");
         const json& v = rep[k];

@@ -67,6 +67,7 @@
 #include "model/goodput.hpp"
 #include "policy/baselines.hpp"
 #include "policy/pollux_ga.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia {
 
@@ -154,7 +155,7 @@ class PolluxPolicy : public Policy {
 
 void PolluxPolicy::restore(const Allocation& previous, const std::vector<VNode>& layout, int v) {
   if (previous.policy != "pollux" || previous.policy_state.empty()) return;
-  nlohmann::json s = nlohmann::json::parse(previous.policy_state, nullptr, false);
+  nlohmann::json s = parse_json_bounded(previous.policy_state);
   if (!s.is_object() || s.value("vnode_gpus", 0) != v) return;
   std::vector<int> cap;
   for (const auto& x : s.value("capacity", nlohmann::json::array())) {

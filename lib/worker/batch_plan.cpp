@@ -1,4 +1,5 @@
 #include "worker/batch_plan.hpp"
+#include "core/json_limits.hpp"
 
 #include <sys/stat.h>
 
@@ -24,7 +25,7 @@ std::optional<long> int_field(const nlohmann::json& j, const char* key, long lo,
 
 std::optional<BatchPlan> parse_batch_plan(const std::string& text, long round, int world_size,
                                           const std::function<void(const std::string&)>& warn) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json j = parse_json_bounded(text);
   if (!j.is_object() || j.value("type", "") != "batch_plan") return std::nullopt;
   auto r = int_field(j, "round", 0, 1L << 40);
   auto plan = int_field(j, "plan", 1, 1L << 30);

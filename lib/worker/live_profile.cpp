@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "worker/exit_codes.hpp"
 #include "worker/subprocess.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia::worker {
 
@@ -49,7 +50,7 @@ std::optional<json> last_report(const std::string& path) {
   std::ifstream in(path);
   std::optional<json> last;
   for (std::string line; std::getline(in, line);) {
-    json j = json::parse(line, nullptr, false);
+    json j = parse_json_bounded(line);
     if (j.is_object() && j.value("type", "") == "report") last = std::move(j);
   }
   return last;

@@ -303,6 +303,32 @@ TEST_CASE("filters and --since read as documented", "[client]") {
   CHECK(filter_jobs(doc, f)["data"]["jobs"].size() == 1);
 }
 
+TEST_CASE("a report line nested too deeply, or a malformed inbox file, is set aside", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();
+  const std::string na = f.node_of("a");
+  // 100,000 levels in one report line: skipped with a warning, the round goes on.
+  f.driver.pending_reports.push_back(
+      {na, "a", 0,
+       "{\"type\":\"report\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}",
+       0});
+  f.driver.report(na, "a", 300000, {{"step", 3}, {"progress", 1.0}});
+  f.round();
+  CHECK(f.book().find("a")->step == 3);
+  CHECK(std::any_of(f.warnings.begin(), f.warnings.end(),
+                    [](const std::string& w) { return w.find("offset 0") != std::string::npos; }));
+  // An inbox file whose identity is not a string is refused, and only it.
+  f.store.write_inbox(
+      {{"type", "submit"}, {"identity", 7}, {"time", 1.0}, {"jobs", json::array()}});
+  client.submit({ct::spec("b")});
+  CHECK(client.status({})["data"]["jobs"].size() == 2);  // status still reads
+  json r = f.round();
+  CHECK(r["rejected"].size() == 1);
+  CHECK(r["submitted"] == json::array({"b"}));
+}
+
 TEST_CASE("nodes that do not answer are left out of the round", "[round]") {
   Fixture f;
   LocalBackend client(f.config, "local:tester");

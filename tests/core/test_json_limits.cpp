@@ -1,0 +1,45 @@
+// core/json_limits: nesting and range limits on every JSON sia reads.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "core/document.hpp"
+#include "core/json_limits.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+
+namespace {
+
+std::string nested(int depth) {
+  return std::string(static_cast<std::size_t>(depth), '[') +
+         std::string(static_cast<std::size_t>(depth), ']');
+}
+
+}  // namespace
+
+TEST_CASE("nesting is counted outside strings and refused past the limit") {
+  CHECK(json_depth_ok(nested(kMaxJsonDepth)));
+  CHECK_FALSE(json_depth_ok(nested(kMaxJsonDepth + 1)));
+  CHECK(json_depth_ok("{\"a\": \"" + std::string(1000, '[') + "\"}"));
+  CHECK(json_depth_ok(R"({"a": "\"[[[[", "b": [1]})", 2));
+  CHECK_FALSE(json_depth_ok(R"({"a": [{"b": 1}]})", 2));
+}
+
+TEST_CASE("a bounded parse discards what is too deep, not JSON, or out of range") {
+  CHECK(parse_json_bounded(R"({"step": 3})")["step"] == 3);
+  CHECK(parse_json_bounded(nested(100000)).is_discarded());
+  CHECK(parse_json_bounded("{\"report\": " + nested(200) + "}").is_discarded());
+  CHECK(parse_json_bounded("{not json").is_discarded());
+  CHECK(parse_json_bounded(R"({"x": 1e400})").is_discarded());
+}
+
+TEST_CASE("a document nested too deeply is bad data naming the file") {
+  auto e = sia::test::error_of([] {
+    parse_documents("{\"kind\": \"Jobs\", \"data\": " + nested(100000) + "}", "deep.json", {"Jobs"},
+                    ExitStatus::data);
+  });
+  CHECK(e.first == 65);
+  CHECK(e.second.find("deep.json") != std::string::npos);
+  CHECK(e.second.find("nested more than 64 levels deep") != std::string::npos);
+}
