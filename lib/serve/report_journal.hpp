@@ -16,7 +16,7 @@
 namespace sia::serve {
 
 // Commits the report records of the lines `book` does not hold yet (ctl/report_records.hpp),
-// taken in at `time`; returns how many lines were new.
+// taken in at `time`; returns how many records it journaled.
 int journal_reports(const ctl::StateStore& store, ctl::JobBook& book,
                     const std::vector<ctl::ReportLine>& lines, double time,
                     const std::function<void(const std::string&)>& warn);

@@ -71,6 +71,22 @@ TEST_CASE("report lines are journaled once, across restarts") {
   store.create();
   ctl::JobBook book;
   store.commit(book, {ctl::make_submit("x", "test", 1, {spec("a")})});
+  // Placed on t4-0 (a node speaks only for the jobs it ran).
+  json placed = {{"name", "a"}, {"gpu_type", "t4"}, {"nodes", {{{"name", "t4-0"}, {"gpus", {0}}}}}};
+  store.commit(book, {{{"type", "round"},
+                       {"round", 1},
+                       {"time", 50.0},
+                       {"placement", {{"jobs", json::array({placed})}}}}});
+  // Lines about a job t4-1 never ran take one record, not one each.
+  std::vector<ctl::ReportLine> foreign = {{"t4-1", "a", 0, R"({"step":9})", 0},
+                                          {"t4-1", "a", 11, R"({"step":9})", 0},
+                                          {"t4-1", "zz", 0, R"({"step":9})", 0}};
+  std::vector<std::string> warned;
+  CHECK(serve::journal_reports(store, book, foreign, 100,
+                               [&](const std::string& w) { warned.push_back(w); }) == 2);
+  CHECK(book.find("a")->step == 0);
+  CHECK(book.report_next("t4-1", "a") == 22);
+  CHECK(warned.size() == 2);
   std::vector<ctl::ReportLine> lines = {{"t4-0", "a", 0, R"({"step":1})", 0},
                                         {"t4-0", "a", 11, R"({"step":2})", 0},
                                         {"t4-0", "a", 0, R"({"step":1})", 0}};
