@@ -67,9 +67,10 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
     if (b.done_reported) return {"finishing", "its workers reported done; ending"};
     if (auto quiet = silence(b, now, silent_after); !quiet.empty()) return {"silent", quiet};
     if (b.restoring) {
-      return {"restoring", "(re)started on " + b.report_node +
-                               (b.starts > 1 ? ", restoring its checkpoint" : "") +
-                               "; no report from it yet"};
+      return {"restoring",
+              (b.starts > 1 ? "restarted on " + b.report_node + " (restoring its checkpoint)"
+                            : "started on " + b.report_node) +
+                  "; no report from it yet"};
     }
     return {"", b.notice};
   }
@@ -305,11 +306,12 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
   for (const auto& p : pending) {
     for (const auto& name : p.jobs) {
       if (p.type == "submit" && !book.find(name)) {
-        rows[name] = pending_row(name, "submitted", p.identity, p.time,
-                                 "in the inbox: the next round takes it in", now);
+        rows[name] =
+            pending_row(name, "submitted", p.identity, p.time, "the next round takes it in", now);
       } else if (p.type != "submit" && rows.count(name) &&
-                 !is_ended(parse_lifecycle(rows[name]["state"].get<std::string>())
-                               .value_or(Lifecycle::finished))) {
+                 (rows[name]["state"] == "submitted" ||
+                  !is_ended(parse_lifecycle(rows[name]["state"].get<std::string>())
+                                .value_or(Lifecycle::finished)))) {
         rows[name]["reason_code"] = "request";
         rows[name]["reason"] =
             p.type + " requested by " + p.identity + "; the next round takes it in";
