@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "os/clock.hpp"
 #include "os/spawn.hpp"
 
 namespace sia::exec {
@@ -108,7 +109,7 @@ void LocalLauncher::signal_all(int sig) {
 
 WaitEvent LocalLauncher::wait(std::optional<std::chrono::milliseconds> timeout) {
   using namespace std::chrono;
-  const auto deadline = steady_clock::now() + timeout.value_or(milliseconds(0));
+  const auto deadline = os::system_clock().now() + timeout.value_or(milliseconds(0));
   sigset_t set = supervised_signals();
   for (;;) {
     int status = 0;
@@ -128,7 +129,7 @@ WaitEvent LocalLauncher::wait(std::optional<std::chrono::milliseconds> timeout) 
     siginfo_t info;
     int sig;
     if (timeout) {
-      auto left = duration_cast<nanoseconds>(deadline - steady_clock::now());
+      auto left = duration_cast<nanoseconds>(deadline - os::system_clock().now());
       if (left.count() <= 0) return WaitEvent{};
       timespec ts{static_cast<time_t>(left.count() / 1000000000),
                   static_cast<long>(left.count() % 1000000000)};
