@@ -8,6 +8,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/placement.hpp"
+#include "os/clock.hpp"
 #include "place/placer.hpp"
 
 namespace sia::app {
@@ -55,10 +56,10 @@ int run_solve(const SolveArgs& args) {
   if (!args.previous.empty()) {
     previous = parse_allocation(read_document(args.previous, {"Allocation"}).data());
   }
-  auto t0 = std::chrono::steady_clock::now();
+  const double t0 = os::now_seconds();
   Allocation a = policy->allocate(m, previous);
   if (a.order.empty()) a.order = m.order;
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = os::now_seconds() - t0;
   cli::debug("sia-solve", "policy " + args.policy + ": " + a.status + " in " +
                               cli::fixed(secs * 1e3, 1) + " ms, gap " + cli::fixed(a.gap, 6));
   if (args.format == cli::Format::table) {

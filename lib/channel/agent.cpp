@@ -9,9 +9,9 @@
 
 #include <zmq.hpp>
 
-#include "channel/clock.hpp"
-#include "cli/tool.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
+#include "os/clock.hpp"
 
 namespace sia::channel {
 
@@ -73,14 +73,14 @@ struct Agent::Impl {
   int session_count = 0;
   bool synced = false;  // the controller answered READY in this session
   bool auth_logged = false;
-  bool in_handshake = false;       // connected, handshake not done (monitor events)
-  int handshake_drops = 0;         // connections in a row that dropped during the handshake
-  Clock::time_point last_heard;    // the controller, for fencing
-  Clock::time_point liveness_ref;  // last heard, or when the session began
-  Clock::time_point last_ready;
-  Clock::time_point next_connect;
-  Clock::time_point next_heartbeat;
-  Clock::time_point next_scan;
+  bool in_handshake = false;          // connected, handshake not done (monitor events)
+  int handshake_drops = 0;            // connections in a row that dropped during the handshake
+  os::Clock::TimePoint last_heard;    // the controller, for fencing
+  os::Clock::TimePoint liveness_ref;  // last heard, or when the session began
+  os::Clock::TimePoint last_ready;
+  os::Clock::TimePoint next_connect;
+  os::Clock::TimePoint next_heartbeat;
+  os::Clock::TimePoint next_scan;
   double backoff = 1;
   bool fenced = false;
   bool stop_pending = false;   // a fence stop waits for an apply to end
@@ -99,7 +99,7 @@ struct Agent::Impl {
     if (opt.log) {
       opt.log(line);
     } else {
-      cli::write_stderr("sia-run: agent: " + line + "\n");
+      sia::log::info("agent: " + line);
     }
   }
 
@@ -112,7 +112,7 @@ struct Agent::Impl {
     }
   }
 
-  void send_ready(Clock::time_point now) {
+  void send_ready(os::Clock::TimePoint now) {
     Ready r;
     r.node = opt.node;
     r.inventory = opt.inventory;
@@ -125,7 +125,7 @@ struct Agent::Impl {
     liveness_ref = now;
   }
 
-  void open_session(Clock::time_point now) {
+  void open_session(os::Clock::TimePoint now) {
     try {
       sock.emplace(ctx, zmq::socket_type::dealer);
       sock->set(zmq::sockopt::linger, 0);
@@ -150,7 +150,7 @@ struct Agent::Impl {
     auth_logged = false;
     in_handshake = false;
     handshake_drops = 0;
-    next_heartbeat = now + span(opt.heartbeat_interval);
+    next_heartbeat = now + os::span(opt.heartbeat_interval);
     send_ready(now);
   }
 
@@ -168,14 +168,14 @@ struct Agent::Impl {
   }
 
   // The controller is lost: a fresh socket after the back-off.
-  void lose(const std::string& why, Clock::time_point now) {
-    log(why + "; connecting again in " + fmt_seconds(backoff));
+  void lose(const std::string& why, os::Clock::TimePoint now) {
+    log(why + "; connecting again in " + os::fmt_seconds(backoff));
     close_socket();
-    next_connect = now + span(backoff);
+    next_connect = now + os::span(backoff);
     backoff = std::min(backoff * 2, opt.backoff_max);
   }
 
-  void heard(Clock::time_point now) {
+  void heard(os::Clock::TimePoint now) {
     last_heard = now;
     liveness_ref = now;
     backoff = opt.backoff_min;
@@ -186,7 +186,7 @@ struct Agent::Impl {
     }
   }
 
-  void on_heartbeat(const Heartbeat& h, Clock::time_point now) {
+  void on_heartbeat(const Heartbeat& h, os::Clock::TimePoint now) {
     if (!synced) {
       synced = true;
       sent = h.acked;  // resume where the controller's store ends
@@ -224,11 +224,11 @@ struct Agent::Impl {
     }
     if (stop_pending) {
       stop_pending = false;
-      node.begin_stop_all("no word from the controller for " + fmt_seconds(opt.fence_after));
+      node.begin_stop_all("no word from the controller for " + os::fmt_seconds(opt.fence_after));
     }
   }
 
-  void collect(Clock::time_point) {
+  void collect(os::Clock::TimePoint) {
     auto out = node.take_outcome();
     if (!out) return;
     if (out->op == NodeBackend::Op::apply && current) {
@@ -262,24 +262,24 @@ struct Agent::Impl {
     start_next();
   }
 
-  void fence(Clock::time_point now) {
+  void fence(os::Clock::TimePoint now) {
     fenced = true;
     cached.reset();
     queued.reset();
     log("no word from the controller for " +
-        fmt_seconds(std::chrono::duration<double>(now - last_heard).count()) +
+        os::fmt_seconds(std::chrono::duration<double>(now - last_heard).count()) +
         ": checkpoint-stopping this node's jobs (fencing)");
     if (node.busy()) {
       stop_pending = true;
     } else {
-      node.begin_stop_all("no word from the controller for " + fmt_seconds(opt.fence_after));
+      node.begin_stop_all("no word from the controller for " + os::fmt_seconds(opt.fence_after));
     }
   }
 
-  void forward_reports(Clock::time_point now) {
+  void forward_reports(os::Clock::TimePoint now) {
     Offsets next = sent;
     std::vector<ReportLine> lines = node.read_reports(sent, opt.report_batch_bytes, next);
-    next_scan = now + span(opt.report_scan_interval);
+    next_scan = now + os::span(opt.report_scan_interval);
     if (lines.empty()) {
       for (const auto& [job, off] : next) sent[job] = std::max(sent[job], off);
       return;
@@ -296,7 +296,7 @@ struct Agent::Impl {
     }
   }
 
-  void on_message(const zmq::message_t& frame, Clock::time_point now) {
+  void on_message(const zmq::message_t& frame, os::Clock::TimePoint now) {
     Message m;
     try {
       m = decode(std::string_view(static_cast<const char*>(frame.data()), frame.size()));
@@ -309,7 +309,7 @@ struct Agent::Impl {
     if (auto* a = std::get_if<Assign>(&m)) return on_assign(std::move(*a));
     if (auto* e = std::get_if<ErrorMessage>(&m)) {
       if (e->code == "not_ready") {
-        if (now - last_ready >= span(opt.heartbeat_interval) || synced) {
+        if (now - last_ready >= os::span(opt.heartbeat_interval) || synced) {
           log("the controller does not know this agent (restarted?): saying READY again");
           send_ready(now);
         }
@@ -376,12 +376,12 @@ struct Agent::Impl {
     }
   }
 
-  void timers(Clock::time_point now) {
-    if (!fenced && now - last_heard >= span(opt.fence_after)) fence(now);
+  void timers(os::Clock::TimePoint now) {
+    if (!fenced && now - last_heard >= os::span(opt.fence_after)) fence(now);
     if (!sock) return;
-    if (now - liveness_ref > span(opt.heartbeat_interval * opt.heartbeat_liveness)) {
+    if (now - liveness_ref > os::span(opt.heartbeat_interval * opt.heartbeat_liveness)) {
       lose(synced ? "no word from the controller for " +
-                        fmt_seconds(std::chrono::duration<double>(now - liveness_ref).count())
+                        os::fmt_seconds(std::chrono::duration<double>(now - liveness_ref).count())
                   : "no answer to READY from " + opt.connect,
            now);
       return;
@@ -392,28 +392,28 @@ struct Agent::Impl {
       h.jobs = job_summary(node.run_status());
       h.busy = node.busy();
       send(h);
-      next_heartbeat = now + span(opt.heartbeat_interval);
+      next_heartbeat = now + os::span(opt.heartbeat_interval);
     }
     if (synced && now >= next_scan) forward_reports(now);
   }
 
-  Clock::time_point next_deadline(Clock::time_point now) const {
-    Clock::time_point t = last_heard + span(opt.fence_after);
+  os::Clock::TimePoint next_deadline(os::Clock::TimePoint now) const {
+    os::Clock::TimePoint t = last_heard + os::span(opt.fence_after);
     if (!sock) return std::min(t, next_connect);
-    t = std::min(t, liveness_ref + span(opt.heartbeat_interval * opt.heartbeat_liveness));
+    t = std::min(t, liveness_ref + os::span(opt.heartbeat_interval * opt.heartbeat_liveness));
     t = std::min(t, next_heartbeat);
     if (synced) t = std::min(t, next_scan);
     return std::max(t, now);
   }
 
   void step(std::chrono::milliseconds max_wait) {
-    auto now = Clock::now();
+    auto now = os::system_clock().now();
     if (!sock && now >= next_connect) open_session(now);
     collect(now);
     timers(now);
-    auto until = next_deadline(Clock::now()) - Clock::now();
-    auto wait = std::min<Clock::duration>(until, max_wait);
-    if (node.busy()) wait = std::min<Clock::duration>(wait, std::chrono::milliseconds(50));
+    auto until = next_deadline(os::system_clock().now()) - os::system_clock().now();
+    auto wait = std::min<os::Clock::Duration>(until, max_wait);
+    if (node.busy()) wait = std::min<os::Clock::Duration>(wait, std::chrono::milliseconds(50));
     auto wait_ms = std::max<std::int64_t>(
         0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count() + 1);
     if (!sock) {
@@ -429,7 +429,7 @@ struct Agent::Impl {
       throw Error(ExitStatus::io, std::string("poll: ") + e.what());
     }
     if (monitor && (items[1].revents & ZMQ_POLLIN)) on_monitor_events();
-    now = Clock::now();
+    now = os::system_clock().now();
     for (int i = 0; sock && i < 1000; ++i) {
       zmq::message_t frame;
       if (!sock->recv(frame, zmq::recv_flags::dontwait)) break;
@@ -461,7 +461,7 @@ Agent::Agent(AgentOptions options, NodeBackend& node)
   if (o.connect.empty()) throw Error(ExitStatus::usage, "no controller endpoint (--connect)");
   require_curve(o.connect, o.keys.has_value(), "connect",
                 "--server-key and --secret-key, or connect over loopback or ipc://");
-  auto now = Clock::now();
+  auto now = os::system_clock().now();
   impl_->last_heard = now;
   impl_->liveness_ref = now;
   impl_->next_connect = now;

@@ -44,7 +44,7 @@ struct AgentOptions {
   double backoff_max = 32;
   double report_scan_interval = 0.5;  // seconds between looks at the reports files
   std::size_t report_batch_bytes = 256 * 1024;
-  // One log line, no newline; null: stderr, "sia-run: agent: " first.
+  // One log line, no newline; null: the library log (core/log.hpp), "agent: " first.
   std::function<void(const std::string&)> log;
 };
 

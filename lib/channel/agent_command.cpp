@@ -9,6 +9,7 @@
 #include "cli/tool.hpp"
 #include "core/cluster.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "exec/node_apply.hpp"
 #include "exec/state_dir.hpp"
 
@@ -74,14 +75,13 @@ int run_agent(const AgentArgs& args) {
   if (args.report_interval > 0) {
     so.apply_args.insert(so.apply_args.end(), {"--report-interval", number(args.report_interval)});
   }
-  so.log = [](const std::string& line) { cli::info("sia-run: agent", line); };
-  o.log = [](const std::string& line) { cli::info("sia-run: agent", line); };
+  so.log = [](const std::string& line) { log::info("agent: " + line); };
+  o.log = [](const std::string& line) { log::info("agent: " + line); };
   SiaRunNode backend(so);
   Agent agent(o, backend);  // checks the endpoint before anything is started
   cli::install_counting_stop_handlers();
-  cli::debug("sia-run: agent", "node " + o.node + ", state directory " + state_dir +
-                                   ", controller " + o.connect +
-                                   (o.keys ? " (CURVE)" : " (no CURVE)"));
+  log::debug("agent: node " + o.node + ", state directory " + state_dir + ", controller " +
+             o.connect + (o.keys ? " (CURVE)" : " (no CURVE)"));
   return agent.run(cli::stop_signals(), args.keep_jobs);
 }
 

@@ -11,8 +11,8 @@
 
 #include <zmq.hpp>
 
-#include "channel/clock.hpp"
 #include "core/error.hpp"
+#include "os/clock.hpp"
 
 namespace sia::channel {
 
@@ -113,9 +113,10 @@ Reply call(const ClientOptions& o, Request request) {
   }
 
   HandshakeWatch handshake;
-  const auto deadline = Clock::now() + span(o.timeout);
+  const auto deadline = os::system_clock().now() + os::span(o.timeout);
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - os::system_clock().now());
     if (left.count() <= 0) break;
     zmq::pollitem_t items[] = {{sock.handle(), 0, ZMQ_POLLIN, 0},
                                {monitor.handle(), 0, ZMQ_POLLIN, 0}};

@@ -7,11 +7,11 @@
 
 #include <zmq.hpp>
 
-#include "channel/clock.hpp"
 #include "channel/security.hpp"
 #include "channel/zap_handler.hpp"
-#include "cli/tool.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
+#include "os/clock.hpp"
 
 namespace sia::channel {
 
@@ -56,7 +56,7 @@ struct Hub::Impl {
     std::int64_t round = 0;
     std::int64_t seq = 0;
     std::string frame;
-    Clock::time_point last_sent;
+    os::Clock::TimePoint last_sent;
   };
   struct Agent {
     std::string node;
@@ -68,8 +68,8 @@ struct Hub::Impl {
     std::string rid;  // the current connection's routing id; "" when none
     bool up = false;
     bool fenced = false;
-    Clock::time_point last_heard;
-    Clock::time_point last_heartbeat;
+    os::Clock::TimePoint last_heard;
+    os::Clock::TimePoint last_heartbeat;
     std::optional<Pending> pending;
     std::optional<Ack> last_ack;
     Offsets confirmed;  // stored by the controller
@@ -87,16 +87,16 @@ struct Hub::Impl {
   std::map<std::string, std::string> rid_node;  // routing id -> node of its READY
   std::int64_t next_seq = 1;
   std::vector<HubEvent> events;
-  Clock::duration down_after{};
-  Clock::duration fence_span{};
-  Clock::duration interval{};
-  Clock::duration resend{};
+  os::Clock::Duration down_after{};
+  os::Clock::Duration fence_span{};
+  os::Clock::Duration interval{};
+  os::Clock::Duration resend{};
 
   void log(const std::string& line) {
     if (opt.log) {
       opt.log(line);
     } else {
-      cli::write_stderr("sia-ctl: " + line + "\n");
+      sia::log::info(line);
     }
   }
 
@@ -133,7 +133,7 @@ struct Hub::Impl {
     events.push_back(std::move(e));
   }
 
-  void send_heartbeat(Agent& a, Clock::time_point now) {
+  void send_heartbeat(Agent& a, os::Clock::TimePoint now) {
     Heartbeat h;
     h.acked = a.confirmed;
     send(a.rid, h);
@@ -183,7 +183,7 @@ struct Hub::Impl {
     return &a->second;
   }
 
-  void heard(Agent& a, Clock::time_point now) {
+  void heard(Agent& a, os::Clock::TimePoint now) {
     a.last_heard = now;
     if (!a.up) {
       a.up = true;
@@ -192,7 +192,7 @@ struct Hub::Impl {
   }
 
   void on_ready(const std::string& rid, const std::optional<Identity>& auth, Ready r,
-                Clock::time_point now) {
+                os::Clock::TimePoint now) {
     if (auth) {
       if (!auth->is_agent()) {
         refuse(rid, auth->describe() + " sent READY for node \"" + r.node +
@@ -273,7 +273,7 @@ struct Hub::Impl {
     events.push_back(std::move(e));
   }
 
-  void on_bye(Agent& a, Bye b, Clock::time_point now) {
+  void on_bye(Agent& a, Bye b, os::Clock::TimePoint now) {
     a.last_heard = now;
     if (!b.run_status.is_null()) a.run_status = b.run_status;
     unbind(a);
@@ -347,7 +347,7 @@ struct Hub::Impl {
   }
 
   void on_message(const std::string& rid, const std::optional<Identity>& auth,
-                  std::string_view payload, Clock::time_point now) {
+                  std::string_view payload, os::Clock::TimePoint now) {
     Message m;
     try {
       m = decode(payload);
@@ -396,7 +396,7 @@ struct Hub::Impl {
   }
 
   // Reads what is queued without blocking; true when anything was read.
-  bool drain(Clock::time_point now) {
+  bool drain(os::Clock::TimePoint now) {
     bool any = false;
     for (int i = 0; i < kMaxDrainPerPass; ++i) {
       zmq::message_t rid;
@@ -444,18 +444,19 @@ struct Hub::Impl {
     }
   }
 
-  void timers(Clock::time_point now) {
+  void timers(os::Clock::TimePoint now) {
     for (auto& [node, a] : agents) {
       auto silent = now - a.last_heard;
       if (a.up && silent > down_after) {
         a.up = false;
-        emit(HubEventType::down, a, node + " is down: silent for " + fmt_seconds(seconds(silent)));
+        emit(HubEventType::down, a,
+             node + " is down: silent for " + os::fmt_seconds(os::to_seconds(silent)));
       }
       // An agent that is down hears nothing more from the hub, so it has gone fence_after
       // without the controller -- and checkpoint-stopped its jobs -- by down_after +
       // fence_after (plus one interval for its own clock).
       if (!a.fenced && !a.up && silent >= fence_span) {
-        fence(a, node + " is fenced: silent for " + fmt_seconds(seconds(silent)) +
+        fence(a, node + " is fenced: silent for " + os::fmt_seconds(os::to_seconds(silent)) +
                      "; its jobs count as stopped");
         continue;
       }
@@ -489,10 +490,10 @@ Hub::Hub(HubOptions options, RequestHandler handler) : impl_(std::make_unique<Im
   require_curve(o.bind, o.server_key.has_value(), "bind",
                 "[controller] secret_key and allow, or bind to loopback or ipc://");
   d.curve = o.server_key.has_value();
-  d.interval = span(o.heartbeat_interval);
-  d.down_after = span(o.heartbeat_interval * o.heartbeat_liveness);
-  d.fence_span = span(o.heartbeat_interval * (o.heartbeat_liveness + 1) + o.fence_after);
-  d.resend = span(o.resend_interval > 0 ? o.resend_interval : o.heartbeat_interval);
+  d.interval = os::span(o.heartbeat_interval);
+  d.down_after = os::span(o.heartbeat_interval * o.heartbeat_liveness);
+  d.fence_span = os::span(o.heartbeat_interval * (o.heartbeat_liveness + 1) + o.fence_after);
+  d.resend = os::span(o.resend_interval > 0 ? o.resend_interval : o.heartbeat_interval);
   d.next_seq = std::max<std::int64_t>(1, o.first_seq);
   try {
     if (d.curve) d.zap = std::make_unique<ZapHandler>(d.ctx, *o.allow);
@@ -530,20 +531,20 @@ std::vector<HubEvent> Hub::poll(std::chrono::milliseconds timeout) {
       }
     }
   }
-  const auto start = Clock::now();
+  const auto start = os::system_clock().now();
   const auto deadline = start + timeout;
-  const auto tick = std::clamp<Clock::duration>(d.interval / 4, std::chrono::milliseconds(2),
-                                                std::chrono::milliseconds(250));
+  const auto tick = std::clamp<os::Clock::Duration>(d.interval / 4, std::chrono::milliseconds(2),
+                                                    std::chrono::milliseconds(250));
   for (bool first = true;; first = false) {
-    auto now = Clock::now();
+    auto now = os::system_clock().now();
     d.drain(now);
     d.take_refusals();
     d.timers(now);
     if (!d.events.empty()) break;
-    now = Clock::now();
+    now = os::system_clock().now();
     if (now >= deadline && !first) break;
-    auto wait = std::min<Clock::duration>(deadline - now, tick);
-    if (wait <= Clock::duration::zero()) {
+    auto wait = std::min<os::Clock::Duration>(deadline - now, tick);
+    if (wait <= os::Clock::Duration::zero()) {
       if (!first) break;
       continue;
     }
@@ -577,7 +578,7 @@ std::optional<std::int64_t> Hub::assign(const std::string& node, std::int64_t ro
   p.round = round;
   p.seq = m.seq;
   p.frame = encode(m);
-  p.last_sent = Clock::now();
+  p.last_sent = os::system_clock().now();
   if (!a.rid.empty()) d.send(a.rid, p.frame);
   a.pending = std::move(p);
   return m.seq;
@@ -589,7 +590,7 @@ void Hub::confirm_reports(const std::string& node, const Offsets& stored) {
     a.node = node;
     a.identity = Identity{Identity::Kind::agent, node, "", false};
     a.fenced = true;  // known from the journal only: not connected, nothing to fence
-    a.last_heard = Clock::now();
+    a.last_heard = os::system_clock().now();
   }
   for (const auto& [job, off] : stored) {
     std::int64_t& c = a.confirmed[job];
@@ -627,7 +628,7 @@ std::optional<AgentView> Hub::agent(const std::string& node) const {
   v.connected = !a.rid.empty();
   v.up = a.up;
   v.fenced = a.fenced;
-  v.silent_for = seconds(Clock::now() - a.last_heard);
+  v.silent_for = os::to_seconds(os::system_clock().now() - a.last_heard);
   if (a.pending) v.pending = std::make_pair(a.pending->round, a.pending->seq);
   v.last_ack = a.last_ack;
   v.confirmed = a.confirmed;

@@ -49,7 +49,7 @@ struct HubOptions {
   // caller journals them in between); false: only confirm_reports() confirms.
   bool confirm_on_poll = true;
   std::int64_t first_seq = 1;  // the first ASSIGN's seq
-  // Where log lines go (one line, no newline); null: stderr, "sia-ctl: " first.
+  // Where log lines go (one line, no newline); null: the library log (core/log.hpp).
   std::function<void(const std::string&)> log;
 };
 

@@ -1,15 +1,19 @@
 #include "channel/sia_run_node.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "cli/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "exec/report.hpp"
 #include "exec/report_lines.hpp"
-#include "exec/spawn.hpp"
-#include "core/json_limits.hpp"
 
 namespace sia::channel {
 
@@ -47,13 +51,44 @@ bool is_empty_jobs(const json& jobs) {
   return j != d->end() && j->is_array() && j->empty();
 }
 
+// Starts `sia-run apply` (argv) with standard input from /dev/null, standard output and error
+// to the given files, in a process group of its own (a terminal's ^C reaches the agent
+// only). It is not stopped when the agent goes away: it finishes what it began. Status 69
+// when it cannot be started (missing, not executable).
+os::Process start_apply(const std::vector<std::string>& argv, const std::string& out,
+                        const std::string& err) {
+  if (::access(argv.at(0).c_str(), X_OK) != 0) {
+    throw Error(ExitStatus::unavailable, "cannot run " + argv[0] + ": " + std::strerror(errno));
+  }
+  os::SpawnOptions o;
+  o.argv = argv;
+  o.search_path = false;
+  o.out = os::Stream::truncate(out);
+  o.err = os::Stream::truncate(err);
+  o.group = os::Group::own;
+  o.default_signals = {SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+  o.blocked_signals = std::vector<int>{};
+  os::Process p;
+  try {
+    p = os::spawn(o);
+  } catch (const Error& e) {
+    throw Error(ExitStatus::unavailable, "cannot run " + argv[0] + ": " + e.what());
+  }
+  if (p.exec_errno() != 0) {
+    p.wait();
+    throw Error(ExitStatus::unavailable,
+                "cannot run " + argv[0] + ": " + std::strerror(p.exec_errno()));
+  }
+  return p;
+}
+
 }  // namespace
 
 SiaRunNode::SiaRunNode(SiaRunNodeOptions options)
     : opt_(std::move(options)),
       state_(absolute(opt_.state_dir.empty() ? exec::default_state_dir() : opt_.state_dir)) {
   if (opt_.sia_run.empty()) {
-    opt_.sia_run = (fs::path(exec::self_executable()).parent_path() / "sia-run").string();
+    opt_.sia_run = (fs::path(os::self_executable()).parent_path() / "sia-run").string();
   }
   if (!opt_.cluster.empty()) opt_.cluster = absolute(opt_.cluster);
   work_dir_ = state_.root() + "/agent";
@@ -126,8 +161,7 @@ void SiaRunNode::spawn() {
   ++tries_;
   retry_waiting_ = false;
   try {
-    child_ =
-        std::make_unique<ChildProcess>(argv_, work_dir_ + "/apply.out", work_dir_ + "/apply.err");
+    child_ = start_apply(argv_, work_dir_ + "/apply.out", work_dir_ + "/apply.err");
   } catch (const Error& e) {
     child_.reset();
     outcome_ = Outcome{op_, false, to_int(e.status()), nullptr, e.what()};
@@ -138,7 +172,7 @@ void SiaRunNode::finish(int status) {
   child_.reset();
   if (status == to_int(ExitStatus::temp_fail) && tries_ <= opt_.lock_retries) {
     retry_waiting_ = true;
-    retry_at_ = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    retry_at_ = os::system_clock().now() + std::chrono::seconds(1);
     if (opt_.log) opt_.log("sia-run apply: " + last_line(work_dir_ + "/apply.err") + "; retrying");
     return;
   }
@@ -164,10 +198,10 @@ void SiaRunNode::finish(int status) {
 
 bool SiaRunNode::busy() {
   if (child_) {
-    if (auto st = child_->poll()) finish(*st);
+    if (auto exit = child_->poll()) finish(exit->status());
   }
-  if (retry_waiting_ && std::chrono::steady_clock::now() >= retry_at_) spawn();
-  return child_ != nullptr || retry_waiting_;
+  if (retry_waiting_ && os::system_clock().now() >= retry_at_) spawn();
+  return child_.has_value() || retry_waiting_;
 }
 
 std::optional<NodeBackend::Outcome> SiaRunNode::take_outcome() {

@@ -14,13 +14,15 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "channel/child_process.hpp"
 #include "channel/node_backend.hpp"
 #include "exec/state_dir.hpp"
+#include "os/clock.hpp"
+#include "os/spawn.hpp"
 
 namespace sia::channel {
 
@@ -60,9 +62,9 @@ class SiaRunNode : public NodeBackend {
   std::string work_dir_;
   std::vector<std::string> argv_;  // the running operation's command
   Op op_ = Op::apply;
-  std::unique_ptr<ChildProcess> child_;
+  std::optional<os::Process> child_;  // the running `sia-run apply`
   int tries_ = 0;
-  std::chrono::steady_clock::time_point retry_at_{};
+  os::Clock::TimePoint retry_at_{};
   bool retry_waiting_ = false;
   std::optional<Outcome> outcome_;
   std::set<std::string> warned_;

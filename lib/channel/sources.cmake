@@ -2,14 +2,12 @@
 # client RPC), added to libsia.
 target_sources(sia PRIVATE
   channel/protocol.cpp
-  channel/clock.cpp
   channel/identity.cpp
   channel/keys.cpp
   channel/allow_list.cpp
   channel/security.cpp
   channel/zap_handler.cpp
   channel/hub.cpp
-  channel/child_process.cpp
   channel/sia_run_node.cpp
   channel/agent.cpp
   channel/agent_command.cpp

@@ -15,6 +15,7 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 #ifndef SIA_VERSION
 #define SIA_VERSION "0.0.0"
@@ -22,12 +23,12 @@
 
 namespace sia::cli {
 
-namespace {
-int g_verbosity = 0;
+void set_verbosity(int level) {
+  log::set_verbosity(level);
 }
-
-void set_verbosity(int level) { g_verbosity = level; }
-int verbosity() { return g_verbosity; }
+int verbosity() {
+  return log::verbosity();
+}
 
 static void write_fd(int fd, std::string_view text) {
   const char* p = text.data();
@@ -45,28 +46,37 @@ static void write_fd(int fd, std::string_view text) {
   }
 }
 
-void write_stdout(std::string_view text) { write_fd(1, text); }
-void write_stderr(std::string_view text) { write_fd(2, text); }
+void write_stdout(std::string_view text) {
+  write_fd(1, text);
+}
+void write_stderr(std::string_view text) {
+  write_fd(2, text);
+}
 
-bool stdout_is_tty() { return ::isatty(1) == 1; }
-bool stderr_is_tty() { return ::isatty(2) == 1; }
+bool stdout_is_tty() {
+  return ::isatty(1) == 1;
+}
+bool stderr_is_tty() {
+  return ::isatty(2) == 1;
+}
 bool use_color() {
   const char* nc = std::getenv("NO_COLOR");
   return stdout_is_tty() && !(nc && *nc);
 }
 
 void info(std::string_view program, std::string_view message) {
-  if (g_verbosity < 0) return;
+  if (verbosity() < 0) return;
   write_stderr(std::string(program) + ": " + std::string(message) + "\n");
 }
 
 void debug(std::string_view program, std::string_view message) {
-  if (g_verbosity < 1) return;
+  if (verbosity() < 1) return;
   write_stderr(std::string(program) + ": " + std::string(message) + "\n");
 }
 
 int run(const char* program, const std::function<int()>& body) {
   std::signal(SIGPIPE, SIG_IGN);
+  log::set_program(program);
   try {
     return body();
   } catch (const Error& e) {
@@ -90,8 +100,8 @@ std::string version_text(const char* program, Format format) {
   data["program"] = program;
   data["version"] = SIA_VERSION;
   data["glpk"] = glp_version();
-  data["zeromq"] = std::to_string(major) + "." + std::to_string(minor) + "." +
-                   std::to_string(patch);
+  data["zeromq"] =
+      std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 #ifdef SIA_CUDA_VERSION
   data["cuda"] = SIA_CUDA_VERSION;
 #else

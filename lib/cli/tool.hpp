@@ -15,7 +15,8 @@ namespace sia::cli {
 
 enum class Format { json, jsonl, table, csv };  // csv: where a program says so
 
-// Runs `body`; returns its status, or maps a thrown sia::Error / other exception.
+// Runs `body`; returns its status, or maps a thrown sia::Error / other exception. Names the
+// program for library log lines (core/log.hpp) first.
 int run(const char* program, const std::function<int()>& body);
 
 // Writes all of `text` to stdout; on EPIPE exits the process with status 0.
@@ -26,7 +27,7 @@ bool stdout_is_tty();
 bool stderr_is_tty();
 bool use_color();  // stdout is a terminal and NO_COLOR is unset
 
-// Verbosity: -q => -1, default 0, -v => 1, -vv => 2.
+// Verbosity: -q => -1, default 0, -v => 1, -vv => 2 (the library log's, core/log.hpp).
 void set_verbosity(int level);
 int verbosity();
 void info(std::string_view program, std::string_view message);   // shown unless -q

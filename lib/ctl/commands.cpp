@@ -3,6 +3,7 @@
 #include "core/cluster.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "ctl/client_backend.hpp"
 #include "ctl/client_render.hpp"
 #include "ctl/command_driver.hpp"
@@ -19,8 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* kProgram = "sia-ctl";
-
 void print(const json& doc, cli::Format format) {
   if (format == cli::Format::csv) {
     if (doc.value("kind", "") != "JobHistory") {
@@ -35,7 +34,7 @@ void print(const json& doc, cli::Format format) {
 }
 
 void warn(const std::string& w) {
-  cli::info(kProgram, "warning: " + w);
+  log::info("warning: " + w);
 }
 
 Config config_of(const CtlArgs& args) {
@@ -94,7 +93,7 @@ int run_round_command(const CtlArgs& args) {
   bool any_up = false;
   for (const auto& n : data["nodes"]) any_up = any_up || n.value("up", false);
   if (!any_up && !cluster.nodes.empty()) {
-    cli::write_stderr(std::string(kProgram) +
+    cli::write_stderr(log::program() +
                       ": error: no node answered (see the node errors above); the round "
                       "placed nothing\n");
     return to_int(ExitStatus::unavailable);

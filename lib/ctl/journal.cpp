@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/crc32.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
-#include "worker/crc32.hpp"
 
 namespace sia::ctl {
 
@@ -40,11 +40,11 @@ void fsync_dir_of(const std::string& path) {
 }  // namespace
 
 std::string record_crc(const json& record) {
-  return hex8(worker::crc32(record.dump()));
+  return hex8(crc32(record.dump()));
 }
 
 std::string data_checksum(const json& data) {
-  return "crc32:" + hex8(worker::crc32(data.dump()));
+  return "crc32:" + hex8(crc32(data.dump()));
 }
 
 JournalRead read_journal(const std::string& path) {

@@ -18,6 +18,8 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
+#include "os/lock_file.hpp"
+#include "os/make_dirs.hpp"
 
 namespace sia::ctl {
 
@@ -25,12 +27,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-void make_dirs(const std::string& path) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec) throw Error(ExitStatus::cant_create, path + ": cannot create: " + ec.message());
-}
 
 std::string slurp(const std::string& path, bool* missing) {
   std::ifstream in(path, std::ios::binary);
@@ -97,35 +93,18 @@ bool StateStore::exists() const {
 }
 
 void StateStore::create() const {
-  make_dirs(path("inbox"));
-  make_dirs(path("rounds"));
-  make_dirs(path("run"));
+  os::make_dirs(path("inbox"));
+  os::make_dirs(path("rounds"));
+  os::make_dirs(path("run"));
 }
 
 exec::StateLock StateStore::lock(const std::string& holder) const {
-  make_dirs(root_);
-  std::string p = path("lock");
-  int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(ExitStatus::cant_create, p + ": cannot open: " + std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    int err = errno;
-    char buf[128] = {};
-    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    ::close(fd);
-    if (err == EWOULDBLOCK) {
-      std::string who = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
-      throw Error(
-          ExitStatus::temp_fail,
-          root_ + ": round lock held" + (who.empty() ? "" : " by pid " + who) + "; retry later");
-    }
-    throw Error(ExitStatus::io, p + ": cannot lock: " + std::strerror(err));
-  }
-  std::string text = std::to_string(::getpid()) + " (" + holder + ")\n";
-  if (::ftruncate(fd, 0) == 0) {
-    [[maybe_unused]] ssize_t n = ::pwrite(fd, text.data(), text.size(), 0);
-  }
-  return exec::StateLock(fd);
+  os::LockAttempt a =
+      os::try_lock_file(path("lock"), std::to_string(::getpid()) + " (" + holder + ")");
+  if (a.lock) return std::move(*a.lock);
+  throw Error(ExitStatus::temp_fail, root_ + ": round lock held" +
+                                         (a.holder.empty() ? "" : " by pid " + a.holder) +
+                                         "; retry later");
 }
 
 JobBook StateStore::load(bool writer, std::vector<std::string>* warnings) const {
@@ -198,7 +177,7 @@ std::vector<std::string> StateStore::inbox_files() const {
 }
 
 std::string StateStore::write_inbox(const json& request) const {
-  make_dirs(path("inbox"));
+  os::make_dirs(path("inbox"));
   std::string name = inbox_name();
   write_file_atomic(
       path("inbox/" + name),
@@ -226,7 +205,7 @@ void StateStore::remove_inbox(const std::string& name) const {
 }
 
 void StateStore::reject_inbox(const std::string& name) const {
-  make_dirs(path("inbox/rejected"));
+  os::make_dirs(path("inbox/rejected"));
   std::string from = path("inbox/" + name), to = path("inbox/rejected/" + name);
   if (::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
     throw Error(ExitStatus::io, from + ": cannot move to " + to + ": " + std::strerror(errno));
@@ -241,7 +220,7 @@ std::string StateStore::round_file(std::int64_t round, const std::string& suffix
 
 void StateStore::save_round(std::int64_t round,
                             const std::vector<std::pair<std::string, std::string>>& files) const {
-  make_dirs(path("rounds"));
+  os::make_dirs(path("rounds"));
   for (const auto& [suffix, content] : files) write_file_atomic(round_file(round, suffix), content);
 }
 

@@ -24,7 +24,7 @@ int run_apply(const ApplyArgs& args) {
     return 0;
   }
   StateLock lock = state.lock();
-  SystemClock clock;
+  os::Clock& clock = os::system_clock();
   Executor executor(state, clock);
   auto actions = apply_node(work, state, executor, Mode::apply, true);
   print_plan(work.node, state, false, actions, args.format);
@@ -59,7 +59,7 @@ int run_stop(const StopArgs& args) {
     return 0;
   }
   StateLock lock = state.lock();
-  SystemClock clock;
+  os::Clock& clock = os::system_clock();
   Executor executor(state, clock);
   std::vector<std::pair<std::string, std::string>> stops;
   for (const auto& a : actions) {

@@ -10,11 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/tool.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
+#include "core/log.hpp"
 #include "exec/spawn.hpp"
+#include "os/spawn.hpp"
 
 namespace sia::exec {
 
@@ -49,8 +50,8 @@ void Executor::stop(const std::vector<std::pair<std::string, std::string>>& jobs
   for (const auto& [job, reason] : jobs) {
     JobRecord r = state_.record(job);
     if (!r.live()) continue;
-    cli::debug("sia-run", "stopping " + job + " (round " + std::to_string(r.launch->generation) +
-                              "): " + reason);
+    log::debug("stopping " + job + " (round " + std::to_string(r.launch->generation) +
+               "): " + reason);
     request_stop(r, reason, grace, false);
     names.push_back(job);
   }
@@ -71,7 +72,7 @@ void Executor::wait_stopping() {
 
 void Executor::wait_ended(const std::vector<std::string>& jobs, double grace) {
   if (jobs.empty()) return;
-  auto deadline = clock_.now() + seconds(grace + kMarginSeconds);
+  auto deadline = clock_.now() + os::span(grace + kMarginSeconds);
   bool killed = false;
   for (;;) {
     std::vector<JobRecord> live;
@@ -86,14 +87,14 @@ void Executor::wait_ended(const std::vector<std::string>& jobs, double grace) {
                     "job \"" + live.front().job + "\" did not stop, even after SIGKILL");
       }
       for (const auto& r : live) {
-        cli::info("sia-run", "job " + r.job + " did not stop in time: killing it");
+        log::info("job " + r.job + " did not stop in time: killing it");
         if (is_alive(r.status.supervisor)) {
           if (r.status.group > 0) ::killpg(r.status.group, SIGKILL);
           ::kill(r.status.supervisor.pid, SIGKILL);
         }
       }
       killed = true;
-      deadline = clock_.now() + seconds(kMarginSeconds);
+      deadline = clock_.now() + os::span(kMarginSeconds);
     }
     clock_.sleep_for(kPoll);
   }
@@ -109,17 +110,20 @@ pid_t Executor::start(const JobLaunch& launch, bool detached) {
   std::filesystem::remove(state_.batch_plan_path(launch.job), ec);  // the last generation's
   state_.write_launch(launch);
   { std::ofstream touch(launch.report, std::ios::app); }  // SIA_REPORT exists from the start
-  std::vector<std::string> argv = {self_executable(), "supervise",
-                                   "--state-dir",     state_.root(),
-                                   "--generation",    std::to_string(launch.generation),
+  std::vector<std::string> argv = {os::self_executable(),
+                                   "supervise",
+                                   "--state-dir",
+                                   state_.root(),
+                                   "--generation",
+                                   std::to_string(launch.generation),
                                    launch.job};
   pid_t pid = spawn_helper(argv, state_.supervisor_log(launch.job), detached);
-  auto deadline = clock_.now() + seconds(kStartTimeoutSeconds);
+  auto deadline = clock_.now() + os::span(kStartTimeoutSeconds);
   for (;;) {
     auto s = state_.read_status(launch.job);
     if (s && s->generation == launch.generation) {
       if (s->state == RunState::failed) {
-        cli::info("sia-run", "job " + launch.job + " failed at once: " + s->reason);
+        log::info("job " + launch.job + " failed at once: " + s->reason);
       }
       return pid;
     }
@@ -165,10 +169,9 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
                                {"accum_steps", l.accum_steps}};
   write_file_atomic(l.batch_plan, plan.dump() + "\n");
   state_.write_launch(l);
-  cli::debug("sia-run", "job " + l.job + " round " + std::to_string(l.generation) +
-                            ": batch plan " + std::to_string(l.plan) + " (batch " +
-                            number_text(trained) + ", local " + std::to_string(l.local_bsz) +
-                            " x " + std::to_string(l.accum_steps + 1) + ")");
+  log::debug("job " + l.job + " round " + std::to_string(l.generation) + ": batch plan " +
+             std::to_string(l.plan) + " (batch " + number_text(trained) + ", local " +
+             std::to_string(l.local_bsz) + " x " + std::to_string(l.accum_steps + 1) + ")");
 }
 
 }  // namespace sia::exec

@@ -16,15 +16,15 @@
 #include <utility>
 #include <vector>
 
-#include "exec/clock.hpp"
 #include "exec/job_launch.hpp"
 #include "exec/state_dir.hpp"
+#include "os/clock.hpp"
 
 namespace sia::exec {
 
 class Executor {
  public:
-  Executor(StateDir& state, Clock& clock) : state_(state), clock_(clock) {}
+  Executor(StateDir& state, os::Clock& clock) : state_(state), clock_(clock) {}
 
   // Asks each named job, if live, to stop within `grace` seconds, then waits for all.
   void stop(const std::vector<std::pair<std::string, std::string>>& jobs_and_reasons, double grace);
@@ -46,7 +46,7 @@ class Executor {
   void wait_ended(const std::vector<std::string>& jobs, double grace);
 
   StateDir& state_;
-  Clock& clock_;
+  os::Clock& clock_;
 };
 
 }  // namespace sia::exec

@@ -5,8 +5,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "cli/tool.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "exec/commands.hpp"
 #include "exec/node_apply.hpp"
 #include "exec/report.hpp"
@@ -58,7 +58,7 @@ int run_foreground(const ApplyArgs& args) {
     return 0;
   }
   BlockedSignals signals;  // a ^C while starting is taken by the wait loop below
-  SystemClock clock;
+  os::Clock& clock = os::system_clock();
   Executor executor(state, clock);
   std::vector<PlannedAction> actions;
   {
@@ -66,8 +66,8 @@ int run_foreground(const ApplyArgs& args) {
     actions = apply_node(work, state, executor, Mode::run, false);
   }
   for (const auto& a : actions) {
-    cli::debug("sia-run", a.job + ": " + to_string(a.action) + " (round " +
-                              std::to_string(a.generation) + "): " + a.reason);
+    log::debug(a.job + ": " + to_string(a.action) + " (round " + std::to_string(a.generation) +
+               "): " + a.reason);
   }
 
   int interrupts = 0;
@@ -87,8 +87,8 @@ int run_foreground(const ApplyArgs& args) {
       std::string why = std::string("sia-run run interrupted by ") + (sig == SIGINT    ? "SIGINT"
                                                                       : sig == SIGTERM ? "SIGTERM"
                                                                                        : "SIGHUP");
-      cli::info("sia-run", interrupts == 1 ? "stopping the jobs (" + why + "); again to kill them"
-                                           : "killing the jobs");
+      log::info(interrupts == 1 ? "stopping the jobs (" + why + "); again to kill them"
+                                : "killing the jobs");
       for (const auto& r : records) {
         executor.request_stop(r, why, work.settings.grace, interrupts > 1);
       }

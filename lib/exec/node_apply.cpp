@@ -5,8 +5,8 @@
 #include <climits>
 #include <filesystem>
 
-#include "cli/tool.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 
 namespace sia::exec {
 
@@ -136,7 +136,7 @@ std::vector<PlannedAction> apply_node(const NodeWork& work, StateDir& state, Exe
         if (l.restore_missing) {
           a.warning = "no checkpoint in " + l.ckpt_dir + " (the job was at step " +
                       std::to_string(l.expected_step) + "): it starts from step 0";
-          cli::info("sia-run", "job " + l.job + ": " + a.warning);
+          log::info("job " + l.job + ": " + a.warning);
         }
         executor.start(l, detached);
       } catch (const Error& e) {

@@ -1,6 +1,5 @@
-// ProcessExit: how a process ended -- an exit code or the signal that killed it -- and the
-// srun rule sia-run uses to fold many of them into one status: the highest exit code,
-// else 128 + the highest signal.
+// The srun rule sia-run uses to fold many processes' exits (os::ProcessExit) into one
+// status: the highest exit code, else 128 + the highest signal.
 // Thread-safety: plain values.
 #pragma once
 
@@ -8,21 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "os/process_exit.hpp"
+
 namespace sia::exec {
 
-struct ProcessExit {
-  int code = 0;    // meaningful when signal == 0
-  int signal = 0;  // the signal that ended the process; 0 when it exited
-
-  static ProcessExit exited(int code) { return {code, 0}; }
-  static ProcessExit killed(int signal) { return {0, signal}; }
-  static ProcessExit from_wait_status(int status);  // waitpid()'s status word
-
-  bool success() const { return signal == 0 && code == 0; }
-  int status() const { return signal ? 128 + signal : code; }  // as a shell reports it
-  std::string describe() const;  // "exit status 3", "signal 9 (Killed)"
-  bool operator==(const ProcessExit&) const = default;
-};
+// How one process ended: the operating-system layer decodes it (os/process_exit.hpp).
+using os::ProcessExit;
 
 // The srun rule: the highest non-zero exit code, else the highest signal, else success.
 // nullopt for an empty list.

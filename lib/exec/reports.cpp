@@ -3,6 +3,7 @@
 
 #include "cli/table.hpp"
 #include "core/document.hpp"
+#include "core/log.hpp"
 #include "exec/commands.hpp"
 #include "exec/report_lines.hpp"
 #include "core/json_limits.hpp"
@@ -20,7 +21,7 @@ int run_reports(const ReportsArgs& args) {
   StateDir state(args.state_dir.empty() ? default_state_dir() : args.state_dir);
   std::vector<std::string> warnings;
   auto lines = read_report_lines(state, options, &warnings);
-  for (const auto& w : warnings) cli::info("sia-run", "warning: " + w);
+  for (const auto& w : warnings) log::info("warning: " + w);
   if (args.format == cli::Format::jsonl) {
     std::string out;
     for (const auto& r : lines) out += dump_json(report_line_to_json(r), false) + "\n";

@@ -1,6 +1,5 @@
 # Sources of lib/exec (process supervision), added to libsia.
 target_sources(sia PRIVATE
-  exec/clock.cpp
   exec/process_id.cpp
   exec/process_exit.cpp
   exec/local_launcher.cpp

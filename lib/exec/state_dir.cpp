@@ -17,6 +17,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/job_spec.hpp"
+#include "os/make_dirs.hpp"
 
 namespace sia::exec {
 
@@ -37,17 +38,7 @@ std::optional<Document> read_if_present(const std::string& path, const std::stri
   return read_document(path, {kind});
 }
 
-void make_dirs(const std::string& path) {
-  std::error_code ec;
-  fs::create_directories(path, ec);
-  if (ec) throw Error(ExitStatus::cant_create, path + ": cannot create: " + ec.message());
-}
-
 }  // namespace
-
-StateLock::~StateLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
-}
 
 StateDir::StateDir(const std::string& root, AliveFn alive)
     : root_(fs::absolute(root).lexically_normal().string()), alive_(std::move(alive)) {
@@ -79,7 +70,7 @@ bool StateDir::exists() const {
 }
 
 void StateDir::bind_node(const std::string& node) {
-  make_dirs(root_ + "/jobs");
+  os::make_dirs(root_ + "/jobs");
   std::string path = root_ + "/node";
   if (file_exists(path)) {
     std::string recorded = bound_node();
@@ -101,29 +92,11 @@ std::string StateDir::bound_node() const {
 }
 
 StateLock StateDir::lock() {
-  make_dirs(root_);
-  std::string path = root_ + "/lock";
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(ExitStatus::cant_create, path + ": cannot open: " + std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    int err = errno;
-    char buf[32] = {};
-    ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
-    ::close(fd);
-    if (err == EWOULDBLOCK) {
-      std::string holder = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-      throw Error(ExitStatus::temp_fail,
-                  "state directory " + root_ + " is in use by another sia-run" +
-                      (holder.empty() ? "" : " (pid " + holder + ")") + "; try again later");
-    }
-    throw Error(ExitStatus::io, path + ": cannot lock: " + std::strerror(err));
-  }
-  std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) == 0) {
-    [[maybe_unused]] ssize_t n = ::pwrite(fd, pid.data(), pid.size(), 0);
-  }
-  return StateLock(fd);
+  os::LockAttempt a = os::try_lock_file(root_ + "/lock", std::to_string(::getpid()));
+  if (a.lock) return std::move(*a.lock);
+  throw Error(ExitStatus::temp_fail, "state directory " + root_ + " is in use by another sia-run" +
+                                         (a.holder.empty() ? "" : " (pid " + a.holder + ")") +
+                                         "; try again later");
 }
 
 std::vector<std::string> StateDir::jobs() const {
@@ -179,7 +152,7 @@ std::vector<JobRecord> StateDir::records() const {
 }
 
 void StateDir::write_launch(const JobLaunch& launch) {
-  make_dirs(job_dir(launch.job) + "/logs");
+  os::make_dirs(job_dir(launch.job) + "/logs");
   write_file_atomic(job_dir(launch.job) + "/launch.json",
                     dump_document("RunLaunch", kMeta, job_launch_to_json(launch), true) + "\n");
 }

@@ -23,6 +23,7 @@
 
 #include "exec/job_launch.hpp"
 #include "exec/job_status.hpp"
+#include "os/lock_file.hpp"
 
 namespace sia::exec {
 
@@ -43,16 +44,7 @@ struct JobRecord {
 };
 
 // An exclusive lock on a state directory, released when destroyed.
-class StateLock {
- public:
-  explicit StateLock(int fd) : fd_(fd) {}
-  StateLock(StateLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  StateLock& operator=(StateLock&&) = delete;
-  ~StateLock();
-
- private:
-  int fd_;
-};
+using StateLock = os::FileLock;
 
 class StateDir {
  public:

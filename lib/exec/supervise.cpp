@@ -21,9 +21,9 @@ int run_supervise(const SuperviseArgs& args) {
     // only so the supervisor holds no directory busy; the ranks get their own
   }
   LocalLauncher launcher;
-  SystemClock clock;
-  SupervisorConfig config{args.job, args.generation, rank_commands(*launch), seconds(launch->grace),
-                          identify_self()};
+  os::Clock& clock = os::system_clock();
+  SupervisorConfig config{args.job, args.generation, rank_commands(*launch),
+                          os::span(launch->grace), identify_self()};
   Supervisor supervisor(
       launcher, clock, std::move(config), [&](const JobStatus& s) { state.write_status(s); },
       [&] { return state.read_stop(args.job); });

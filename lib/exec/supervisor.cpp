@@ -19,8 +19,8 @@ static const char* signal_name(int sig) {
   return "a signal";
 }
 
-Supervisor::Supervisor(Launcher& launcher, Clock& clock, SupervisorConfig config, Recorder record,
-                       StopLookup stop_request)
+Supervisor::Supervisor(Launcher& launcher, os::Clock& clock, SupervisorConfig config,
+                       Recorder record, StopLookup stop_request)
     : launcher_(launcher),
       clock_(clock),
       config_(std::move(config)),
@@ -39,7 +39,7 @@ RankStatus* Supervisor::rank_of(pid_t pid) {
   return nullptr;
 }
 
-void Supervisor::begin_stop(const std::string& why, Clock::Duration grace) {
+void Supervisor::begin_stop(const std::string& why, os::Clock::Duration grace) {
   stopping_ = true;
   stop_reason_ = why;
   deadline_ = clock_.now() + grace;
@@ -80,10 +80,10 @@ JobStatus Supervisor::run() {
     return false;
   };
   while (running()) {
-    std::optional<Clock::Duration> timeout;
+    std::optional<std::chrono::milliseconds> timeout;
     if (stopping_ && !killed_) {
-      auto left = std::chrono::duration_cast<Clock::Duration>(deadline_ - clock_.now());
-      timeout = std::max(left, Clock::Duration(0));
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - clock_.now());
+      timeout = std::max(left, std::chrono::milliseconds(0));
     }
     WaitEvent ev = launcher_.wait(timeout);
     if (ev.kind == WaitEvent::Kind::exited) {
@@ -109,7 +109,7 @@ JobStatus Supervisor::run() {
         std::string why = ours && !req->reason.empty()
                               ? req->reason
                               : std::string("stop requested (") + signal_name(ev.signal) + ")";
-        begin_stop(why, ours ? seconds(req->grace) : config_.grace);
+        begin_stop(why, ours ? os::span(req->grace) : config_.grace);
       } else if (!killed_) {
         kill_now("killed on a second stop request");
       }

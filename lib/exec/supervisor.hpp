@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "exec/clock.hpp"
 #include "exec/job_status.hpp"
 #include "exec/launcher.hpp"
 #include "exec/state_dir.hpp"
+#include "os/clock.hpp"
 
 namespace sia::exec {
 
@@ -25,7 +25,7 @@ struct SupervisorConfig {
   std::string job;
   int generation = 1;
   std::vector<RankCommand> ranks;
-  Clock::Duration grace = std::chrono::seconds(120);
+  os::Clock::Duration grace = std::chrono::seconds(120);
   ProcessId self;  // recorded so that readers can tell whether the supervisor still runs
 };
 
@@ -36,27 +36,27 @@ class Supervisor {
   // reason apply when its generation is this one).
   using StopLookup = std::function<std::optional<StopRequest>()>;
 
-  Supervisor(Launcher& launcher, Clock& clock, SupervisorConfig config, Recorder record,
+  Supervisor(Launcher& launcher, os::Clock& clock, SupervisorConfig config, Recorder record,
              StopLookup stop_request);
 
   // Starts the ranks and returns when all of them have ended.
   JobStatus run();
 
  private:
-  void begin_stop(const std::string& why, Clock::Duration grace);
+  void begin_stop(const std::string& why, os::Clock::Duration grace);
   void kill_now(const std::string& why);
   RankStatus* rank_of(pid_t pid);
   void conclude();
 
   Launcher& launcher_;
-  Clock& clock_;
+  os::Clock& clock_;
   SupervisorConfig config_;
   Recorder record_;
   StopLookup stop_request_;
   JobStatus status_;
   bool stopping_ = false;
   bool killed_ = false;
-  Clock::TimePoint deadline_{};
+  os::Clock::TimePoint deadline_{};
   std::string failure_;        // the first rank failure, if any
   pid_t failed_at_start_ = 0;  // the rank whose program could not be executed
   std::string kill_reason_;

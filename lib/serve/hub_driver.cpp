@@ -4,13 +4,11 @@
 #include <cstdio>
 #include <set>
 
-#include "channel/clock.hpp"
 #include "core/document.hpp"
+#include "os/clock.hpp"
 
 namespace sia::serve {
 
-using channel::Clock;
-using channel::fmt_seconds;
 using nlohmann::json;
 
 namespace {
@@ -84,7 +82,7 @@ json jobs_for_placement(const json& jobs_doc, const json& placement_data) {
 
 HubDriver::HubDriver(channel::Hub& hub, Cluster cluster, HubDriverOptions options)
     : hub_(hub), cluster_(std::move(cluster)), options_(std::move(options)) {
-  hold_until_ = Clock::now() + channel::span(options_.hold_seconds);
+  hold_until_ = os::system_clock().now() + os::span(options_.hold_seconds);
 }
 
 void HubDriver::pump(std::chrono::milliseconds timeout) {
@@ -133,10 +131,10 @@ void HubDriver::handle(std::vector<channel::HubEvent> events) {
 
 bool HubDriver::held(const std::string& node) {
   if (options_.hold.empty()) return false;
-  if (Clock::now() >= hold_until_) {
+  if (os::system_clock().now() >= hold_until_) {
     for (const auto& n : options_.hold) {
       if (!seen_.count(n) && options_.log) {
-        options_.log(n + " did not come back within " + fmt_seconds(options_.hold_seconds) +
+        options_.log(n + " did not come back within " + os::fmt_seconds(options_.hold_seconds) +
                      " of the controller's start: it is fenced, its jobs count as stopped");
       }
     }
@@ -169,9 +167,9 @@ std::vector<ctl::NodeStatus> HubDriver::observe() {
     } else if (!a || (a->fenced && !seen_.count(n.name))) {
       s.error = "no agent has said READY for this node";
     } else if (a->fenced) {
-      s.error = "fenced: its agent has been silent for " + fmt_seconds(a->silent_for);
+      s.error = "fenced: its agent has been silent for " + os::fmt_seconds(a->silent_for);
     } else if (!a->up) {
-      s.error = "its agent has been silent for " + fmt_seconds(a->silent_for) +
+      s.error = "its agent has been silent for " + os::fmt_seconds(a->silent_for) +
                 "; its jobs count as running until it is fenced";
     } else {
       s.ok = true;
@@ -190,7 +188,7 @@ std::vector<ctl::ReportLine> HubDriver::drain_reports() {
 }
 
 void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, json>& parts,
-                              const json& jobs_doc, Clock::time_point deadline,
+                              const json& jobs_doc, os::Clock::TimePoint deadline,
                               std::map<std::string, ctl::NodeResult>& results) {
   awaited_.clear();
   acks_.clear();
@@ -206,9 +204,10 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
       awaited_[node] = {round, *seq};
     }
   }
-  while (!awaited_.empty() && Clock::now() < deadline) {
+  while (!awaited_.empty() && os::system_clock().now() < deadline) {
     if (options_.interrupted && options_.interrupted()) break;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - os::system_clock().now());
     pump(std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(100)));
     // A node that went down or was fenced meanwhile will not answer this round.
     for (auto it = awaited_.begin(); it != awaited_.end();) {
@@ -235,7 +234,7 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
   }
   for (const auto& [node, rs] : awaited_) {
     results[node].acknowledged = false;
-    results[node].error = "no ACK within " + fmt_seconds(options_.ack_timeout) + " (round " +
+    results[node].error = "no ACK within " + os::fmt_seconds(options_.ack_timeout) + " (round " +
                           std::to_string(rs.first) + ", seq " + std::to_string(rs.second) +
                           "; the hub resends it)";
   }
@@ -245,8 +244,8 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
 
 std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placement& placement,
                                                 const json& jobs_doc) {
-  const auto start = Clock::now();
-  const auto deadline = start + channel::span(options_.ack_timeout);
+  const auto start = os::system_clock().now();
+  const auto deadline = start + os::span(options_.ack_timeout);
   const json data = placement_to_json(placement, cluster_);
   std::map<std::string, ctl::NodeResult> results;
   // Where each job runs now, by the agents' word.
@@ -310,7 +309,7 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
   if (!second.empty()) send_and_wait(round, second, jobs_doc, deadline, results);
   std::vector<ctl::NodeResult> out;
   for (const auto& n : cluster_.nodes) out.push_back(std::move(results[n.name]));
-  last_deliver_ = std::chrono::duration<double>(Clock::now() - start).count();
+  last_deliver_ = std::chrono::duration<double>(os::system_clock().now() - start).count();
   return out;
 }
 

@@ -34,6 +34,7 @@
 #include "channel/hub.hpp"
 #include "core/cluster.hpp"
 #include "ctl/node_driver.hpp"
+#include "os/clock.hpp"
 
 namespace sia::serve {
 
@@ -75,7 +76,7 @@ class HubDriver : public ctl::NodeDriver {
   bool held(const std::string& node);
   // Sends each node in `parts` its ASSIGN and waits for the ACKs (results by node).
   void send_and_wait(std::int64_t round, const std::map<std::string, nlohmann::json>& parts,
-                     const nlohmann::json& jobs_doc, std::chrono::steady_clock::time_point deadline,
+                     const nlohmann::json& jobs_doc, os::Clock::TimePoint deadline,
                      std::map<std::string, ctl::NodeResult>& results);
 
   channel::Hub& hub_;
@@ -87,7 +88,7 @@ class HubDriver : public ctl::NodeDriver {
   std::map<std::string, channel::Ack> acks_;
   double last_deliver_ = 0;
   std::set<std::string> seen_;  // nodes whose agent said READY since the start
-  std::chrono::steady_clock::time_point hold_until_;
+  os::Clock::TimePoint hold_until_;
 };
 
 // The jobs of a Placement document's data that touch `node`, as a Placement document.

@@ -11,34 +11,31 @@
 #include <thread>
 
 #include "channel/allow_list.hpp"
-#include "channel/clock.hpp"
 #include "channel/hub.hpp"
 #include "channel/keys.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/tool.hpp"
 #include "core/cluster.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
+#include "os/clock.hpp"
 #include "serve/client_service.hpp"
 #include "serve/hub_driver.hpp"
 #include "serve/report_journal.hpp"
 
 namespace sia::serve {
 
-using channel::Clock;
-using channel::span;
 using nlohmann::json;
 
 namespace {
 
-const char* kProgram = "sia-ctl";
-
 void log(const std::string& line) {
-  cli::info(kProgram, line);
+  sia::log::info(line);
 }
 void warn(const std::string& line) {
-  cli::info(kProgram, "warning: " + line);
+  sia::log::info("warning: " + line);
 }
 
 std::string fmt(double v) {
@@ -190,19 +187,19 @@ int run_serve_command(const ctl::CtlArgs& args) {
       ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
       " s; " + std::to_string(book.active().size()) + " active jobs");
 
-  const auto start = Clock::now();
-  auto next_round = start + span(cc.round);
+  const auto start = os::system_clock().now();
+  auto next_round = start + os::span(cc.round);
   std::set<std::string> awaited = placed_nodes(book);  // the first round waits for these
   bool first = true;
   bool said_no_nodes = false;
   auto next_inbox_check = start;
   while (!stopping()) {
-    auto now = Clock::now();
+    auto now = os::system_clock().now();
     auto wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(next_round - now),
                            std::chrono::milliseconds(0), std::chrono::milliseconds(250));
     driver.pump(wait);
     if (stopping()) break;
-    now = Clock::now();
+    now = os::system_clock().now();
     if (service.take_round_wanted()) next_round = std::min(next_round, now);
     if (first && !awaited.empty()) {
       auto up = driver.nodes_up();
@@ -227,15 +224,15 @@ int run_serve_command(const ctl::CtlArgs& args) {
     if (driver.nodes_up().empty() && !any_placed) {
       if (!said_no_nodes) log("no agent is connected: the round waits for one");
       said_no_nodes = true;
-      next_round = now + std::min(span(cc.round), span(1.0));
+      next_round = now + std::min(os::span(cc.round), os::span(1.0));
       continue;
     }
     said_no_nodes = false;
     first = false;
-    const auto t0 = Clock::now();
+    const auto t0 = os::system_clock().now();
     try {
       json r = engine.run(book);
-      const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+      const double took = std::chrono::duration<double>(os::system_clock().now() - t0).count();
       int running = 0, queued = 0;
       for (const ctl::BookJob* b : book.active()) (b->placed ? running : queued)++;
       log("round " + std::to_string(r.value("round", std::int64_t{0})) + ": " +
@@ -248,7 +245,7 @@ int run_serve_command(const ctl::CtlArgs& args) {
       if (e.status() == ExitStatus::io || e.status() == ExitStatus::cant_create) throw;
       warn(std::string("round ") + std::to_string(book.round() + 1) + " failed: " + e.what());
     }
-    next_round = t0 + span(cc.round);
+    next_round = t0 + os::span(cc.round);
   }
 
   log("stopping: compacting the state and saying BYE to the agents");

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -13,6 +13,7 @@
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "os/clock.hpp"
 #include "place/placer.hpp"
 #include "sim/fairness.hpp"
 #include "sim/ground_truth.hpp"
@@ -177,10 +178,9 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         }
         prev_alloc->jobs = std::move(kept);
       }
-      auto t0 = std::chrono::steady_clock::now();
+      const double t0 = os::now_seconds();
       Allocation alloc = policy->allocate(m, prev_alloc);
-      result.policy_runtimes.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      result.policy_runtimes.push_back(os::now_seconds() - t0);
       alloc.order = order;  // submission order: the reference placer breaks ties with it
       Placement place_now = opts.reference ? reference_placement(alloc, cluster, prev_place, &order)
                                            : place(alloc, cluster, prev_place);
@@ -196,12 +196,12 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         write_file_atomic(pre + "-jobs.json",
                           dump_document("Jobs", meta, nlohmann::json{{"jobs", list}}, true) + "\n");
         write_file_atomic(pre + "-goodput.json", goodput_matrix_document(m, meta, true) + "\n");
-        write_file_atomic(pre + "-allocation.json",
-                          dump_document("Allocation", meta, allocation_to_json(alloc), true) + "\n");
-        write_file_atomic(pre + "-placement.json",
-                          dump_document("Placement", meta, placement_to_json(place_now, cluster),
-                                        true) +
-                              "\n");
+        write_file_atomic(
+            pre + "-allocation.json",
+            dump_document("Allocation", meta, allocation_to_json(alloc), true) + "\n");
+        write_file_atomic(
+            pre + "-placement.json",
+            dump_document("Placement", meta, placement_to_json(place_now, cluster), true) + "\n");
       }
       for (int i : active) {
         SimJob& job = jobs[i];
@@ -213,7 +213,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
             std::vector<int> shape = shape_of(*now_p);
             bool restart = now_p->restart;
             if (opts.reference) {
-              const ModelGpu* g = catalog.get(job.state().spec.model).gpu(cluster.types[now_p->type].name);
+              const ModelGpu* g =
+                  catalog.get(job.state().spec.model).gpu(cluster.types[now_p->type].name);
               shape = physical_fix(shape, g ? g->max_profiled_nodes : 0);
               restart = now_p->type != job.type() || shape != job.placement();
             }
@@ -274,8 +275,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     r.jct = r.completion - r.submission;
     r.restarts = j.restarts();
     r.queued = queued[i];
-    r.gpu_seconds = opts.reference ? std::vector<double>(cluster.types.size(), 0.0)
-                                   : j.gpu_seconds_by_type();
+    r.gpu_seconds =
+        opts.reference ? std::vector<double>(cluster.types.size(), 0.0) : j.gpu_seconds_by_type();
     if (opts.reference) {
       // The artifact's pooling: whole rounds of the GPUs allocated, on the type held.
       double held = 0;

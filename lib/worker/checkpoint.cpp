@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/atomic_file.hpp"
+#include "core/crc32.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
-#include "worker/crc32.hpp"
 
 namespace sia::worker {
 

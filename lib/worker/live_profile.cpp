@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "os/clock.hpp"
 #include "worker/exit_codes.hpp"
 #include "worker/subprocess.hpp"
 #include "core/json_limits.hpp"
@@ -23,11 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-double now_s() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 int free_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -85,7 +81,7 @@ Profile live_profile(const LiveProfileOptions& o,
       o.steps < 1) {
     throw Error(ExitStatus::usage, "live profile: nothing to run");
   }
-  const double start = now_s();
+  const double start = os::now_seconds();
   const double b0 = o.init_batch_size > 0 ? o.init_batch_size : o.start_bsz;
   std::error_code ec;
   fs::create_directories(o.work_dir, ec);
@@ -199,7 +195,7 @@ Profile live_profile(const LiveProfileOptions& o,
     mean.var /= n;
     prof.gradient = mean;
   }
-  prof.cost_seconds = now_s() - start;
+  prof.cost_seconds = os::now_seconds() - start;
   return prof;
 }
 

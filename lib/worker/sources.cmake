@@ -4,7 +4,6 @@ target_sources(sia PRIVATE
   worker/dataset.cpp
   worker/mlp.cpp
   worker/grad_stats.cpp
-  worker/crc32.cpp
   worker/checkpoint.cpp
   worker/tcp_comm.cpp
   worker/cpu_backend.cpp

@@ -1,8 +1,9 @@
-// run_subprocess: runs one program to completion the way sia-profile runs a worker -- in its
-// own process group, killed if the parent dies (PR_SET_PDEATHSIG), stdin from /dev/null,
-// stdout and stderr appended to a log file, extra environment variables set, and a time
-// limit after which the group gets SIGTERM and, 10 s later, SIGKILL.
-// Thread-safety: call from one thread at a time (it forks and waits for its own child).
+// run_subprocess: runs one program to completion (os/run_process.hpp) the way sia-profile
+// runs a worker -- in its own process group, killed if the parent dies (PR_SET_PDEATHSIG),
+// stdin from /dev/null, stdout and stderr appended to a log file, extra environment
+// variables set, and a time limit after which the group gets SIGTERM and, 10 s later,
+// SIGKILL. A log that cannot be opened is an error (status 73).
+// Thread-safety: as os::run_process.
 #pragma once
 
 #include <string>

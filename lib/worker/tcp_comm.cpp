@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "os/clock.hpp"
 #include "worker/exit_codes.hpp"
 
 namespace sia::worker {
@@ -41,11 +42,6 @@ struct Header {
   std::uint64_t count;
 };
 
-double now_s() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
 [[noreturn]] void lost(const std::string& what) {
   throw Error(kPeerLost, what);
 }
@@ -56,9 +52,9 @@ std::string errno_text() {
 
 // Waits until fd is ready for `events`; false after `timeout` seconds.
 bool wait_fd(int fd, short events, double timeout) {
-  const double deadline = now_s() + timeout;
+  const double deadline = os::now_seconds() + timeout;
   for (;;) {
-    double left = deadline - now_s();
+    double left = deadline - os::now_seconds();
     if (left <= 0) return false;
     pollfd p{fd, events, 0};
     int r = ::poll(&p, 1, static_cast<int>(left * 1000) + 1);
@@ -212,7 +208,7 @@ TcpComm::~TcpComm() {
 
 void TcpComm::rendezvous_root() {
   const TcpCommConfig& c = config_;
-  const double deadline = now_s() + c.rendezvous_timeout;
+  const double deadline = os::now_seconds() + c.rendezvous_timeout;
   const std::string where = "rendezvous on port " + std::to_string(c.master_port);
   auto check_stop = [&] {
     if (c.stop && c.stop()) throw Error(kPreempted, "SIGTERM during the rendezvous");
@@ -220,7 +216,7 @@ void TcpComm::rendezvous_root() {
   int lfd = -1;
   while ((lfd = try_listen(c.master_port)) < 0) {
     check_stop();
-    if (errno != EADDRINUSE || now_s() > deadline) {
+    if (errno != EADDRINUSE || os::now_seconds() > deadline) {
       lost(where + ": cannot listen: " + errno_text());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -231,7 +227,7 @@ void TcpComm::rendezvous_root() {
   try {
     while (missing > 0) {
       check_stop();
-      if (now_s() > deadline) {
+      if (os::now_seconds() > deadline) {
         std::string which;
         for (int r = 1; r < c.world_size; ++r) {
           if (peers_[static_cast<std::size_t>(r)] < 0) which += " " + std::to_string(r);
@@ -291,13 +287,13 @@ void TcpComm::rendezvous_root() {
 
 void TcpComm::rendezvous_peer() {
   const TcpCommConfig& c = config_;
-  const double deadline = now_s() + c.rendezvous_timeout;
+  const double deadline = os::now_seconds() + c.rendezvous_timeout;
   const std::string where =
       "rendezvous with rank 0 at " + c.master_addr + ":" + std::to_string(c.master_port);
   std::string why = "no attempt";
   for (;;) {
     if (c.stop && c.stop()) throw Error(kPreempted, "SIGTERM during the rendezvous");
-    if (now_s() > deadline) {
+    if (os::now_seconds() > deadline) {
       lost(where + ": gave up after " + std::to_string(static_cast<int>(c.rendezvous_timeout)) +
            " s (" + why + ")");
     }
@@ -310,7 +306,7 @@ void TcpComm::rendezvous_peer() {
         send_all(fd, &h, sizeof h, 5, where);
         send_all(fd, c.job.data(), c.job.size(), 5, where);
         Reply r{};
-        recv_all(fd, &r, sizeof r, std::max(1.0, deadline - now_s()), where);
+        recv_all(fd, &r, sizeof r, std::max(1.0, deadline - os::now_seconds()), where);
         std::string msg(std::min<std::uint32_t>(r.msg_len, 4096), '\0');
         recv_all(fd, msg.data(), msg.size(), 5, where);
         if (r.magic == kHelloMagic && r.status == 0) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "os/clock.hpp"
 #include "worker/batch_plan.hpp"
 #include "worker/checkpoint.hpp"
 #include "worker/cpu_backend.hpp"
@@ -25,11 +26,6 @@ namespace sia::worker {
 namespace {
 
 using nlohmann::json;
-
-double now_s() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 // "cpu" or "cuda" for this rank; Error(69) when cuda is asked for and unavailable.
 std::string choose_device(const TrainOptions& opt) {
@@ -284,7 +280,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
             static_cast<double>(st.samples) >= opt.max_epochs * static_cast<double>(n));
   };
   Interval cur, last;
-  double last_report = now_s();
+  double last_report = os::now_seconds();
   auto report = [&](const char* reason) {
     if (!root) return;
     const Interval& use = cur.steps > 0 ? cur : last;
@@ -307,7 +303,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     sink->send(r);
     if (cur.steps > 0) last = cur;
     cur = Interval{};
-    last_report = now_s();
+    last_report = os::now_seconds();
   };
 
   const int warmup = profiling ? opt.profile_warmup : 1;
@@ -318,16 +314,16 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   for (std::uint64_t steps_run = 0; profiling || !done();) {
     x.resize(static_cast<std::size_t>(b) * opt.data.features);
     y.resize(static_cast<std::size_t>(b));
-    const double t0 = now_s();
+    const double t0 = os::now_seconds();
     double micro_time = 0;
     // Loss sum, sum of |g_i|^2, stop votes; then rank 0's batch plan (plan, batch, local
     // batch, accumulation; zeros: none), so that every rank learns it at this step.
     double scalars[7] = {0, 0, 0, 0, 0, 0, 0};
     for (int a = 0; a < micro; ++a) {
-      const double tm = now_s();
+      const double tm = os::now_seconds();
       data.gather(micro_batch_start(st.samples, env.rank, world, b, a), b, x.data(), y.data());
       MicroResult r = backend->micro_step(x.data(), y.data(), b);
-      micro_time += now_s() - tm;
+      micro_time += os::now_seconds() - tm;
       scalars[0] += r.loss;
       scalars[1] += r.grad_sqr;
     }
@@ -338,9 +334,9 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
       scalars[5] = plan->local_bsz;
       scalars[6] = plan->accum_steps;
     }
-    const double ts = now_s();
+    const double ts = os::now_seconds();
     backend->sync(scalars, 7);
-    const double sync = now_s() - ts;
+    const double sync = os::now_seconds() - ts;
     UpdateResult up = backend->update(count, lr, opt.momentum, count == 1);
     if (count > 1) {
       gns.update(scalars[1] / count, up.total_sqr, count, count * b / b0);
@@ -360,7 +356,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     }
     st.loss = loss;
     // One optimizer step without accumulation: the step less its extra micro-steps.
-    const double step_time = (now_s() - t0) - (micro - 1) * (micro_time / micro);
+    const double step_time = (os::now_seconds() - t0) - (micro - 1) * (micro_time / micro);
     ++cur.steps;
     cur.loss += loss;
     if (steps_run > timed_after) {
@@ -383,7 +379,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
       switch_batch(plan);
       report("batch");
       timed_after = steps_run + 1;  // its first step warms the new backend up
-    } else if (now_s() - last_report >= env.report_interval) {
+    } else if (os::now_seconds() - last_report >= env.report_interval) {
       report("interval");
     }
     if (root && opt.checkpoint_steps > 0 && st.step % opt.checkpoint_steps == 0) {

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "exec/clock.hpp"
 #include "exec/launcher.hpp"
+#include "os/clock.hpp"
 
 namespace sia::exec::test {
 
-class FakeClock final : public Clock {
+class FakeClock final : public sia::os::Clock {
  public:
   TimePoint now() const override { return now_; }
   void sleep_for(Duration d) override { now_ += d; }
@@ -110,10 +110,10 @@ class FakeLauncher final : public Launcher {
     }
     if (best > limit) {
       if (!timeout) throw std::logic_error("FakeLauncher: waiting forever");
-      clock_.advance_to(Clock::TimePoint{} + seconds(limit));
+      clock_.advance_to(sia::os::Clock::TimePoint{} + sia::os::span(limit));
       return WaitEvent{};
     }
-    clock_.advance_to(Clock::TimePoint{} + seconds(best));
+    clock_.advance_to(sia::os::Clock::TimePoint{} + sia::os::span(best));
     WaitEvent ev;
     if (best_interrupt >= 0) {
       ev.kind = WaitEvent::Kind::interrupted;

@@ -22,7 +22,7 @@ struct Run {
     SupervisorConfig c;
     c.job = "j";
     c.generation = 3;
-    c.grace = seconds(grace);
+    c.grace = sia::os::span(grace);
     for (int r = 0; r < 2; ++r) {
       RankCommand cmd;
       cmd.rank = r;

@@ -8,7 +8,6 @@
 #include "core/document.hpp"
 #include "test_util.hpp"
 #include "worker/checkpoint.hpp"
-#include "worker/crc32.hpp"
 
 using namespace sia;
 using namespace sia::worker;
@@ -51,11 +50,6 @@ std::string slurp(const fs::path& p) {
 }
 
 }  // namespace
-
-TEST_CASE("crc32 is the IEEE one", "[worker][checkpoint]") {
-  CHECK(crc32("123456789") == 0xCBF43926u);
-  CHECK(crc32("") == 0u);
-}
 
 TEST_CASE("a checkpoint round-trips", "[worker][checkpoint]") {
   TrainState s = sample_state(12);

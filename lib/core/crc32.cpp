@@ -1,8 +1,8 @@
-#include "worker/crc32.hpp"
+#include "core/crc32.hpp"
 
 #include <array>
 
-namespace sia::worker {
+namespace sia {
 
 namespace {
 
@@ -26,4 +26,4 @@ std::uint32_t crc32(std::string_view bytes, std::uint32_t crc) {
   return ~crc;
 }
 
-}  // namespace sia::worker
+}  // namespace sia
