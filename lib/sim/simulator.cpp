@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
+#include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "place/placer.hpp"
@@ -71,7 +72,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   SimOptions opts = opts_in;
   if (opts.round == 0) opts.round = default_round(opts.policy);
   if (!(opts.round > 0)) throw Error(ExitStatus::usage, "--round: must be > 0 seconds");
-  EstimatorOptions eo = opts.reference ? reference_estimator_options() : EstimatorOptions{};
+  EstimatorOptions eo = estimator_options(opts.reference ? Compat::reference : Compat::standard);
   eo.cap_profiled_nodes = true;  // the ground truth ends where the measurements end
   eo.baseline_info = opts.policy != "sia";
   Estimator est(cluster, catalog, eo);
@@ -114,7 +115,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   SimResult result;
   result.cluster = cluster.name;
   result.policy = opts.policy;
-  result.profile = opts.reference ? "reference" : "default";
+  result.profile = compat_name(opts.reference ? Compat::reference : Compat::standard);
   result.round = opts.round;
   for (const auto& t : cluster.types) result.gpu_types.push_back(t.name);
   std::vector<double> alloc_gpu_seconds(jobs.size(), 0.0);
@@ -196,12 +197,12 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         write_file_atomic(pre + "-jobs.json",
                           dump_document("Jobs", meta, nlohmann::json{{"jobs", list}}, true) + "\n");
         write_file_atomic(pre + "-goodput.json", goodput_matrix_document(m, meta, true) + "\n");
-        write_file_atomic(pre + "-allocation.json",
-                          dump_document("Allocation", meta, allocation_to_json(alloc), true) + "\n");
-        write_file_atomic(pre + "-placement.json",
-                          dump_document("Placement", meta, placement_to_json(place_now, cluster),
-                                        true) +
-                              "\n");
+        write_file_atomic(
+            pre + "-allocation.json",
+            dump_document("Allocation", meta, allocation_to_json(alloc), true) + "\n");
+        write_file_atomic(
+            pre + "-placement.json",
+            dump_document("Placement", meta, placement_to_json(place_now, cluster), true) + "\n");
       }
       for (int i : active) {
         SimJob& job = jobs[i];
@@ -213,7 +214,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
             std::vector<int> shape = shape_of(*now_p);
             bool restart = now_p->restart;
             if (opts.reference) {
-              const ModelGpu* g = catalog.get(job.state().spec.model).gpu(cluster.types[now_p->type].name);
+              const ModelGpu* g =
+                  catalog.get(job.state().spec.model).gpu(cluster.types[now_p->type].name);
               shape = physical_fix(shape, g ? g->max_profiled_nodes : 0);
               restart = now_p->type != job.type() || shape != job.placement();
             }
@@ -274,8 +276,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     r.jct = r.completion - r.submission;
     r.restarts = j.restarts();
     r.queued = queued[i];
-    r.gpu_seconds = opts.reference ? std::vector<double>(cluster.types.size(), 0.0)
-                                   : j.gpu_seconds_by_type();
+    r.gpu_seconds =
+        opts.reference ? std::vector<double>(cluster.types.size(), 0.0) : j.gpu_seconds_by_type();
     if (opts.reference) {
       // The artifact's pooling: whole rounds of the GPUs allocated, on the type held.
       double held = 0;
