@@ -4,6 +4,7 @@
 
 #include "cli/table.hpp"
 #include "core/atomic_file.hpp"
+#include "core/compat.hpp"
 #include "core/error.hpp"
 #include "model/estimator.hpp"
 
@@ -17,8 +18,8 @@ static std::string render_table(const GoodputMatrix& m) {
     bool first = true;
     for (const auto& e : r.entries) {
       t.add({first ? r.job : "", format_config(e.config, m.cluster), cli::fixed(e.goodput, 3),
-             cli::fixed(e.raw_goodput, 1), cli::fixed(e.batch_size, 0),
-             std::to_string(e.local_bsz), std::to_string(e.accum_steps), to_string(e.source)});
+             cli::fixed(e.raw_goodput, 1), cli::fixed(e.batch_size, 0), std::to_string(e.local_bsz),
+             std::to_string(e.accum_steps), to_string(e.source)});
       first = false;
     }
     if (r.entries.empty()) t.add({r.job, "-", "", "", "", "", "", "no usable GPU type"});
@@ -38,8 +39,7 @@ int run_estimate(const EstimateArgs& args) {
     docs.insert(docs.end(), std::make_move_iterator(d.begin()), std::make_move_iterator(d.end()));
   }
   std::vector<JobState> jobs = jobs_from_documents(docs);
-  EstimatorOptions opt = args.compat == "reference" ? reference_estimator_options()
-                                                    : EstimatorOptions{};
+  EstimatorOptions opt = estimator_options(parse_compat(args.compat));
   opt.scale_up = args.scale_up;
   if (args.no_projection) opt.project = false;
   if (args.no_seed_profiles) opt.seed_profiles = false;
@@ -52,12 +52,11 @@ int run_estimate(const EstimateArgs& args) {
       if (r.job == j.spec.name) row = &r;
     }
     if (row && !row->current) {
-      cli::info("sia-estimate", "warning: " + j.where("state.current") + ": " +
-                                    std::to_string(j.current->gpus()) + " GPU(s) of type \"" +
-                                    j.current->gpu_type + "\" on " +
-                                    std::to_string(j.current->nodes()) +
-                                    " node(s) cannot exist on cluster " + cluster.name +
-                                    "; treated as not running");
+      cli::info("sia-estimate",
+                "warning: " + j.where("state.current") + ": " + std::to_string(j.current->gpus()) +
+                    " GPU(s) of type \"" + j.current->gpu_type + "\" on " +
+                    std::to_string(j.current->nodes()) + " node(s) cannot exist on cluster " +
+                    cluster.name + "; treated as not running");
     }
   }
   for (const auto& r : m.jobs) {

@@ -12,6 +12,7 @@
 
 #include "cli/table.hpp"
 #include "core/atomic_file.hpp"
+#include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "sim/workload.hpp"
@@ -85,10 +86,18 @@ json summary_json(const SimSummary& s) {
 json job_json(const JobResult& j, const SimResult& r) {
   json gpu = json::object();
   for (std::size_t t = 0; t < r.gpu_types.size(); ++t) gpu[r.gpu_types[t]] = j.gpu_seconds[t];
-  json out{{"type", "job"},         {"workload", r.workload}, {"policy", r.policy},
-           {"name", j.name},        {"model", j.model},       {"submission", j.submission},
-           {"completion", j.completion}, {"jct", j.jct},      {"restarts", j.restarts},
-           {"queued", j.queued},    {"gpu_seconds", gpu},     {"contention", j.contention}};
+  json out{{"type", "job"},
+           {"workload", r.workload},
+           {"policy", r.policy},
+           {"name", j.name},
+           {"model", j.model},
+           {"submission", j.submission},
+           {"completion", j.completion},
+           {"jct", j.jct},
+           {"restarts", j.restarts},
+           {"queued", j.queued},
+           {"gpu_seconds", gpu},
+           {"contention", j.contention}};
   out["isolated_jct"] = j.isolated_jct ? json(*j.isolated_jct) : json(nullptr);
   out["rho"] = j.rho ? json(*j.rho) : json(nullptr);
   return out;
@@ -99,12 +108,10 @@ json round_json(const RoundRecord& rec, const SimResult& r) {
   for (const auto& j : rec.jobs) {
     jobs.push_back(json::array({j.name, j.type >= 0 ? json(r.gpu_types[j.type]) : json(nullptr),
                                 j.placement, j.batch_size, j.accum_steps, j.epoch, j.progress,
-                                j.restarts,
-                                j.completion ? json(*j.completion) : json(nullptr)}));
+                                j.restarts, j.completion ? json(*j.completion) : json(nullptr)}));
   }
-  return json{{"type", "round"},   {"workload", r.workload}, {"policy", r.policy},
-              {"t", rec.t},        {"active", rec.active},   {"running", rec.running},
-              {"jobs", jobs}};
+  return json{{"type", "round"},      {"workload", r.workload}, {"policy", r.policy}, {"t", rec.t},
+              {"active", rec.active}, {"running", rec.running}, {"jobs", jobs}};
 }
 
 // Pools several workloads' results the way the paper reports them: jobs pooled for JCT
@@ -135,8 +142,12 @@ SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
   return s;
 }
 
-std::string hours(double s) { return cli::fixed(s / 3600.0, 2) + " h"; }
-std::string ms(double s) { return cli::fixed(s * 1e3, 2) + " ms"; }
+std::string hours(double s) {
+  return cli::fixed(s / 3600.0, 2) + " h";
+}
+std::string ms(double s) {
+  return cli::fixed(s * 1e3, 2) + " ms";
+}
 
 std::string summary_table(const std::string& title, const SimSummary& s) {
   cli::Table t({"metric", "value"});
@@ -150,9 +161,10 @@ std::string summary_table(const std::string& title, const SimSummary& s) {
   t.add({"restarts per job", cli::fixed(s.restarts_per_job, 2)});
   t.add({"contention mean (max)",
          cli::fixed(s.contention_mean, 1) + " (" + cli::fixed(s.contention_max, 0) + ")"});
-  t.add({"queue mean (max)", cli::fixed(s.queue_mean, 1) + " (" + cli::fixed(s.queue_max, 0) + ")"});
-  t.add({"unfair jobs (rho > 1)",
-         s.rho_jobs ? cli::fixed(100 * s.unfair_fraction, 1) + " %" : "-"});
+  t.add(
+      {"queue mean (max)", cli::fixed(s.queue_mean, 1) + " (" + cli::fixed(s.queue_max, 0) + ")"});
+  t.add(
+      {"unfair jobs (rho > 1)", s.rho_jobs ? cli::fixed(100 * s.unfair_fraction, 1) + " %" : "-"});
   t.add({"worst rho", s.rho_jobs ? cli::fixed(s.worst_rho, 2) : "-"});
   t.add({"policy runtime median (p95)",
          ms(s.policy_runtime_median) + " (" + ms(s.policy_runtime_p95) + ")"});
@@ -162,8 +174,8 @@ std::string summary_table(const std::string& title, const SimSummary& s) {
 // One row per policy, with average JCT, p99 and GPU hours relative to the first.
 std::string comparison_table(const std::string& title, const std::vector<std::string>& policies,
                              const std::vector<SimSummary>& s) {
-  cli::Table t({"policy", "avg JCT", "vs first", "p99 JCT", "makespan", "GPU h/job",
-                "restarts/job", "unfair", "worst rho", "runtime med", "runtime p95"});
+  cli::Table t({"policy", "avg JCT", "vs first", "p99 JCT", "makespan", "GPU h/job", "restarts/job",
+                "unfair", "worst rho", "runtime med", "runtime p95"});
   for (int c = 1; c <= 10; ++c) t.right_align(c);
   for (std::size_t i = 0; i < policies.size(); ++i) {
     double ratio = s[0].avg_jct > 0 ? s[i].avg_jct / s[0].avg_jct : 0;
@@ -183,11 +195,13 @@ std::string comparison_table(const std::string& title, const std::vector<std::st
 constexpr double kMaxRound = 86400;  // as sia-solve --round
 
 int run_simulate(const SimulateArgs& a) {
+  const bool reference = parse_compat(a.compat) == Compat::reference;
   const std::string data = default_data_dir();
   std::string cluster_file = a.cluster;
   if (cluster_file.empty()) {
     const char* env = std::getenv("SIA_CLUSTER");
-    cluster_file = env && *env ? env : (fs::path(data) / "clusters" / "sia-hetero-64.toml").string();
+    cluster_file =
+        env && *env ? env : (fs::path(data) / "clusters" / "sia-hetero-64.toml").string();
   }
   const std::string workload_path =
       a.workload.empty() ? (fs::path(data) / "workloads" / "philly" / "workload-1.csv").string()
@@ -205,7 +219,7 @@ int run_simulate(const SimulateArgs& a) {
   // Check every policy and its knobs before any simulation starts.
   for (const auto& p : policies) {
     PolicyOptions po = a.options.policy_options;
-    po.reference = a.compat == "reference";
+    po.reference = reference;
     make_policy(p, po);
   }
   const auto files = workload_files(workload_path);
@@ -231,7 +245,7 @@ int run_simulate(const SimulateArgs& a) {
   auto options_for = [&](const Task& t) {
     SimOptions o = a.options;
     o.policy = policies[t.policy];
-    o.reference = a.compat == "reference";
+    o.reference = reference;
     o.record_rounds = !a.events_out.empty();
     o.round = a.round ? *a.round : a.options.round > 0 ? a.options.round : default_round(o.policy);
     if (!a.options.save_rounds_dir.empty()) {
@@ -246,8 +260,8 @@ int run_simulate(const SimulateArgs& a) {
         int filled = total ? width * done / total : width;
         std::string bar(filled, '#');
         bar.append(width - filled, '.');
-        cli::write_stderr("\r[" + bar + "] " + std::to_string(done) + "/" +
-                          std::to_string(total) + " jobs done, t = " + cli::duration(now) + "   ");
+        cli::write_stderr("\r[" + bar + "] " + std::to_string(done) + "/" + std::to_string(total) +
+                          " jobs done, t = " + cli::duration(now) + "   ");
       };
     }
     return o;
@@ -274,12 +288,12 @@ int run_simulate(const SimulateArgs& a) {
         cli::write_stderr("\r" + std::to_string(finished) + "/" + std::to_string(tasks.size()) +
                           " simulations done   ");
       }
-      cli::debug("sia-ctl", policies[t.policy] + " on " + display_name(files[t.workload]) +
-                                " done");
+      cli::debug("sia-ctl",
+                 policies[t.policy] + " on " + display_name(files[t.workload]) + " done");
     }
   };
-  const unsigned workers = std::max(
-      1u, std::min<unsigned>(std::thread::hardware_concurrency(), static_cast<unsigned>(tasks.size())));
+  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                           static_cast<unsigned>(tasks.size())));
   std::vector<std::thread> pool;
   for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
   worker();
@@ -287,15 +301,14 @@ int run_simulate(const SimulateArgs& a) {
   if (tty) cli::write_stderr("\n");
   for (std::size_t k = 0; k < tasks.size(); ++k) {
     if (!errors[k]) continue;
-    const std::string where = policies[tasks[k].policy] + " on " +
-                              display_name(files[tasks[k].workload]) + ": ";
+    const std::string where =
+        policies[tasks[k].policy] + " on " + display_name(files[tasks[k].workload]) + ": ";
     try {
       std::rethrow_exception(errors[k]);
     } catch (const Error& e) {
       throw Error(e.status(), where + e.what());
     }
   }
-  const bool reference = a.compat == "reference";
   if (a.no_timing) {
     for (auto& per : results) {
       for (auto& r : per) {
@@ -333,17 +346,16 @@ int run_simulate(const SimulateArgs& a) {
       for (const auto& r : results[p]) {
         per.push_back({{"workload", r.workload}, {"summary", summary_json(r.summary)}});
       }
-      per_policy.push_back({{"policy", policies[p]},
-                            {"round", results[p].front().round},
-                            {"summary", summary_json(totals[p])},
-                            {"avg_jct_ratio", totals[0].avg_jct > 0
-                                                  ? totals[p].avg_jct / totals[0].avg_jct
-                                                  : 0.0},
-                            {"workloads", per}});
+      per_policy.push_back(
+          {{"policy", policies[p]},
+           {"round", results[p].front().round},
+           {"summary", summary_json(totals[p])},
+           {"avg_jct_ratio", totals[0].avg_jct > 0 ? totals[p].avg_jct / totals[0].avg_jct : 0.0},
+           {"workloads", per}});
     }
     json data{{"cluster", cluster.name},
               {"policy", a.options.policy},
-              {"profile", reference ? "reference" : "default"},
+              {"profile", compat_name(reference ? Compat::reference : Compat::standard)},
               {"round", results[0].front().round},
               {"workloads", per_policy[0]["workloads"]},
               {"summary", summary_json(totals[0])},
@@ -352,9 +364,9 @@ int run_simulate(const SimulateArgs& a) {
   } else if (a.format == cli::Format::table) {
     const std::string where =
         cluster.name + " (" + std::to_string(cluster.total_gpus()) + " GPUs), " +
-        (files.size() == 1 ? display_name(files[0])
-                           : workload_path + " (" + std::to_string(files.size()) +
-                                 " workloads, jobs pooled)") +
+        (files.size() == 1
+             ? display_name(files[0])
+             : workload_path + " (" + std::to_string(files.size()) + " workloads, jobs pooled)") +
         (reference ? ", reference profile" : "");
     if (policies.size() == 1) {
       cli::write_stdout(summary_table(policies[0] + " on " + where + ", " +

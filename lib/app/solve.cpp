@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/table.hpp"
+#include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/placement.hpp"
@@ -48,7 +49,7 @@ static std::string solve_table(const Allocation& a, bool explain) {
 
 int run_solve(const SolveArgs& args) {
   PolicyOptions o = args.options;
-  o.reference = args.compat == "reference";
+  o.reference = parse_compat(args.compat) == Compat::reference;
   auto policy = make_policy(args.policy, o);  // bad knobs are usage errors, before any input
   Document doc = read_document(args.input, {"GoodputMatrix"});
   GoodputMatrix m = parse_goodput_matrix(doc.data());
@@ -129,7 +130,7 @@ int run_place(const PlaceArgs& args) {
     }
   }
   Placement p =
-      args.compat == "reference"
+      parse_compat(args.compat) == Compat::reference
           ? reference_placement(a, cluster, previous, a.order.empty() ? nullptr : &a.order)
           : place(a, cluster, previous);
   if (args.format == cli::Format::table) {

@@ -29,6 +29,7 @@
 #include "channel/node_backend.hpp"
 #include "channel/protocol.hpp"
 #include "channel/security.hpp"
+#include "channel/timing.hpp"
 
 namespace sia::channel {
 
@@ -37,12 +38,12 @@ struct AgentOptions {
   std::string node;
   Inventory inventory;
   std::optional<ClientKeys> keys;  // CURVE; mandatory off loopback and ipc://
-  double heartbeat_interval = 1.0;
-  int heartbeat_liveness = 3;
-  double fence_after = 30;
-  double backoff_min = 1;
-  double backoff_max = 32;
-  double report_scan_interval = 0.5;  // seconds between looks at the reports files
+  double heartbeat_interval = kChannelTiming.heartbeat_interval;
+  int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
+  double fence_after = kChannelTiming.fence_after;
+  double backoff_min = kChannelTiming.backoff_min;
+  double backoff_max = kChannelTiming.backoff_max;
+  double report_scan_interval = kChannelTiming.report_scan_interval;
   std::size_t report_batch_bytes = 256 * 1024;
   // One log line, no newline; null: the library log (core/log.hpp), "agent: " first.
   std::function<void(const std::string&)> log;

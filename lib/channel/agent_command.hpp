@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "channel/timing.hpp"
+
 namespace sia::channel {
 
 struct AgentArgs {
@@ -19,9 +21,9 @@ struct AgentArgs {
   std::string server_key;  // file with the controller's public key
   std::string secret_key;  // this agent's key file (0600)
   std::string cluster;     // "" = no inventory but the node name
-  double heartbeat_interval = 1.0;
-  int heartbeat_liveness = 3;
-  double fence_after = 30;
+  double heartbeat_interval = kChannelTiming.heartbeat_interval;
+  int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
+  double fence_after = kChannelTiming.fence_after;
   bool keep_jobs = false;
   // Passed on to every sia-run apply: --grace (when >= 0), --ckpt-root (when not
   // empty), --report-interval (when > 0).

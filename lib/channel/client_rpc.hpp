@@ -20,14 +20,15 @@
 
 #include "channel/protocol.hpp"
 #include "channel/security.hpp"
+#include "channel/timing.hpp"
 
 namespace sia::channel {
 
 struct ClientOptions {
   std::string endpoint;
   std::optional<ClientKeys> keys;
-  std::string client;   // the name claimed without CURVE; "" = $USER
-  double timeout = 10;  // seconds
+  std::string client;                              // the name claimed without CURVE; "" = $USER
+  double timeout = kChannelTiming.client_timeout;  // seconds
 };
 
 // Sends `request` (an id is made up when it has none) and waits for its REPLY.

@@ -34,6 +34,7 @@
 #include "channel/identity.hpp"
 #include "channel/keys.hpp"
 #include "channel/protocol.hpp"
+#include "channel/timing.hpp"
 
 namespace sia::channel {
 
@@ -41,10 +42,10 @@ struct HubOptions {
   std::string bind;  // "tcp://0.0.0.0:7400", "ipc:///run/sia/ctl", "tcp://127.0.0.1:*"
   std::optional<KeyPair> server_key;  // CURVE; mandatory with `allow` off loopback and ipc://
   std::optional<AllowList> allow;
-  double heartbeat_interval = 1.0;  // seconds
-  int heartbeat_liveness = 3;       // missed intervals before an agent is down
-  double fence_after = 30;          // seconds of silence before an agent's jobs count as lost
-  double resend_interval = 0;       // seconds between ASSIGN resends; 0: heartbeat_interval
+  double heartbeat_interval = kChannelTiming.heartbeat_interval;  // seconds
+  int heartbeat_liveness = kChannelTiming.heartbeat_liveness;     // missed intervals: down
+  double fence_after = kChannelTiming.fence_after;  // seconds of silence: its jobs are lost
+  double resend_interval = 0;  // seconds between ASSIGN resends; 0: heartbeat_interval
   // Report lines handed out by poll() count as stored when poll() is next called (the
   // caller journals them in between); false: only confirm_reports() confirms.
   bool confirm_on_poll = true;

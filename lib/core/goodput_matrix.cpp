@@ -29,8 +29,8 @@ Config parse_config_ref(const Node& n, const Cluster& cluster) {
   Node type = n.at("gpu_type");
   c.type = cluster.type_index(type.as_string());
   if (c.type < 0) {
-    type.fail("unknown GPU type \"" + type.as_string() + "\" (cluster has " +
-              cluster.type_names() + ")");
+    type.fail("unknown GPU type \"" + type.as_string() + "\" (cluster has " + cluster.type_names() +
+              ")");
   }
   c.nodes = n.at("nodes").positive_int32();
   Node gpus = n.at("gpus");
@@ -55,56 +55,6 @@ json config_ref_to_json(const Config& c, const Cluster& cluster) {
 static std::vector<std::string> type_names_of(const Cluster& c) {
   std::vector<std::string> out;
   for (const auto& t : c.types) out.push_back(t.name);
-  return out;
-}
-
-json goodput_matrix_to_json(const GoodputMatrix& m) {
-  const std::vector<std::string> types = type_names_of(m.cluster);
-  json out;
-  out["cluster"] = cluster_to_json(m.cluster);
-  out["profile"] = m.profile;
-  json jobs = json::array();
-  for (const auto& r : m.jobs) {
-    json j;
-    j["name"] = r.job;
-    j["adaptivity"] = to_string(r.adaptivity);
-    j["priority"] = r.priority;
-    j["age"] = r.age;
-    j["restarts"] = r.restarts;
-    j["restart_penalty"] = r.restart_penalty;
-    j["attained_service"] = r.attained_service;
-    j["preemptible"] = r.preemptible;
-    j["restoring"] = r.restoring;
-    j["current"] = r.current ? config_ref_to_json(*r.current, m.cluster) : json(nullptr);
-    j["min_gpus"] = r.min_gpus;
-    j["max_gpus"] = r.max_gpus;
-    j["normalizer"] = r.normalizer;
-    auto entry_list = [&](const std::vector<GoodputEntry>& list) {
-      json entries = json::array();
-      for (const auto& e : list) {
-        json x = config_ref_to_json(e.config, m.cluster);
-        x["goodput"] = e.goodput;
-        x["raw_goodput"] = e.raw_goodput;
-        x["throughput"] = e.throughput;
-        x["batch_size"] = e.batch_size;
-        x["local_bsz"] = e.local_bsz;
-        x["accum_steps"] = e.accum_steps;
-        x["source"] = to_string(e.source);
-        entries.push_back(std::move(x));
-      }
-      return entries;
-    };
-    j["entries"] = entry_list(r.entries);
-    j["fixed"] = entry_list(r.fixed);
-    j["fixed_gpus"] = r.fixed_gpus;
-    j["fixed_batch"] = r.fixed_batch;
-    j["model"] = job_model_info_to_json(r.model, types);
-    j["progress"] = r.progress ? json{{"done", r.progress->done}, {"total", r.progress->total}}
-                               : json(nullptr);
-    jobs.push_back(std::move(j));
-  }
-  out["jobs"] = std::move(jobs);
-  out["order"] = m.order;
   return out;
 }
 
@@ -250,8 +200,8 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
     if (auto mi = j.get("model")) r.model = parse_job_model_info(*mi, types);
     if (r.model.types.size() != types.size()) r.model.types.resize(types.size());
     if (auto p = j.get("progress")) {
-      r.progress = JobProgress{p->at("done").non_negative_number(),
-                               p->at("total").non_negative_number()};
+      r.progress =
+          JobProgress{p->at("done").non_negative_number(), p->at("total").non_negative_number()};
     }
     r.fixed_gpus = j.int32_or("fixed_gpus", 0);
     r.fixed_batch = j.number_or("fixed_batch", 0);

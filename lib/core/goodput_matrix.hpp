@@ -1,11 +1,11 @@
 // GoodputMatrix: what sia-estimate hands to sia-solve -- for every active job and every
 // configuration it may run in, the goodput the job would reach, normalised per row so
 // that the row's smallest goodput is worth its base unit -- 1 GPU, a pipeline's stages, or
-// a rigid job's GPU count (the Sia policy's scale) -- with the raw figures, the batch the job would use and where the number came
-// from ("model": the job's own fitted model on that type; "bootstrap": projected from
-// another type (Sia Eq. 1); "default": nothing known yet, a single GPU is offered).
-// The row also carries what the policy needs of the job's history (age, restarts, restart
-// penalty, current configuration, whether it is inside a checkpoint-restore).
+// a rigid job's GPU count (the Sia policy's scale) -- with the raw figures, the batch the job would
+// use and where the number came from ("model": the job's own fitted model on that type;
+// "bootstrap": projected from another type (Sia Eq. 1); "default": nothing known yet, a single GPU
+// is offered). The row also carries what the policy needs of the job's history (age, restarts,
+// restart penalty, current configuration, whether it is inside a checkpoint-restore).
 // Thread-safety: plain values.
 #pragma once
 
@@ -40,16 +40,16 @@ struct GoodputRow {
   std::string job;
   Adaptivity adaptivity = Adaptivity::adaptive;
   int priority = 0;
-  double age = 0;               // seconds since submission
+  double age = 0;  // seconds since submission
   int restarts = 0;
   double restart_penalty = 30;  // seconds (S_j of the restart factor)
   double attained_service = 0;  // GPU-seconds so far
   bool preemptible = true;
-  bool restoring = false;       // inside a checkpoint-restore: keep its configuration
+  bool restoring = false;  // inside a checkpoint-restore: keep its configuration
   std::optional<Config> current;
   int min_gpus = 1;
-  int max_gpus = 1;         // after the scale-up rule
-  double normalizer = 1;    // goodput = raw_goodput * normalizer
+  int max_gpus = 1;                   // after the scale-up rule
+  double normalizer = 1;              // goodput = raw_goodput * normalizer
   std::vector<GoodputEntry> entries;  // type order, then GPUs ascending
 
   // For the baselines. The job's tuned fixed configuration (the "TunedJobs" GPU count and
@@ -58,8 +58,8 @@ struct GoodputRow {
   int fixed_gpus = 0;
   double fixed_batch = 0;
   std::vector<GoodputEntry> fixed;
-  JobModelInfo model;                  // fitted models, gradient, batch limits
-  std::optional<JobProgress> progress; // how far the job is, when known
+  JobModelInfo model;                   // fitted models, gradient, batch limits
+  std::optional<JobProgress> progress;  // how far the job is, when known
 };
 
 struct GoodputMatrix {
@@ -69,9 +69,9 @@ struct GoodputMatrix {
   std::vector<std::string> order;   // the jobs in the order they were given (submission)
 };
 
-nlohmann::json goodput_matrix_to_json(const GoodputMatrix& m);
-// The whole GoodputMatrix document, written by the streaming writer: the same bytes as
-// dump_document("GoodputMatrix", metadata, goodput_matrix_to_json(m), pretty), faster.
+// The whole GoodputMatrix document, the one writer of the format (sia-formats(5)): a
+// streaming writer with the same layout and number formatting as dump_document, keys in
+// sorted order.
 std::string goodput_matrix_document(const GoodputMatrix& m, const nlohmann::json& metadata,
                                     bool pretty);
 GoodputMatrix parse_goodput_matrix(const Node& data);

@@ -8,31 +8,6 @@ namespace sia {
 
 using nlohmann::json;
 
-json job_model_info_to_json(const JobModelInfo& m, const std::vector<std::string>& types) {
-  json out;
-  out["init_batch_size"] = m.init_batch_size;
-  out["max_batch_size"] = m.max_batch_size;
-  out["max_observed_replicas"] = m.max_observed_replicas;
-  out["gradient"] = m.gradient ? json{{"grad_sqr", m.gradient->sqr}, {"grad_var", m.gradient->var}}
-                               : json(nullptr);
-  out["blind"] = m.blind_known ? json{{"params", m.blind_params},
-                                      {"min_local", m.blind_min_local},
-                                      {"max_local", m.blind_max_local}}
-                               : json(nullptr);
-  json ts = json::array();
-  for (std::size_t t = 0; t < m.types.size(); ++t) {
-    const auto& x = m.types[t];
-    ts.push_back({{"gpu_type", types[t]},
-                  {"params", x.known ? json(x.params) : json(nullptr)},
-                  {"min_local", x.min_local},
-                  {"max_local", x.max_local},
-                  {"stages", x.stages},
-                  {"max_replicas", x.max_replicas}});
-  }
-  out["types"] = ts;
-  return out;
-}
-
 static std::array<double, 7> params_of(const Node& p) {
   if (p.size() != 7) p.expected("7 parameters");
   std::array<double, 7> a{};
@@ -76,7 +51,8 @@ JobModelInfo parse_job_model_info(const Node& n, const std::vector<std::string>&
   return m;
 }
 
-void write_job_model_info(JsonWriter& w, const JobModelInfo& m, const std::vector<std::string>& types) {
+void write_job_model_info(JsonWriter& w, const JobModelInfo& m,
+                          const std::vector<std::string>& types) {
   // Keys in sorted order, as the tree writer emits them.
   auto params = [&](const std::array<double, 7>& p) {
     w.begin_array(true);

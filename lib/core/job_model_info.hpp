@@ -21,8 +21,9 @@ namespace sia {
 class JsonWriter;
 
 struct TypeModelInfo {
-  bool known = false;                // a model was fitted to measurements on this type
-  std::array<double, 7> params{};    // PerfParams (alpha_c, beta_c, alpha_n, beta_n, alpha_r, beta_r, gamma)
+  bool known = false;  // a model was fitted to measurements on this type
+  std::array<double, 7>
+      params{};  // PerfParams (alpha_c, beta_c, alpha_n, beta_n, alpha_r, beta_r, gamma)
   int min_local = 1;
   int max_local = 1;
   int stages = 1;
@@ -46,8 +47,9 @@ struct JobProgress {
   double total = 0;  // needed to finish
 };
 
-nlohmann::json job_model_info_to_json(const JobModelInfo& m, const std::vector<std::string>& types);
 JobModelInfo parse_job_model_info(const Node& n, const std::vector<std::string>& types);
-void write_job_model_info(JsonWriter& w, const JobModelInfo& m, const std::vector<std::string>& types);
+// Writes the model section of a GoodputMatrix row (the one writer; see goodput_matrix.hpp).
+void write_job_model_info(JsonWriter& w, const JobModelInfo& m,
+                          const std::vector<std::string>& types);
 
 }  // namespace sia

@@ -107,9 +107,9 @@ json default_value(const Def& d, const ConfigSources& s) {
   if (key == "controller.lambda_a") return po.lambda_a;
   if (key == "controller.time_limit") return po.time_limit;
   if (key == "controller.stage_timeout") return 120.0;
-  if (key == "controller.heartbeat_interval") return 1.0;
-  if (key == "controller.heartbeat_liveness") return 3;
-  if (key == "controller.fence_after") return 30.0;
+  if (key == "controller.heartbeat_interval") return channel::kChannelTiming.heartbeat_interval;
+  if (key == "controller.heartbeat_liveness") return channel::kChannelTiming.heartbeat_liveness;
+  if (key == "controller.fence_after") return channel::kChannelTiming.fence_after;
   if (key == "controller.silent_after") return 120.0;
   if (key == "controller.hung_timeout") return 600.0;
   if (key == "controller.hung_retries") return 2;
@@ -260,11 +260,8 @@ void check(const Config& c, const std::function<std::string(const std::string&)>
     fail("controller.hung_retries", "expected an integer from 0 to 1000");
   }
   seconds("nodes.timeout", c.nodes.timeout, 1e6);
-  auto names = policy_names();
-  if (std::find(names.begin(), names.end(), k.policy) == names.end()) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + list + ")");
+  if (!find_policy(k.policy)) {
+    fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + policy_list() + ")");
   }
   try {
     validate_policy_options(k.policy_options);

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "channel/timing.hpp"
 #include "policy/policy.hpp"
 
 namespace sia::ctl {
@@ -43,9 +44,9 @@ struct ControllerSettings {
   std::string policy = "sia";
   PolicyOptions policy_options;  // p, lambda_n, lambda_a, time_limit
   double stage_timeout = 120;    // seconds an external stage may run
-  double heartbeat_interval = 1.0;
-  int heartbeat_liveness = 3;
-  double fence_after = 30;
+  double heartbeat_interval = channel::kChannelTiming.heartbeat_interval;
+  int heartbeat_liveness = channel::kChannelTiming.heartbeat_liveness;
+  double fence_after = channel::kChannelTiming.fence_after;
   // A running job whose current workers have sent no report for silent_after seconds
   // (since their start, or their last report) is flagged "silent" in status and explain;
   // after hung_timeout seconds (0: never) it is stopped for a round and so restarted from

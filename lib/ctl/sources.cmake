@@ -2,6 +2,7 @@
 # round engine, node drivers, client operations), added to libsia.
 target_sources(sia PRIVATE
   ctl/config.cpp
+  ctl/agent_config.cpp
   ctl/journal.cpp
   ctl/job_book.cpp
   ctl/report_records.cpp

@@ -37,7 +37,7 @@ struct ModelConstants {
   const char* description;
   int max_epochs;
   double restart_cost;     // Application.rescale_time (simulated delay)
-  double restart_penalty;  // sia.py get_restart_penalty
+  double restart_penalty;  // the artifact scheduler's restart penalty
   double slowdown;         // simulator_config.SLOWDOWNS
 };
 
@@ -106,8 +106,8 @@ ModelInfo import_artifact_model(const std::string& traces_dir, const std::string
     int cp = t.column("progress"), ci = t.column("iteration"), cm = t.column("metric");
     int cs = t.column("grad_sqr"), cv = t.column("grad_var");
     for (std::size_t r = 0; r < t.rows(); ++r) {
-      v.epochs.push_back({t.number(r, cp), t.number(r, ci), t.number(r, cm), t.number(r, cs),
-                          t.number(r, cv)});
+      v.epochs.push_back(
+          {t.number(r, cp), t.number(r, ci), t.number(r, cm), t.number(r, cs), t.number(r, cv)});
     }
     m.validation.push_back(std::move(v));
   }
@@ -162,10 +162,9 @@ ModelInfo import_artifact_model(const std::string& traces_dir, const std::string
       int sn = s.column("num_nodes"), sr = s.column("num_replicas"), sb = s.column("local_bsz");
       int sst = s.column("step_time"), ssy = s.column("sync_time");
       for (std::size_t r = 0; r < s.rows(); ++r) {
-        g.scalability.push_back({static_cast<int>(s.integer(r, sn)),
-                                 static_cast<int>(s.integer(r, sr)),
-                                 static_cast<int>(s.integer(r, sb)), s.number(r, sst),
-                                 s.number(r, ssy)});
+        g.scalability.push_back(
+            {static_cast<int>(s.integer(r, sn)), static_cast<int>(s.integer(r, sr)),
+             static_cast<int>(s.integer(r, sb)), s.number(r, sst), s.number(r, ssy)});
       }
     }
     m.gpus.push_back(std::move(g));

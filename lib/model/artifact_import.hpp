@@ -4,7 +4,8 @@
 // in code rather than in files -- epochs per model, checkpoint-restore delays, the
 // scheduler's restart penalties, the simulator's calibration, GPUs per node, the largest
 // profiled node counts, batch-limit overrides, pipeline stages -- are taken from
-// design/reference/sia-simulator.md §1-§3 and recorded in each model's `source`.
+// the published artifact of the Sia paper (Subramanya et al., SOSP '23) and recorded in
+// each model's `source`.
 //
 // GPU types are renamed by hardware: aws -> t4, azure -> v100, dgx-ext -> a100,
 // dgx -> a100-capped (same A100s profiled only up to T4 batch sizes), quad -> rtx6000,

@@ -8,17 +8,45 @@
 
 namespace sia {
 
-EstimatorOptions reference_estimator_options() {
+EstimatorOptions estimator_options(Compat compat) {
   EstimatorOptions o;
-  o.reference = true;
-  o.share_max_replicas = true;
-  o.project = true;
-  o.seed_profiles = false;
-  o.scale_up = 2;
-  o.limits.max_gpus = 64;
-  o.cap_profiled_nodes = true;
+  o.compat = compat;
+  o.quirks = estimator_quirks(compat);
+  if (compat == Compat::reference) {
+    o.seed_profiles = false;
+    o.limits.max_gpus = 64;
+    o.cap_profiled_nodes = true;
+  }
   return o;
 }
+
+namespace {
+
+// The measurements as the fit takes them (compute time: step time less sync time).
+std::vector<FitPoint> fit_points(const std::vector<ProfilePoint>& pts) {
+  std::vector<FitPoint> fit;
+  fit.reserve(pts.size());
+  for (const auto& p : pts) {
+    fit.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
+                   std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
+  }
+  return fit;
+}
+
+int max_observed_replicas(const JobState& job, const std::string& type) {
+  int r = 0;
+  for (const auto& o : job.observations) {
+    if (type.empty() || o.gpu_type == type) r = std::max(r, o.replicas);
+  }
+  return r;
+}
+
+// The single-GPU throughput of a type's model at its largest local batch.
+double single_gpu_throughput_at_max(const TypeModel& tm) {
+  return tm.max_local / iteration_time(tm.params, 1, 1, tm.max_local, 0);
+}
+
+}  // namespace
 
 Estimator::Estimator(const Cluster& cluster, const Catalog& catalog, EstimatorOptions options)
     : cluster_(cluster), catalog_(catalog), options_(options) {
@@ -50,7 +78,7 @@ double Estimator::restart_penalty(const JobState& job) const {
   if (job.spec.restart_cost >= 0) return job.spec.restart_cost;
   if (!job.spec.model.empty() && catalog_.has(job.spec.model)) {
     const ModelInfo& m = catalog_.get(job.spec.model);
-    return options_.reference ? m.restart_penalty : m.restart_cost;
+    return options_.quirks.catalog_restart_penalty ? m.restart_penalty : m.restart_cost;
   }
   return 30;
 }
@@ -62,10 +90,8 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   if (!job.spec.allows_type(type)) return tm;
   const ModelGpu* g = info ? info->gpu(type) : nullptr;
   std::vector<ProfilePoint> pts;
-  const bool seeded = with_seed || (options_.seed_profiles && !options_.reference);
-  const std::string cache_key = seeded && !(options_.seed_profiles && !options_.reference)
-                                    ? type + "+seed"
-                                    : type;
+  const bool seeded = with_seed || options_.seed_profiles;
+  const std::string cache_key = seeded && !options_.seed_profiles ? type + "+seed" : type;
   if (seeded) {
     if (job.spec.profile) {
       for (const auto& p : job.spec.profile->points) {
@@ -110,19 +136,12 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
       cached->second.fingerprint == print) {
     tm.params = cached->second.params;
   } else {
-    std::vector<FitPoint> fit;
-    fit.reserve(pts.size());
-    for (const auto& p : pts) {
-      fit.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
-                     std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
-    }
-    tm.params = fit_perf_params(fit);
+    tm.params = fit_perf_params(fit_points(pts));
     job.models[cache_key] = FittedModel{tm.params, tm.points, print};
   }
   if (!g) {
     // Own profile: the single-GPU throughput at the largest measured batch.
-    tm.single_gpu_throughput =
-        tm.max_local / iteration_time(tm.params, 1, 1, tm.max_local, 0);
+    tm.single_gpu_throughput = single_gpu_throughput_at_max(tm);
   }
   return tm;
 }
@@ -133,22 +152,40 @@ std::vector<TypeModel> Estimator::type_models(JobState& job) {
   return out;
 }
 
-namespace {
+struct Estimator::JobView {
+  explicit JobView(JobState& j) : job(j), spec(j.spec) {}
 
-int max_observed_replicas(const JobState& job, const std::string& type) {
-  int r = 0;
-  for (const auto& o : job.observations) {
-    if (type.empty() || o.gpu_type == type) r = std::max(r, o.replicas);
+  JobState& job;
+  const JobSpec& spec;
+  const ModelInfo* info = nullptr;
+  double b0 = 0;    // initial global batch
+  double bmax = 0;  // max global batch (at least b0)
+  std::vector<TypeModel> tms;
+  std::optional<GradientStats> gradient;
+  std::vector<bool> own;   // types valued with a model of their own, in the profile's sense
+  bool any_multi = false;  // some own type has multi-GPU measurements
+  int src = -1;            // the type projections start from; -1: none
+  std::vector<int> min_rep, max_rep;  // replica bounds per type (GPUs / stages)
+
+  BatchLimits limits(std::size_t t, const EstimatorQuirks& q) const {
+    BatchLimits l;
+    l.min_local = tms[t].min_local;
+    l.max_local = tms[t].max_local;
+    l.tune = spec.adaptivity == Adaptivity::adaptive;
+    if (l.tune) {
+      l.max_batch = q.workload_batch_cap && spec.batch_size > 0 ? spec.batch_size : bmax;
+    } else {
+      l.max_batch = spec.batch_size;
+    }
+    return l;
   }
-  return r;
-}
+  GoodputFunction function(std::size_t t) const {
+    return GoodputFunction(tms[t].params, gradient, b0, tms[t].stages);
+  }
+};
 
-}  // namespace
-
-GoodputRow Estimator::estimate_job(JobState& job) {
-  const ModelInfo* info = model_of(job);
+GoodputRow Estimator::row_header(const JobState& job) const {
   const JobSpec& spec = job.spec;
-  const bool ref = options_.reference;
   GoodputRow row;
   row.job = spec.name;
   row.adaptivity = spec.adaptivity;
@@ -172,28 +209,49 @@ GoodputRow Estimator::estimate_job(JobState& job) {
       }
     }
   }
+  return row;
+}
 
-  const double b0 = init_batch_size(job);
-  const double bmax = std::max(b0, max_batch_size(job));
-  std::vector<TypeModel> tms = type_models(job);
-  const std::size_t ntypes = tms.size();
-  const bool have_gradient = job.gradient || (spec.profile && spec.profile->gradient);
-  std::optional<GradientStats> gradient = job.gradient;
-  if (!gradient && spec.profile) gradient = spec.profile->gradient;
-
+Estimator::JobView Estimator::resolve(JobState& job) {
+  const EstimatorQuirks& q = options_.quirks;
+  JobView v(job);
+  v.info = model_of(job);
+  v.b0 = init_batch_size(job);
+  v.bmax = std::max(v.b0, max_batch_size(job));
+  v.tms = type_models(job);
+  v.gradient = job.gradient;
+  if (!v.gradient && job.spec.profile) v.gradient = job.spec.profile->gradient;
+  const std::size_t ntypes = v.tms.size();
   // Which types have a usable model, in the sense of the active profile.
-  std::vector<bool> own(ntypes, false);
+  v.own.assign(ntypes, false);
   for (std::size_t t = 0; t < ntypes; ++t) {
-    if (!tms[t].usable || !tms[t].has_model) continue;
-    own[t] = ref ? have_gradient && max_observed_replicas(job, cluster_.types[t].name) > 0 : true;
+    if (!v.tms[t].usable || !v.tms[t].has_model) continue;
+    v.own[t] = !q.models_only_from_running ||
+               (v.gradient && max_observed_replicas(job, cluster_.types[t].name) > 0);
   }
-  bool any_multi = false;
-  for (std::size_t t = 0; t < ntypes; ++t) any_multi |= own[t] && tms[t].multi_gpu;
+  for (std::size_t t = 0; t < ntypes; ++t) v.any_multi |= v.own[t] && v.tms[t].multi_gpu;
+  // The source type for projections.
+  for (std::size_t t = 0; t < ntypes; ++t) {
+    if (!v.own[t]) continue;
+    if (q.first_projection_source) {
+      v.src = static_cast<int>(t);
+      break;
+    }
+    if (!v.tms[t].multi_gpu) continue;
+    if (v.src < 0 || v.tms[t].points > v.tms[v.src].points) v.src = static_cast<int>(t);
+  }
+  return v;
+}
 
-  // Replica bounds (the scale-up rule), in replicas: GPUs / stages.
+void Estimator::replica_bounds(JobView& v, GoodputRow& row) const {
+  const EstimatorQuirks& q = options_.quirks;
+  const JobSpec& spec = v.spec;
+  const std::vector<TypeModel>& tms = v.tms;
+  const std::size_t ntypes = tms.size();
+  // The most replicas (GPUs / stages) the job was observed with, on one type or on any.
   auto observed = [&](const std::string& type) {
     int r = 0;
-    for (const auto& o : job.observations) {
+    for (const auto& o : v.job.observations) {
       if (!type.empty() && o.gpu_type != type) continue;
       int t = cluster_.type_index(o.gpu_type);
       int stages = t >= 0 ? tms[t].stages : 1;
@@ -201,210 +259,201 @@ GoodputRow Estimator::estimate_job(JobState& job) {
     }
     return r;
   };
-  std::vector<int> min_rep(ntypes, 1), max_rep(ntypes, 1), cap(ntypes, 1);
+  const bool observed_anywhere = options_.share_max_replicas && !q.scale_up_per_type;
+  v.min_rep.assign(ntypes, 1);
+  v.max_rep.assign(ntypes, 1);
+  std::vector<int> cap(ntypes, 1);
   int shared = 1;
   for (std::size_t t = 0; t < ntypes; ++t) {
     if (!tms[t].usable) continue;
     const std::string& type = cluster_.types[t].name;
     const int u = tms[t].stages;
-    const double batch_cap = ref && info ? info->max_batch_size : bmax;
+    const double batch_cap = q.catalog_batch_cap && v.info ? v.info->max_batch_size : v.bmax;
     cap[t] = std::max(1, static_cast<int>(std::floor(batch_cap / tms[t].min_local + 1e-9)));
-    if (ref) cap[t] = std::min(cap[t], 64);
-    int grow = std::max(options_.scale_up * observed(options_.share_max_replicas && !ref ? "" : type), 1);
-    if (ref) grow = std::min(grow, cap[t]);  // the artifact caps per type, then shares
-    max_rep[t] = grow;
+    if (q.max_replicas_per_type > 0) cap[t] = std::min(cap[t], q.max_replicas_per_type);
+    int grow = std::max(options_.scale_up * observed(observed_anywhere ? "" : type), 1);
+    if (q.scale_up_per_type) grow = std::min(grow, cap[t]);  // cap per type, then share
+    v.max_rep[t] = grow;
     shared = std::max(shared, grow);
-    min_rep[t] = std::max(1, (spec.min_gpus + u - 1) / u);
+    v.min_rep[t] = std::max(1, (spec.min_gpus + u - 1) / u);
   }
   for (std::size_t t = 0; t < ntypes; ++t) {
     if (!tms[t].usable) continue;
     const int u = tms[t].stages;
-    if (options_.share_max_replicas) max_rep[t] = shared;
-    if (!ref) max_rep[t] = std::min(max_rep[t], cap[t]);
-    if (spec.max_gpus) max_rep[t] = std::min(max_rep[t], std::max(1, spec.max_gpus / u));
+    int& max_rep = v.max_rep[t];
+    if (options_.share_max_replicas) max_rep = shared;
+    if (!q.scale_up_per_type) max_rep = std::min(max_rep, cap[t]);
+    if (spec.max_gpus) max_rep = std::min(max_rep, std::max(1, spec.max_gpus / u));
     if (spec.adaptivity != Adaptivity::adaptive && spec.gpus > 0) {
-      max_rep[t] = std::max(1, spec.gpus / u);
+      max_rep = std::max(1, spec.gpus / u);
     }
     // A job that needs at least N GPUs starts at N, whatever it was observed with.
-    max_rep[t] = std::max(max_rep[t], min_rep[t]);
+    max_rep = std::max(max_rep, v.min_rep[t]);
   }
   row.min_gpus = std::max(1, spec.min_gpus);
   row.max_gpus = 1;
   for (std::size_t t = 0; t < ntypes; ++t) {
-    if (tms[t].usable) row.max_gpus = std::max(row.max_gpus, max_rep[t] * tms[t].stages);
+    if (tms[t].usable) row.max_gpus = std::max(row.max_gpus, v.max_rep[t] * tms[t].stages);
   }
   if (spec.adaptivity == Adaptivity::rigid) row.min_gpus = row.max_gpus = spec.gpus;
+}
 
-  // Batch limits per type.
-  auto limits_for = [&](std::size_t t) {
-    BatchLimits l;
-    l.min_local = tms[t].min_local;
-    l.max_local = tms[t].max_local;
-    if (spec.adaptivity == Adaptivity::adaptive) {
-      l.tune = true;
-      l.max_batch = ref && spec.batch_size > 0 ? spec.batch_size : bmax;
-    } else {
-      l.tune = false;
-      l.max_batch = spec.batch_size;
-    }
-    return l;
-  };
-  auto function_for = [&](std::size_t t) {
-    return GoodputFunction(tms[t].params, gradient, b0, tms[t].stages);
-  };
-
-  // The source type for projections.
-  int src = -1;
-  for (std::size_t t = 0; t < ntypes; ++t) {
-    if (!own[t]) continue;
-    if (ref) {
-      src = static_cast<int>(t);
-      break;
-    }
-    if (!tms[t].multi_gpu) continue;
-    if (src < 0 || tms[t].points > tms[src].points) src = static_cast<int>(t);
+Estimator::Valuation Estimator::valuation(const JobView& v, std::size_t t, double* ratio) const {
+  const EstimatorQuirks& q = options_.quirks;
+  const std::vector<TypeModel>& tms = v.tms;
+  *ratio = 1;
+  const bool own = v.own[t];
+  if (own && (q.own_model_always || tms[t].multi_gpu || !v.any_multi)) return Valuation::own;
+  if (!options_.project || v.src < 0 || v.src == static_cast<int>(t)) {
+    return own ? Valuation::own : Valuation::none;
   }
+  double xs = tms[v.src].single_gpu_throughput;
+  double xt = tms[t].single_gpu_throughput;
+  if (!q.catalog_throughput_ratio && own) {
+    // Eq. 1 with the job's own single-GPU measurements on both types.
+    xs = single_gpu_throughput_at_max(tms[v.src]);
+    xt = single_gpu_throughput_at_max(tms[t]);
+  }
+  if (!(xs > 0) || !(xt > 0)) return Valuation::none;
+  *ratio = xt / xs;
+  return Valuation::project;
+}
 
+std::vector<Config> Estimator::candidate_configs(const JobView& v, std::size_t t) const {
+  const JobSpec& spec = v.spec;
+  const int u = v.tms[t].stages;
+  std::vector<Config> out;
+  if (spec.adaptivity == Adaptivity::rigid) {
+    const int n = spec.gpus;
+    const int gpn = cluster_.types[t].gpus_per_node;
+    if (n <= cluster_.types[t].capacity()) {
+      out.push_back(Config{static_cast<int>(t), (n + gpn - 1) / gpn, n});
+    }
+    return out;
+  }
+  int max_nodes = INT32_MAX;
+  if (options_.cap_profiled_nodes && v.info) {
+    if (const ModelGpu* g = v.info->gpu(cluster_.types[t].name)) {
+      max_nodes = g->max_profiled_nodes;
+    }
+  }
+  for (const Config& c : configs_[t]) {
+    if (c.nodes > max_nodes) continue;
+    if (c.gpus < v.min_rep[t] * u || c.gpus > v.max_rep[t] * u) continue;
+    if (u > 1 && c.gpus % u != 0) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+BatchChoice Estimator::projected_choice(const JobView& v, std::size_t t, const Config& c,
+                                        double ratio) const {
+  const std::size_t src = static_cast<std::size_t>(v.src);
+  const int reps = c.gpus / v.tms[t].stages;
+  const int us = v.tms[src].stages;
+  const int gpn_s = cluster_.types[src].gpus_per_node;
+  const int nodes_s = (reps * us + gpn_s - 1) / gpn_s;
+  BatchChoice bc = v.function(src).optimize(nodes_s, reps, v.limits(src, options_.quirks));
+  bc.goodput *= ratio;
+  bc.throughput *= ratio;
+  // The batch the job would run on this type: same global batch, this type's memory.
+  if (bc.valid() && v.tms[t].stages == 1) {
+    int b = 0, s = 0;
+    split_batch(bc.batch_size, reps, v.tms[t].max_local, v.b0, &b, &s);
+    bc.local_bsz = b;
+    bc.accum_steps = s;
+    bc.batch_size = static_cast<double>(reps) * b * (s + 1);  // the batch it runs
+  }
+  return bc;
+}
+
+bool Estimator::value_type(const JobView& v, std::size_t t,
+                           std::vector<GoodputEntry>& entries) const {
+  double ratio = 1;
+  const Valuation how = valuation(v, t, &ratio);
+  if (how == Valuation::none) return false;
+  const std::size_t before = entries.size();
+  for (const Config& c : candidate_configs(v, t)) {
+    const int reps = c.gpus / v.tms[t].stages;
+    BatchChoice bc = how == Valuation::own
+                         ? v.function(t).optimize(c.nodes, reps, v.limits(t, options_.quirks))
+                         : projected_choice(v, t, c, ratio);
+    if (!bc.valid()) continue;
+    GoodputEntry e;
+    e.config = c;
+    e.raw_goodput = bc.goodput;
+    e.throughput = bc.throughput;
+    e.batch_size = bc.batch_size;
+    e.local_bsz = bc.local_bsz;
+    e.accum_steps = bc.accum_steps;
+    e.source = how == Valuation::own ? GoodputSource::model : GoodputSource::bootstrap;
+    entries.push_back(e);
+  }
+  return entries.size() > before;
+}
+
+std::optional<GoodputEntry> Estimator::fallback_entry(const JobView& v, std::size_t t) const {
+  const JobSpec& spec = v.spec;
+  const TypeModel& tm = v.tms[t];
+  const int gpn = cluster_.types[t].gpus_per_node;
+  int u = tm.stages;
+  Config cfg{static_cast<int>(t), 0, 0};
+  if (spec.adaptivity == Adaptivity::rigid) {
+    u = spec.gpus;
+    cfg = Config{static_cast<int>(t), (u + gpn - 1) / gpn, u};
+  } else {
+    // The smallest valid configuration that meets the job's minimum.
+    const int need = std::max(u, v.min_rep[t] * tm.stages);
+    for (const Config& c : configs_[t]) {
+      if (c.gpus >= need && c.gpus % tm.stages == 0) {
+        cfg = c;
+        break;
+      }
+    }
+    if (cfg.gpus == 0) return std::nullopt;
+    u = cfg.gpus;
+  }
+  if (u > cluster_.types[t].capacity()) return std::nullopt;
+  GoodputEntry e;
+  e.config = cfg;
+  e.goodput = u;
+  e.source = GoodputSource::fallback;
+  double batch = spec.adaptivity == Adaptivity::adaptive
+                     ? std::max(v.b0, static_cast<double>(tm.min_local) * u / tm.stages)
+                     : spec.batch_size;
+  int b = 0, s = 0;
+  const int reps = std::max(1, u / tm.stages);
+  split_batch(batch, reps, tm.max_local, v.b0, &b, &s);
+  // The batch the split runs: local_bsz x replicas x (accum_steps + 1), rounded up.
+  e.batch_size = tm.stages == 1 ? static_cast<double>(reps) * b * (s + 1) : batch;
+  e.local_bsz = b;
+  e.accum_steps = s;
+  return e;
+}
+
+GoodputRow Estimator::estimate_job(JobState& job) {
+  JobView v = resolve(job);  // first: an unknown catalog model is the job's first error
+  GoodputRow row = row_header(job);
+  replica_bounds(v, row);
+  const JobSpec& spec = job.spec;
   std::vector<GoodputEntry> entries;
   std::vector<std::size_t> no_info;
-
-  for (std::size_t t = 0; t < ntypes; ++t) {
-    if (!tms[t].usable) continue;
-    const int gpn = cluster_.types[t].gpus_per_node;
-    const int u = tms[t].stages;
-    // Choose how this type is valued.
-    enum { kOwn, kProject, kNone } how = kNone;
-    if (ref) {
-      if (own[t]) how = kOwn;
-      else if (options_.project && src >= 0) how = kProject;
-    } else {
-      if (own[t] && (tms[t].multi_gpu || !any_multi)) how = kOwn;
-      else if (options_.project && src >= 0 && src != static_cast<int>(t)) how = kProject;
-      else if (own[t]) how = kOwn;
-    }
-    if (how == kNone) {
-      no_info.push_back(t);
-      continue;
-    }
-    double ratio = 1;
-    if (how == kProject) {
-      double xs = tms[src].single_gpu_throughput;
-      double xt = tms[t].single_gpu_throughput;
-      if (!ref && own[t]) {
-        // Eq. 1 with the job's own single-GPU measurements on both types.
-        auto at_max = [&](std::size_t k) {
-          return tms[k].max_local / iteration_time(tms[k].params, 1, 1, tms[k].max_local, 0);
-        };
-        xs = at_max(src);
-        xt = at_max(t);
-      }
-      if (!(xs > 0) || !(xt > 0)) {
-        no_info.push_back(t);
-        continue;
-      }
-      ratio = xt / xs;
-    }
-    std::size_t before = entries.size();
-    auto add_entry = [&](const Config& c) {
-      const int reps = c.gpus / u;
-      BatchChoice bc;
-      if (how == kOwn) {
-        GoodputFunction f = function_for(t);
-        bc = f.optimize(c.nodes, reps, limits_for(t));
-      } else {
-        const int us = tms[src].stages;
-        const int gpn_s = cluster_.types[src].gpus_per_node;
-        const int nodes_s = (reps * us + gpn_s - 1) / gpn_s;
-        GoodputFunction f = function_for(src);
-        bc = f.optimize(nodes_s, reps, limits_for(src));
-        bc.goodput *= ratio;
-        bc.throughput *= ratio;
-        // The batch the job would run on this type: same global batch, this type's memory.
-        if (bc.valid() && tms[t].stages == 1) {
-          int b = 0, s = 0;
-          split_batch(bc.batch_size, reps, tms[t].max_local, b0, &b, &s);
-          bc.local_bsz = b;
-          bc.accum_steps = s;
-          bc.batch_size = static_cast<double>(reps) * b * (s + 1);  // the batch it runs
-        }
-      }
-      if (!bc.valid()) return;
-      GoodputEntry e;
-      e.config = c;
-      e.raw_goodput = bc.goodput;
-      e.throughput = bc.throughput;
-      e.batch_size = bc.batch_size;
-      e.local_bsz = bc.local_bsz;
-      e.accum_steps = bc.accum_steps;
-      e.source = how == kOwn ? GoodputSource::model : GoodputSource::bootstrap;
-      entries.push_back(e);
-    };
-    if (spec.adaptivity == Adaptivity::rigid) {
-      const int n = spec.gpus;
-      if (n <= cluster_.types[t].capacity()) {
-        add_entry(Config{static_cast<int>(t), (n + gpn - 1) / gpn, n});
-      }
-    } else {
-      int max_nodes = INT32_MAX;
-      if (options_.cap_profiled_nodes && info) {
-        if (const ModelGpu* g = info->gpu(cluster_.types[t].name)) max_nodes = g->max_profiled_nodes;
-      }
-      for (const Config& c : configs_[t]) {
-        if (c.nodes > max_nodes) continue;
-        if (c.gpus < min_rep[t] * u || c.gpus > max_rep[t] * u) continue;
-        if (u > 1 && c.gpus % u != 0) continue;
-        add_entry(c);
-      }
-    }
-    if (entries.size() == before) no_info.push_back(t);
+  for (std::size_t t = 0; t < v.tms.size(); ++t) {
+    if (v.tms[t].usable && !value_type(v, t, entries)) no_info.push_back(t);
   }
-
   // Row normalisation: the smallest known goodput maps to the base unit.
   double m = 0;
   int base = 1;
   for (const auto& e : entries) {
     if (m == 0 || e.raw_goodput < m) {
       m = e.raw_goodput;
-      base = spec.adaptivity == Adaptivity::rigid ? spec.gpus : tms[e.config.type].stages;
+      base = spec.adaptivity == Adaptivity::rigid ? spec.gpus : v.tms[e.config.type].stages;
     }
   }
   row.normalizer = m > 0 ? base / m : 1.0;
   for (auto& e : entries) e.goodput = e.raw_goodput * row.normalizer;
   for (std::size_t t : no_info) {
-    const int gpn = cluster_.types[t].gpus_per_node;
-    int u = tms[t].stages;
-    Config cfg{static_cast<int>(t), 0, 0};
-    if (spec.adaptivity == Adaptivity::rigid) {
-      u = spec.gpus;
-      cfg = Config{static_cast<int>(t), (u + gpn - 1) / gpn, u};
-    } else {
-      // The smallest valid configuration that meets the job's minimum.
-      const int need = std::max(u, min_rep[t] * tms[t].stages);
-      for (const Config& c : configs_[t]) {
-        if (c.gpus >= need && c.gpus % tms[t].stages == 0) {
-          cfg = c;
-          break;
-        }
-      }
-      if (cfg.gpus == 0) continue;
-      u = cfg.gpus;
-    }
-    if (u > cluster_.types[t].capacity()) continue;
-    GoodputEntry e;
-    e.config = cfg;
-    e.goodput = u;
-    e.source = GoodputSource::fallback;
-    double batch = spec.adaptivity == Adaptivity::adaptive
-                       ? std::max(b0, static_cast<double>(tms[t].min_local) * u / tms[t].stages)
-                       : spec.batch_size;
-    int b = 0, s = 0;
-    const int reps = std::max(1, u / tms[t].stages);
-    split_batch(batch, reps, tms[t].max_local, b0, &b, &s);
-    // The batch the split runs: local_bsz x replicas x (accum_steps + 1), rounded up.
-    e.batch_size = tms[t].stages == 1 ? static_cast<double>(reps) * b * (s + 1) : batch;
-    e.local_bsz = b;
-    e.accum_steps = s;
-    entries.push_back(e);
+    if (auto e = fallback_entry(v, t)) entries.push_back(*e);
   }
   std::sort(entries.begin(), entries.end(), [](const GoodputEntry& a, const GoodputEntry& b) {
     if (a.config.type != b.config.type) return a.config.type < b.config.type;
@@ -412,13 +461,12 @@ GoodputRow Estimator::estimate_job(JobState& job) {
     return a.config.nodes < b.config.nodes;
   });
   row.entries = std::move(entries);
+  // How far the job is.
+  const double total =
+      job.target_progress > 0 ? job.target_progress : (v.info ? v.info->target_progress() : 0.0);
+  if (total > 0) row.progress = JobProgress{job.progress, total};
   if (options_.baseline_info) {
-    fill_baseline_info(job, row, tms, max_rep, b0, bmax, gradient);
-  } else {
-    const ModelInfo* info = model_of(job);
-    double total = job.target_progress > 0 ? job.target_progress
-                                           : (info ? info->target_progress() : 0.0);
-    if (total > 0) row.progress = JobProgress{job.progress, total};
+    fill_baseline_info(job, row, v.tms, v.max_rep, v.b0, v.bmax, v.gradient);
   }
   return row;
 }
@@ -427,8 +475,6 @@ void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
                                    const std::vector<TypeModel>& tms,
                                    const std::vector<int>& max_rep, double b0, double bmax,
                                    const std::optional<GradientStats>& gradient) {
-  const ModelInfo* info = model_of(job);
-  const JobSpec& spec = job.spec;
   JobModelInfo& mi = row.model;
   mi.init_batch_size = b0;
   mi.max_batch_size = bmax;
@@ -463,12 +509,7 @@ void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
         cached->second.points == static_cast<int>(merged.size())) {
       mi.blind_params = cached->second.params.to_array();
     } else {
-      std::vector<FitPoint> fit;
-      for (const auto& p : merged) {
-        fit.push_back({p.nodes, p.replicas, static_cast<double>(p.local_bsz),
-                       std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
-      }
-      PerfParams pp = fit_perf_params(fit);
+      PerfParams pp = fit_perf_params(fit_points(merged));
       job.models["*"] = FittedModel{pp, static_cast<int>(merged.size()), print};
       mi.blind_params = pp.to_array();
     }
@@ -481,44 +522,46 @@ void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
       break;
     }
   }
-  // How far the job is.
-  double total = job.target_progress > 0 ? job.target_progress
-                                         : (info ? info->target_progress() : 0.0);
-  if (total > 0) row.progress = JobProgress{job.progress, total};
-  // The tuned fixed configuration on every type that can hold it.
-  if (spec.gpus > 0 && spec.batch_size > 0) {
-    row.fixed_gpus = spec.gpus;
-    row.fixed_batch = spec.batch_size;
-    double m = 0;
-    for (std::size_t t = 0; t < tms.size(); ++t) {
-      if (!tms[t].usable) continue;
-      const int gpn = cluster_.types[t].gpus_per_node;
-      if (spec.gpus > cluster_.types[t].capacity()) continue;
-      TypeModel tm = type_model(job, t, /*with_seed=*/true);
-      if (!tm.has_model) continue;
-      GoodputFunction f(tm.params, gradient, b0, tm.stages);
-      const int nodes = (spec.gpus + gpn - 1) / gpn;
-      BatchChoice bc = f.fixed_batch(nodes, spec.gpus / tm.stages, spec.batch_size, tm.max_local);
-      if (!(bc.throughput > 0)) continue;
-      GoodputEntry e;
-      e.config = Config{static_cast<int>(t), nodes, spec.gpus};
-      e.raw_goodput = bc.goodput;
-      e.throughput = bc.throughput;
-      e.batch_size = bc.batch_size;  // the fixed batch as its split runs it
-      e.local_bsz = bc.local_bsz;
-      e.accum_steps = bc.accum_steps;
-      e.source = tms[t].multi_gpu ? GoodputSource::model : GoodputSource::bootstrap;
-      row.fixed.push_back(e);
-      if (m == 0 || e.raw_goodput < m) m = e.raw_goodput;
-    }
-    for (auto& e : row.fixed) e.goodput = m > 0 ? e.raw_goodput * spec.gpus / m : 0;
+  fill_fixed_entries(job, row, tms, b0, gradient);
+}
+
+// The tuned fixed configuration on every type that can hold it.
+void Estimator::fill_fixed_entries(JobState& job, GoodputRow& row,
+                                   const std::vector<TypeModel>& tms, double b0,
+                                   const std::optional<GradientStats>& gradient) {
+  const JobSpec& spec = job.spec;
+  if (!(spec.gpus > 0 && spec.batch_size > 0)) return;
+  row.fixed_gpus = spec.gpus;
+  row.fixed_batch = spec.batch_size;
+  double m = 0;
+  for (std::size_t t = 0; t < tms.size(); ++t) {
+    if (!tms[t].usable) continue;
+    const int gpn = cluster_.types[t].gpus_per_node;
+    if (spec.gpus > cluster_.types[t].capacity()) continue;
+    TypeModel tm = type_model(job, t, /*with_seed=*/true);
+    if (!tm.has_model) continue;
+    GoodputFunction f(tm.params, gradient, b0, tm.stages);
+    const int nodes = (spec.gpus + gpn - 1) / gpn;
+    BatchChoice bc = f.fixed_batch(nodes, spec.gpus / tm.stages, spec.batch_size, tm.max_local);
+    if (!(bc.throughput > 0)) continue;
+    GoodputEntry e;
+    e.config = Config{static_cast<int>(t), nodes, spec.gpus};
+    e.raw_goodput = bc.goodput;
+    e.throughput = bc.throughput;
+    e.batch_size = bc.batch_size;  // the fixed batch as its split runs it
+    e.local_bsz = bc.local_bsz;
+    e.accum_steps = bc.accum_steps;
+    e.source = tms[t].multi_gpu ? GoodputSource::model : GoodputSource::bootstrap;
+    row.fixed.push_back(e);
+    if (m == 0 || e.raw_goodput < m) m = e.raw_goodput;
   }
+  for (auto& e : row.fixed) e.goodput = m > 0 ? e.raw_goodput * spec.gpus / m : 0;
 }
 
 GoodputMatrix Estimator::estimate(std::vector<JobState>& jobs) {
   GoodputMatrix m;
   m.cluster = cluster_;
-  m.profile = options_.reference ? "reference" : "default";
+  m.profile = compat_name(options_.compat);
   m.jobs.reserve(jobs.size());
   for (auto& j : jobs) {
     m.jobs.push_back(estimate_job(j));

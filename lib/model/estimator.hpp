@@ -8,34 +8,42 @@
 //    single-GPU measurements borrows the scaling shape of the type with the most
 //    observations, scaled by the ratio of their single-GPU throughputs (Sia Eq. 1);
 //  - a type with nothing known offers one GPU at the row's base value.
-// The "reference" profile reproduces the published artifact instead: models only from
-// running, projection from the first type that has one with the catalog's offline
-// throughput ratio, per-type replica caps of 64, the workload's batch as the scheduler's
-// batch cap, and its restart penalties.
+// The "reference" profile (--compat reference) reproduces the scheduler evaluated in the
+// Sia paper instead: models only from running, projection from the first type that has one
+// with the catalog's offline throughput ratio, per-type replica caps of 64, the workload's
+// batch as the scheduler's batch cap, and its restart penalties; each difference is a named
+// flag in EstimatorQuirks (model/estimator_quirks.hpp).
+// estimate_job runs in steps: the row's header, the job's per-type models and projection
+// source (resolve), the replica bounds (the scale-up rule), each type's valuation (its own
+// model, a projection, or nothing), and the fallback entries of types left without one.
 // Thread-safety: an Estimator is not thread-safe (it caches fits); use one per thread.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/cluster.hpp"
+#include "core/compat.hpp"
 #include "core/configuration.hpp"
 #include "core/goodput_matrix.hpp"
 #include "model/catalog.hpp"
+#include "model/estimator_quirks.hpp"
 #include "model/goodput.hpp"
 #include "model/job_state.hpp"
 
 namespace sia {
 
 struct EstimatorOptions {
-  bool reference = false;       // the published artifact's behaviour
+  Compat compat = Compat::standard;  // the profile named in the matrix ("profile")
+  EstimatorQuirks quirks;            // what the profile changes (estimator_options sets it)
   bool share_max_replicas = true;
-  bool project = true;          // estimate unvisited types from visited ones
-  bool seed_profiles = true;    // use the catalog's single-GPU rows as bootstrap profile
+  bool project = true;        // estimate unvisited types from visited ones
+  bool seed_profiles = true;  // use the catalog's single-GPU rows as bootstrap profile
   int scale_up = 2;
-  ConfigLimits limits;          // per-configuration caps (reference: 64 GPUs)
+  ConfigLimits limits;              // per-configuration caps (reference: 64 GPUs)
   bool cap_profiled_nodes = false;  // no more nodes than the catalog ever measured
-  bool baseline_info = true;  // fill the rows' fixed configurations and type-blind models
+  bool baseline_info = true;        // fill the rows' fixed configurations and type-blind models
 };
 
 // What the estimator resolved about one job on one GPU type (exposed for tests and for the
@@ -75,7 +83,21 @@ class Estimator {
   double restart_penalty(const JobState& job) const;
 
  private:
+  struct JobView;  // what estimate_job resolved about one job (estimator.cpp)
+  enum class Valuation { own, project, none };
+
   const ModelInfo* model_of(const JobState& job) const;
+  GoodputRow row_header(const JobState& job) const;
+  JobView resolve(JobState& job);
+  void replica_bounds(JobView& v, GoodputRow& row) const;
+  Valuation valuation(const JobView& v, std::size_t t, double* ratio) const;
+  std::vector<Config> candidate_configs(const JobView& v, std::size_t t) const;
+  BatchChoice projected_choice(const JobView& v, std::size_t t, const Config& c,
+                               double ratio) const;
+  bool value_type(const JobView& v, std::size_t t, std::vector<GoodputEntry>& entries) const;
+  std::optional<GoodputEntry> fallback_entry(const JobView& v, std::size_t t) const;
+  void fill_fixed_entries(JobState& job, GoodputRow& row, const std::vector<TypeModel>& tms,
+                          double b0, const std::optional<GradientStats>& gradient);
   void fill_baseline_info(JobState& job, GoodputRow& row, const std::vector<TypeModel>& tms,
                           const std::vector<int>& max_rep, double b0, double bmax,
                           const std::optional<GradientStats>& gradient);
@@ -86,7 +108,9 @@ class Estimator {
   std::vector<std::vector<Config>> configs_;  // per type
 };
 
-// The options of the published artifact (--compat reference).
-EstimatorOptions reference_estimator_options();
+// The options of a profile: the defaults above for Compat::standard; for
+// Compat::reference its quirks, no bootstrap seeding, at most 64 GPUs per configuration
+// and no more nodes than the catalog profiled.
+EstimatorOptions estimator_options(Compat compat);
 
 }  // namespace sia

@@ -1,7 +1,7 @@
 // The baselines that run every job rigidly at its tuned fixed configuration (baselines.hpp):
 //
-// gavel (Narayanan et al., OSDI '20, as ported in the Sia artifact; reference/
-// sia-policies.md §4). Every round:
+// gavel (Narayanan et al., OSDI '20, as the Sia paper, Subramanya et al., SOSP '23, ran
+// it). Every round:
 //   1. the max-sum-throughput LP over time fractions x_it (job i on GPU type t):
 //      maximise sum_i sum_t T_it x_it, x >= 0, sum_t x_it <= 1, sum_i s_i x_it <= GPUs of t,
 //      T_it = iterations/s of the job's fixed configuration on t, s_i its fixed GPU count,

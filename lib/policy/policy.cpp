@@ -52,18 +52,50 @@ void validate_policy_options(const PolicyOptions& o) {
   }
 }
 
+const std::vector<PolicyInfo>& policy_table() {
+  static const std::vector<PolicyInfo> table = {
+      {"sia", 60, false,
+       [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
+         return std::make_unique<SiaPolicy>(o);
+       }},
+      {"gavel", 360, true, make_gavel_policy},
+      {"pollux", 60, false, make_pollux_policy},
+      {"themis", 360, true, make_themis_policy},
+      {"ftf-lp", 360, true, make_ftf_lp_policy},
+      {"fifo", 60, true, make_fifo_policy},
+      {"srtf", 60, true, make_srtf_policy},
+  };
+  return table;
+}
+
+const PolicyInfo* find_policy(const std::string& name) {
+  for (const PolicyInfo& p : policy_table()) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> policy_names() {
-  return {"sia", "gavel", "pollux", "themis", "ftf-lp", "fifo", "srtf"};
+  std::vector<std::string> names;
+  for (const PolicyInfo& p : policy_table()) names.emplace_back(p.name);
+  return names;
+}
+
+std::string policy_list() {
+  std::string list;
+  for (const PolicyInfo& p : policy_table())
+    list += (list.empty() ? "" : ", ") + std::string(p.name);
+  return list;
 }
 
 double default_round(const std::string& policy) {
-  if (policy == "gavel" || policy == "themis" || policy == "ftf-lp") return 360;
-  return 60;
+  const PolicyInfo* p = find_policy(policy);
+  return p ? p->default_round : 60;
 }
 
 bool uses_tuned_jobs(const std::string& policy) {
-  return policy == "gavel" || policy == "themis" || policy == "ftf-lp" || policy == "fifo" ||
-         policy == "srtf";
+  const PolicyInfo* p = find_policy(policy);
+  return p && p->tuned_jobs;
 }
 
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options) {
@@ -73,17 +105,9 @@ std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions
   }
   if (o.round == 0) o.round = default_round(name);
   validate_policy_options(o);
-  if (name == "sia") return std::make_unique<SiaPolicy>(o);
-  if (name == "gavel") return make_gavel_policy(o);
-  if (name == "ftf-lp") return make_ftf_lp_policy(o);
-  if (name == "fifo") return make_fifo_policy(o);
-  if (name == "srtf") return make_srtf_policy(o);
-  if (name == "pollux") return make_pollux_policy(o);
-  if (name == "themis") return make_themis_policy(o);
-  std::string known;
-  for (const auto& n : policy_names()) known += (known.empty() ? "" : ", ") + n;
+  if (const PolicyInfo* p = find_policy(name)) return p->make(o);
   throw Error(ExitStatus::usage,
-              "--policy: unknown policy \"" + name + "\" (known: " + known + ")");
+              "--policy: unknown policy \"" + name + "\" (known: " + policy_list() + ")");
 }
 
 }  // namespace sia

@@ -51,15 +51,32 @@ class Policy {
                               const std::optional<Allocation>& previous) = 0;
 };
 
-// Known names: sia, gavel, pollux, themis, ftf-lp, fifo, srtf.
+// One row per policy: everything the programs know about a policy, in one place. The
+// rounds are the ones each policy was evaluated with (Sia, Pollux, FIFO, SRTF: 60 s;
+// Gavel, Themis, the finish-time-fair LP: 360 s).
+struct PolicyInfo {
+  const char* name;
+  double default_round;  // seconds
+  // Runs jobs at their tuned fixed GPU count and batch ("+TJ" in the Sia paper): the
+  // simulator treats their jobs as rigid.
+  bool tuned_jobs;
+  std::unique_ptr<Policy> (*make)(const PolicyOptions& options);  // options validated
+};
+
+// The table, in the order help texts and messages list it: sia, gavel, pollux, themis,
+// ftf-lp, fifo, srtf.
+const std::vector<PolicyInfo>& policy_table();
+// The row named `name`; nullptr for an unknown name.
+const PolicyInfo* find_policy(const std::string& name);
+// The table's names, in order.
 std::vector<std::string> policy_names();
-// The round length each policy was evaluated with (Sia, Pollux: 60 s; Gavel, Themis,
-// finish-time-fair LP: 360 s; FIFO, SRTF: 60 s).
+// The names as help texts and messages list them: "sia, gavel, ..., srtf".
+std::string policy_list();
+// The row's round (60 s for an unknown name).
 double default_round(const std::string& policy);
-// Policies that run jobs at their tuned fixed GPU count and batch ("+TJ" in the paper):
-// the simulator treats their jobs as rigid.
+// The row's tuned_jobs (false for an unknown name).
 bool uses_tuned_jobs(const std::string& policy);
-// Throws Error(usage) for an unknown name.
+// Checks the round and the knobs; throws Error(usage) for an unknown name.
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options);
 
 }  // namespace sia

@@ -1,5 +1,5 @@
-// Pollux, heterogeneity-unaware, as the Sia paper ran it (reference/sia-policies.md §3;
-// the artifact's pollux_unaware.py and cluster_unaware.py).
+// Pollux (Qiao et al., OSDI '21), heterogeneity-unaware, as the Sia paper (Subramanya et
+// al., SOSP '23) ran it as a baseline.
 //
 // The cluster is presented as homogeneous virtual nodes ("vnodes") of v GPUs, v = the
 // smallest GPUs-per-node among the cluster's types: an 8-GPU node becomes two 4-GPU

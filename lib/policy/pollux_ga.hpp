@@ -1,6 +1,6 @@
 // The genetic search inside the Pollux baseline (policy/pollux.cpp), on an abstract problem:
 // jobs x virtual nodes, each cell the replicas (GPUs) of a job on a node. It follows the
-// Sia artifact's pollux_unaware.py (pymoo 0.4.2 NSGA-II), reference/sia-policies.md §3:
+// Pollux baseline of the Sia paper's evaluation (Subramanya et al., SOSP '23), an NSGA-II:
 //   fitness    F1 = -PM_p(scale * speedup_j * restart_j), the power mean over all jobs of
 //              (x + 1e-3) (p = 0: the geometric mean of max(x, 1e-3)); restart_j applies
 //              when job j's row differs from the base state; F2 = -(sum of speedups) / GPUs

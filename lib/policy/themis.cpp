@@ -1,6 +1,6 @@
-// The Themis policy (Mahajan et al., NSDI '20), as specified in
-// /work/shared/design/reference/themis.md (§5 is the round, step by step). Every job is one
-// app, and its unit of allocation is a whole gang (Mode B of §5 step 6): the tuned fixed
+// The Themis policy (Mahajan et al., NSDI '20), as the Sia paper (Subramanya et al.,
+// SOSP '23) ran it as a baseline. Every job is one
+// app, and its unit of allocation is a whole gang: the tuned fixed
 // configuration on one GPU type ("Themis+TJ"), or one of the entries of a row without one
 // (themis_model.hpp). One allocate() call is one round:
 //   0. Leases whose end has come are released; the GPUs no lease holds are the offer.

@@ -1,5 +1,5 @@
 // The Themis arbiter's one-shot partial-allocation auction (Mahajan et al., NSDI '20
-// §3.3.1; reference/themis.md §5 steps 4-5 and the fallback), free of policy details.
+// §3.3.1, and its fallback), free of policy details.
 // Apps bid for bundles of GPUs; a bid has a weight w = ln(rho_old / rho_new) > 0 and uses
 // some amount of a few capacity rows. The proportional-fair (PF) allocation picks at most
 // one bid per app within every row's capacity so that the sum of the chosen weights (the

@@ -14,7 +14,7 @@
 // (entries without a measured rate, source "default", count their normalised goodput;
 // without an initial batch size the rate is the goodput itself).
 //
-// Ideal time (Themis §1.2 with Sia's Eq. 3 for several types, reference/themis.md §6):
+// Ideal time (Themis, Mahajan et al., NSDI '20, with Sia's Eq. 3 for several types):
 //   T_id = 1 / sum_t (N_t / N) / T_id,t over the types the job can run on (weights
 //   renormalised), T_id,t = total / rate_t(s_t), s_t = min(gang, N_t / N_avg), interpolated
 //   in time between floor(s_t) and ceil(s_t) (s_t < 1: T_id,t(1) / s_t), N_t the type's GPUs.

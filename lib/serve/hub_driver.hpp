@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "channel/hub.hpp"
+#include "channel/timing.hpp"
 #include "core/cluster.hpp"
 #include "ctl/node_driver.hpp"
 #include "os/clock.hpp"
@@ -39,7 +40,7 @@
 namespace sia::serve {
 
 struct HubDriverOptions {
-  double ack_timeout = 30;  // seconds deliver() waits for the nodes' ACKs
+  double ack_timeout = channel::kChannelTiming.ack_timeout;  // seconds deliver() waits for ACKs
   // New report lines as they arrive (journal them before the next pump); null: buffered
   // for drain_reports().
   std::function<void(std::vector<ctl::ReportLine>)> on_reports;

@@ -1,5 +1,5 @@
 // The simulator's ground truth for one model on one GPU type, from the catalog's measured
-// tables (the published artifact's semantics, design/reference/sia-simulator.md §3):
+// tables (the semantics of the Sia paper's simulator, Subramanya et al., SOSP '23):
 //  - step and sync time of a placement (GPUs per node, any order) at a per-GPU batch: if
 //    the placement was profiled, linear in the batch between its measured rows; otherwise
 //    linear interpolation over the Delaunay tetrahedralisation of all measurements in

@@ -1,8 +1,8 @@
 // A job inside the simulator: its true progress through training, driven by the ground
 // truth (measured step times, gradient statistics per epoch), and what it shows the
 // scheduler (its own observations and fitted models, in a JobState). Follows the published
-// simulator's job (design/reference/sia-simulator.md §5): per-second progress at the
-// statistical gain over the true iteration time, epoch boundaries at integer seconds,
+// simulator's job (the Sia paper's evaluation, Subramanya et al., SOSP '23): per-second progress at
+// the statistical gain over the true iteration time, epoch boundaries at integer seconds,
 // checkpoint-restore delays charged on every start, shape change and migration, the batch
 // re-optimised with the job's own fitted model after every stretch of training (each epoch
 // boundary and each round).

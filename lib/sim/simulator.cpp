@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.hpp"
+#include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "os/clock.hpp"
@@ -72,7 +73,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   SimOptions opts = opts_in;
   if (opts.round == 0) opts.round = default_round(opts.policy);
   if (!(opts.round > 0)) throw Error(ExitStatus::usage, "--round: must be > 0 seconds");
-  EstimatorOptions eo = opts.reference ? reference_estimator_options() : EstimatorOptions{};
+  EstimatorOptions eo = estimator_options(opts.reference ? Compat::reference : Compat::standard);
   eo.cap_profiled_nodes = true;  // the ground truth ends where the measurements end
   eo.baseline_info = opts.policy != "sia";
   Estimator est(cluster, catalog, eo);
@@ -115,7 +116,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   SimResult result;
   result.cluster = cluster.name;
   result.policy = opts.policy;
-  result.profile = opts.reference ? "reference" : "default";
+  result.profile = compat_name(opts.reference ? Compat::reference : Compat::standard);
   result.round = opts.round;
   for (const auto& t : cluster.types) result.gpu_types.push_back(t.name);
   std::vector<double> alloc_gpu_seconds(jobs.size(), 0.0);

@@ -5,8 +5,8 @@
 
 using namespace sia;
 
-// Figures from design/reference/sia-simulator.md §1.5, §1.6 and §11.3, computed there from
-// the artifact's CSVs.
+// Figures computed from the published Sia artifact's profiling CSVs (Subramanya et al.,
+// SOSP '23), the catalog's sources.
 TEST_CASE("placement ids are the smallest cyclic rotation", "[catalog]") {
   CHECK(placement_id({3, 1}) == "13");
   CHECK(placement_id({2, 1, 3}) == "132");
@@ -47,13 +47,12 @@ TEST_CASE("single-GPU throughputs match the reference table", "[catalog]") {
     const char* type;
     double xput;
   };
-  const Row rows[] = {{"bert", "t4", 13.02},         {"bert", "v100", 41.58},
-                      {"bert", "a100-capped", 73.84}, {"bert", "a100", 140.44},
-                      {"bert", "rtx6000", 37.44},     {"bert", "rtx2080ti", 26.85},
-                      {"cifar10", "t4", 1458.5},      {"cifar10", "a100", 10062.6},
-                      {"cifar10", "rtx2080ti", 3306.3}, {"deepspeech2", "t4", 31.49},
-                      {"imagenet", "a100", 1034.0},   {"imagenet", "rtx2080ti", 395.2},
-                      {"yolov3", "t4", 27.94},        {"yolov3", "rtx2080ti", 11.72}};
+  const Row rows[] = {
+      {"bert", "t4", 13.02},        {"bert", "v100", 41.58},       {"bert", "a100-capped", 73.84},
+      {"bert", "a100", 140.44},     {"bert", "rtx6000", 37.44},    {"bert", "rtx2080ti", 26.85},
+      {"cifar10", "t4", 1458.5},    {"cifar10", "a100", 10062.6},  {"cifar10", "rtx2080ti", 3306.3},
+      {"deepspeech2", "t4", 31.49}, {"imagenet", "a100", 1034.0},  {"imagenet", "rtx2080ti", 395.2},
+      {"yolov3", "t4", 27.94},      {"yolov3", "rtx2080ti", 11.72}};
   for (const auto& r : rows) {
     INFO(r.model << " on " << r.type);
     CHECK(c.get(r.model).gpu(r.type)->single_gpu_throughput() == Approx(r.xput).epsilon(1e-3));

@@ -64,7 +64,7 @@ TEST_CASE("a new job is offered one GPU of each type, valued by its profile", "[
 
 TEST_CASE("reference profile: a new job is indifferent between types", "[estimator]") {
   Fixture f;
-  Estimator est(f.cluster, f.catalog, reference_estimator_options());
+  Estimator est(f.cluster, f.catalog, estimator_options(Compat::reference));
   JobState j = job("new", "cifar10");
   GoodputRow r = est.estimate_job(j);
   REQUIRE(r.entries.size() == 3);
@@ -102,7 +102,7 @@ TEST_CASE("scale-up rule and bootstrapping to other types", "[estimator]") {
 
 TEST_CASE("reference profile: projection uses the catalog's throughput ratio", "[estimator]") {
   Fixture f;
-  Estimator est(f.cluster, f.catalog, reference_estimator_options());
+  Estimator est(f.cluster, f.catalog, estimator_options(Compat::reference));
   JobState j = ran_on_a100(f.catalog);
   j.spec.batch_size = 4096;
   GoodputRow r = est.estimate_job(j);
@@ -179,7 +179,7 @@ TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 
   Fixture f;
   int checked = 0;
   for (bool reference : {false, true}) {
-    EstimatorOptions o = reference ? reference_estimator_options() : EstimatorOptions{};
+    EstimatorOptions o = estimator_options(reference ? Compat::reference : Compat::standard);
     o.baseline_info = true;  // also the tuned fixed configurations the baselines allocate
     for (const auto& model : f.catalog.names()) {
       if (f.catalog.get(model).gpus.front().pipeline_stages > 1) continue;

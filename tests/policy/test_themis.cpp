@@ -102,7 +102,7 @@ std::optional<Config> config_of(const Allocation& a, const std::string& job) {
 // The auction on its own.
 
 TEST_CASE("themis auction: the spec's worked example (one node, A and B)", "[themis]") {
-  // reference/themis.md §2.5: v_A = 1.5, 2, 2.4, 2.6 and v_B = 1.2, 1.4, 1.5, 1.55 for
+  // Worked example: v_A = 1.5, 2, 2.4, 2.6 and v_B = 1.2, 1.4, 1.5, 1.55 for
   // 1..4 GPUs of one 4-GPU node; PF = (3, 1), c_A = 0.774, c_B = 0.923.
   AuctionProblem p;
   p.apps = 2;
@@ -229,8 +229,8 @@ TEST_CASE("themis: size-class rows keep gangs placeable", "[themis]") {
 }
 
 TEST_CASE("themis: the ideal time (the spec's worked example and Sia's Eq. 3)", "[themis]") {
-  // reference/themis.md §1.2: 10,000 iterations of 1 s on one GPU, 16 GPUs, N_avg = 4,
-  // D_max = 8: T_id = 10,000 / 4 = 2,500 s.
+  // Themis' ideal time (Mahajan et al., NSDI '20): 10,000 iterations of 1 s on one GPU, 16 GPUs,
+  // N_avg = 4, D_max = 8: T_id = 10,000 / 4 = 2,500 s.
   const Cluster c = cluster_with({{"a", 4, 4}});
   const auto rows = themis_rows(c);
   GoodputRow r = gang_job(c, "j", 8, {8.0}, 3000, 4000, 10000);

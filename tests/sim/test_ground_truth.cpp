@@ -1,15 +1,16 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include "sim/delaunay.hpp"
 #include "sim/ground_truth.hpp"
 #include "sim/sim_job.hpp"
-#include <cmath>
 
 #include "test_util.hpp"
 
 using namespace sia;
 
-TEST_CASE("Delaunay interpolation is exact on linear data and refuses to extrapolate", "[delaunay]") {
+TEST_CASE("Delaunay interpolation is exact on linear data and refuses to extrapolate",
+          "[delaunay]") {
   std::vector<std::array<double, 3>> pts;
   std::vector<std::array<double, 2>> vals;
   for (int x = 0; x <= 3; ++x) {
@@ -29,8 +30,8 @@ TEST_CASE("Delaunay interpolation is exact on linear data and refuses to extrapo
   CHECK_FALSE(f.interpolate({4.5, 1, 1}));
 }
 
-// design/reference/sia-simulator.md §11.3: a fresh job on one GPU runs at B0 with no
-// accumulation; progress per second is 1 / step time / slowdown.
+// The Sia paper's simulator (Subramanya et al., SOSP '23): a fresh job on one GPU runs at B0 with
+// no accumulation; progress per second is 1 / step time / slowdown.
 TEST_CASE("ground truth matches the reference's hand-checkable vectors", "[ground_truth]") {
   Catalog c(test::catalog_dir());
   struct Row {
@@ -81,7 +82,7 @@ TEST_CASE("unprofiled placements interpolate; out of range is an error", "[groun
 TEST_CASE("a simulated job: first chunk, epochs, restarts, restore delays", "[sim_job]") {
   Catalog c(test::catalog_dir());
   Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
-  Estimator est(cl, c, reference_estimator_options());
+  Estimator est(cl, c, estimator_options(Compat::reference));
   const ModelInfo& m = c.get("cifar10");
   TruthStore store;
   std::vector<GroundTruth*> truth;

@@ -5,6 +5,7 @@
 #include "channel/keygen_command.hpp"
 #include "common/cli_app.hpp"
 #include "common/policy_flags.hpp"
+#include "common/shared_flags.hpp"
 #include "ctl/commands.hpp"
 #include "serve/remote_backend.hpp"
 #include "serve/serve_command.hpp"
@@ -52,30 +53,22 @@ int main(int argc, char** argv) {
       "  sia-ctl simulate\n"
       "  sia-ctl simulate --policy sia,gavel,pollux,themis --workload data/workloads/saturn\n"
       "  sia-ctl simulate --workload jobs.csv --jobs results.jsonl --events rounds.jsonl");
-  s->add_option("--cluster", sim.cluster,
-                "Cluster (default $SIA_CLUSTER, else the bundled sia-hetero-64)");
+  sia::cli::add_cluster_flag(*s, sim.cluster, "Cluster", "the bundled sia-hetero-64");
   s->add_option("--workload", sim.workload,
                 "Workload: an artifact CSV, JSON Lines of job specs, or a directory of them "
                 "(default: bundled philly/workload-1)");
   s->add_option("--catalog", sim.catalog, "Model catalog directory");
   s->add_option("--policy", sim.options.policy,
-                "Policy, or a comma-separated list to compare (sia, gavel, pollux, themis, "
-                "ftf-lp, fifo, srtf)")
+                "Policy, or a comma-separated list to compare (" + sia::policy_list() + ")")
       ->capture_default_str();
   s->add_option("--round", sim.round,
                 "Round length in seconds (default: the policy's, 60 s for Sia)");
-  s->add_option("--p", sim.options.policy_options.p, "Sia's fairness power")->capture_default_str();
-  s->add_option("--lambda-n", sim.options.policy_options.lambda_n, "Sia's lambda_n")
-      ->capture_default_str();
-  s->add_option("--lambda-a", sim.options.policy_options.lambda_a, "Sia's lambda_a")
-      ->capture_default_str();
+  sia::cli::add_sia_objective_flags(*s, sim.options.policy_options);
   s->add_option("--time-limit", sim.options.policy_options.time_limit,
                 "Solver time limit per round, seconds")
       ->capture_default_str();
   sia::cli::add_baseline_flags(*s, sim.options.policy_options);
-  s->add_option("--compat", sim.compat, "Behaviour profile")
-      ->check(CLI::IsMember({"default", "reference"}))
-      ->capture_default_str();
+  sia::cli::add_compat_flag(*s, sim.compat);
   s->add_option("--jobs", sim.jobs_out, "Write per-job results here (JSON Lines)");
   s->add_option("--events", sim.events_out, "Write per-round records here (JSON Lines)");
   s->add_option("--save-rounds", sim.options.save_rounds_dir,

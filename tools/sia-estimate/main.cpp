@@ -6,6 +6,7 @@
 #include "app/estimate.hpp"
 #include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
+#include "common/shared_flags.hpp"
 #include "core/document.hpp"
 
 int main(int argc, char** argv) {
@@ -23,16 +24,12 @@ int main(int argc, char** argv) {
       program};
   sia::cli::CommonFlags common;
   sia::app::EstimateArgs a;
-  if (const char* c = std::getenv("SIA_CLUSTER")) a.cluster = c;
   if (const char* c = std::getenv("SIA_CATALOG")) a.catalog = c;
   app.add_option("jobs", a.inputs, "Job files, or - for stdin (default: stdin)");
-  app.add_option("--cluster", a.cluster,
-                 "Cluster description (TOML or a Cluster document; default $SIA_CLUSTER)");
+  sia::cli::add_cluster_flag(app, a.cluster, "Cluster description, TOML or a Cluster document");
   app.add_option("--catalog", a.catalog,
                  "Model catalog directory (default $SIA_CATALOG, else the bundled one)");
-  app.add_option("--compat", a.compat, "Behaviour profile")
-      ->check(CLI::IsMember({"default", "reference"}))
-      ->capture_default_str();
+  sia::cli::add_compat_flag(app, a.compat);
   app.add_option("--scale-up", a.scale_up,
                  "Scale-up limit: at most this many times the largest replica count observed")
       ->check(CLI::Range(1, 64))

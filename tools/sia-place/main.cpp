@@ -1,11 +1,10 @@
 // sia-place: Allocation (+ Cluster, previous Placement) -> Placement.
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "app/solve.hpp"
 #include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
+#include "common/shared_flags.hpp"
 #include "core/document.hpp"
 
 int main(int argc, char** argv) {
@@ -21,14 +20,11 @@ int main(int argc, char** argv) {
       program};
   sia::cli::CommonFlags common;
   sia::app::PlaceArgs a;
-  if (const char* c = std::getenv("SIA_CLUSTER")) a.cluster = c;
   app.add_option("allocation", a.input, "Allocation file, or - for stdin (default: stdin)");
-  app.add_option("--cluster", a.cluster,
-                 "Cluster description (default $SIA_CLUSTER, else the one the allocation carries)");
+  sia::cli::add_cluster_flag(app, a.cluster, "Cluster description",
+                             "the one the allocation carries");
   app.add_option("--previous", a.previous, "The previous round's Placement");
-  app.add_option("--compat", a.compat, "Behaviour profile")
-      ->check(CLI::IsMember({"default", "reference"}))
-      ->capture_default_str();
+  sia::cli::add_compat_flag(app, a.compat);
   app.add_flag("--explain", a.explain, "Say why each job is where it is, or why it waits");
   sia::cli::add_common_flags(app, common);
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;

@@ -4,13 +4,14 @@
 
 #include "app/profile.hpp"
 #include "common/cli_app.hpp"
+#include "common/shared_flags.hpp"
 
 int main(int argc, char** argv) {
   const char* program = "sia-profile";
   CLI::App app{
       "Build throughput profiles for sia-estimate.\n\n"
       "Examples:\n"
-      "  sia-profile import ../shared/data/sia-artifact --out data/models\n"
+      "  sia-profile import path/to/sia-artifact --out data/models\n"
       "  sia-profile seed cifar10 --job my-job > profile.json\n"
       "  sia-profile run job.toml --cluster cluster.toml --cpu > profile.json",
       program};
@@ -37,13 +38,11 @@ int main(int argc, char** argv) {
   seed_cmd->add_option("--job", seed.job, "Job name to record in the profile");
 
   sia::app::LiveArgs live;
-  if (const char* c = std::getenv("SIA_CLUSTER")) live.cluster = c;
   auto* run_cmd = app.add_subcommand(
       "run", "Measure a job's profile by running its worker at doubling local batch sizes");
   run_cmd->add_option("job", live.job_file,
                       "job.toml or JobSpec document (default: the reference sia-worker)");
-  run_cmd->add_option("--cluster", live.cluster,
-                      "Cluster whose GPU types to profile for (default $SIA_CLUSTER)");
+  sia::cli::add_cluster_flag(*run_cmd, live.cluster, "Cluster whose GPU types to profile for");
   run_cmd
       ->add_option("--gpu-type", live.gpu_types,
                    "Profile for this GPU type (repeatable; default: every type of the "

@@ -2,10 +2,10 @@
 // restart the jobs' worker processes -- and say what runs.
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "channel/agent_command.hpp"
 #include "common/cli_app.hpp"
+#include "common/shared_flags.hpp"
+#include "ctl/agent_config.hpp"
 #include "exec/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -30,7 +30,6 @@ int main(int argc, char** argv) {
   app.fallthrough();  // -o, -q, -v, --state-dir also after the subcommand
 
   sia::exec::ApplyArgs apply;
-  if (const char* c = std::getenv("SIA_CLUSTER")) apply.cluster = c;
   auto apply_flags = [&](CLI::App* sub) {
     sub->add_option("placement", apply.placement,
                     "Placement file, or - for stdin (default: stdin)");
@@ -38,8 +37,8 @@ int main(int argc, char** argv) {
     sub->add_option("--jobs", apply.jobs,
                     "Jobs or JobSpec file giving each job's command (repeatable)")
         ->allow_extra_args(false);
-    sub->add_option("--cluster", apply.cluster,
-                    "Cluster file: checks --node, gives node addresses (default $SIA_CLUSTER)");
+    sia::cli::add_cluster_flag(*sub, apply.cluster,
+                               "Cluster file: checks --node, gives node addresses");
     sub->add_option("--grace", apply.settings.grace,
                     "Seconds from SIGTERM to SIGKILL when stopping a job")
         ->check(CLI::Range(0.0, 1e6))
@@ -83,20 +82,25 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
 
   sia::channel::AgentArgs agent;
-  if (const char* c = std::getenv("SIA_CLUSTER")) agent.cluster = c;
   auto* agent_cmd = app.add_subcommand(
       "agent", "Serve the controller: apply its assignments, forward reports, fence");
-  agent_cmd
-      ->add_option("--connect", agent.connect,
-                   "The controller's endpoint (tcp://HOST:PORT, ipc://PATH)")
-      ->required();
-  agent_cmd->add_option("--node", agent.node, "This node's name (default: the host name)");
+  std::string agent_config;
+  agent_cmd->add_option("--config", agent_config,
+                        "Configuration file whose [agent] section gives the settings no flag "
+                        "gives (default $SIA_CONFIG; see sia-config(5))");
+  agent_cmd->add_option("--connect", agent.connect,
+                        "The controller's endpoint (tcp://HOST:PORT, ipc://PATH; default: "
+                        "agent.connect)");
+  agent_cmd->add_option("--node", agent.node,
+                        "This node's name (default: agent.node, else the host name)");
   agent_cmd->add_option("--server-key", agent.server_key,
-                        "The controller's public key file (CURVE; with --secret-key)");
+                        "The controller's public key file (CURVE; with --secret-key; default: "
+                        "agent.server_key)");
   agent_cmd->add_option("--secret-key", agent.secret_key,
-                        "This agent's key file, mode 0600 (CURVE; with --server-key)");
-  agent_cmd->add_option("--cluster", agent.cluster,
-                        "Cluster file giving this node's inventory (default $SIA_CLUSTER)");
+                        "This agent's key file, mode 0600 (CURVE; with --server-key; default: "
+                        "agent.secret_key)");
+  sia::cli::add_cluster_flag(*agent_cmd, agent.cluster,
+                             "Cluster file giving this node's inventory");
   agent_cmd
       ->add_option("--heartbeat-interval", agent.heartbeat_interval, "Seconds between heartbeats")
       ->check(CLI::Range(0.001, 3600.0))
@@ -158,6 +162,7 @@ int main(int argc, char** argv) {
     }
     if (agent_cmd->parsed()) {
       agent.state_dir = state_dir;
+      sia::ctl::apply_agent_config(agent, agent_config);
       return sia::channel::run_agent(agent);
     }
     if (supervise_cmd->parsed()) {

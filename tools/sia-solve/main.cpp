@@ -5,6 +5,7 @@
 #include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
 #include "common/policy_flags.hpp"
+#include "common/shared_flags.hpp"
 #include "core/document.hpp"
 
 int main(int argc, char** argv) {
@@ -22,14 +23,9 @@ int main(int argc, char** argv) {
   sia::cli::CommonFlags common;
   sia::app::SolveArgs a;
   app.add_option("matrix", a.input, "GoodputMatrix file, or - for stdin (default: stdin)");
-  app.add_option("--policy", a.policy, "Scheduling policy")->capture_default_str();
-  app.add_option("--p", a.options.p, "Fairness power p (non-zero; < 0 favours fairness)")
+  app.add_option("--policy", a.policy, "Scheduling policy (" + sia::policy_list() + ")")
       ->capture_default_str();
-  app.add_option("--lambda-n", a.options.lambda_n,
-                 "Value of leaving a job waiting (|.| > 1, sign opposite to p)")
-      ->capture_default_str();
-  app.add_option("--lambda-a", a.options.lambda_a, "Penalty for changing a job's allocation")
-      ->capture_default_str();
+  sia::cli::add_sia_objective_flags(app, a.options);
   app.add_option("--time-limit", a.options.time_limit, "Solver time limit in seconds")
       ->capture_default_str();
   app.add_option("--mip-gap", a.options.mip_gap, "Relative optimality gap to stop at")
@@ -41,9 +37,7 @@ int main(int argc, char** argv) {
                  "Round length in seconds, for time-sharing policies (default: the policy's)");
   sia::cli::add_baseline_flags(app, a.options);
   app.add_option("--previous", a.previous, "The previous round's Allocation");
-  app.add_option("--compat", a.compat, "Behaviour profile")
-      ->check(CLI::IsMember({"default", "reference"}))
-      ->capture_default_str();
+  sia::cli::add_compat_flag(app, a.compat);
   app.add_flag("--explain", a.options.explain, "Say why each job got its configuration or waits");
   sia::cli::add_common_flags(app, common);
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;

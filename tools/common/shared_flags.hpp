@@ -1,0 +1,48 @@
+// The flags several programs share, each defined once with one help text: --compat (the
+// behaviour profile, core/compat.hpp), --cluster with its $SIA_CLUSTER default, and Sia's
+// objective knobs --p, --lambda-n, --lambda-a (Sia §3.4).
+// Include it from a program's main.cpp only (CLI11 is expensive to compile).
+#pragma once
+
+#include <cstdlib>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/compat.hpp"
+#include "policy/policy.hpp"
+
+namespace sia::cli {
+
+// --compat default|reference, bound to `compat` (parsed later with parse_compat).
+inline CLI::Option* add_compat_flag(CLI::App& app, std::string& compat) {
+  return app
+      .add_option("--compat", compat,
+                  "Behaviour profile: default, or reference (the scheduler evaluated in the "
+                  "Sia paper)")
+      ->check(CLI::IsMember(compat_names()))
+      ->capture_default_str();
+}
+
+// --cluster FILE, defaulting to $SIA_CLUSTER (read now; the flag wins). `what` says what
+// the file is for; `otherwise`, when not empty, what is used without either.
+inline CLI::Option* add_cluster_flag(CLI::App& app, std::string& cluster, const std::string& what,
+                                     const std::string& otherwise = "") {
+  if (const char* c = std::getenv("SIA_CLUSTER")) cluster = c;
+  return app.add_option(
+      "--cluster", cluster,
+      what + " (default $SIA_CLUSTER" + (otherwise.empty() ? "" : ", else " + otherwise) + ")");
+}
+
+// Sia's --p, --lambda-n and --lambda-a, bound to `o` (defaults shown in --help).
+inline void add_sia_objective_flags(CLI::App& app, PolicyOptions& o) {
+  app.add_option("--p", o.p, "Sia: fairness power p (non-zero; < 0 favours fairness)")
+      ->capture_default_str();
+  app.add_option("--lambda-n", o.lambda_n,
+                 "Sia: value of leaving a job waiting (|.| > 1, sign opposite to p)")
+      ->capture_default_str();
+  app.add_option("--lambda-a", o.lambda_a, "Sia: penalty for changing a job's allocation")
+      ->capture_default_str();
+}
+
+}  // namespace sia::cli
