@@ -20,6 +20,7 @@
 
 #include "core/job_spec.hpp"
 #include "ctl/config.hpp"
+#include "ctl/job_log.hpp"
 #include "ctl/state_store.hpp"
 
 namespace sia::ctl {
@@ -35,6 +36,9 @@ class ClientBackend {
   virtual nlohmann::json cancel(const std::vector<std::string>& jobs) = 0;
   virtual nlohmann::json nodes() = 0;                          // NodeList
   virtual nlohmann::json explain(const std::string& job) = 0;  // JobExplanation
+  // JobLog: a part of a rank's log (job_log.hpp), read on the node that holds it. This
+  // default refuses (status 69): a backend that cannot reach the nodes' logs.
+  virtual nlohmann::json logs(const LogQuery& query);
 };
 
 class LocalBackend : public ClientBackend {
@@ -45,6 +49,8 @@ class LocalBackend : public ClientBackend {
   nlohmann::json cancel(const std::vector<std::string>& jobs) override;
   nlohmann::json nodes() override;
   nlohmann::json explain(const std::string& job) override;
+  // Through the [nodes] logs command on the node that holds the rank (local_logs.cpp).
+  nlohmann::json logs(const LogQuery& query) override;
 
  private:
   JobBook load() const;           // an empty book when the state directory is missing
