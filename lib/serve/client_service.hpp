@@ -9,6 +9,7 @@
 //   CANCEL  {"jobs": [names]}: unknown names are status 66 and nothing is cancelled;
 //           otherwise one cancel record is journaled; the next round stops the jobs.
 //   STATUS  {"jobs": [names]} (all when empty), NODES {}, EXPLAIN {"job": name}.
+//   LOGS    is answered by the hub with serve/log_requests.hpp, not here.
 // Requests still waiting in STATE/inbox (local submissions) count as pending.
 // Thread-safety: one thread (the hub's poll(), inside the daemon's loop).
 #pragma once

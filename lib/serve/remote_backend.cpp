@@ -40,6 +40,11 @@ json RemoteBackend::explain(const std::string& job) {
   return call(channel::RequestKind::explain, {{"job", job}});
 }
 
+json RemoteBackend::logs(const ctl::LogQuery& q) {
+  return call(channel::RequestKind::logs,
+              {{"job", q.job}, {"rank", q.rank}, {"tail", q.tail}, {"offset", q.offset}});
+}
+
 void install_remote_backend() {
   ctl::remote_backend_factory() = [](const ctl::Config& config) {
     return std::make_unique<RemoteBackend>(config);

@@ -22,6 +22,7 @@
 #include "ctl/state_store.hpp"
 #include "serve/client_service.hpp"
 #include "serve/hub_driver.hpp"
+#include "serve/log_requests.hpp"
 #include "serve/report_journal.hpp"
 
 namespace sia::serve {
@@ -104,6 +105,9 @@ int run_serve_command(const ctl::CtlArgs& args) {
   ClientService service(config, store, book);
   channel::Hub hub(ho, [&service](const channel::Identity& who, const channel::Request& r) {
     return service.handle(who, r);
+  });
+  hub.set_log_planner([&book, &store](const channel::Identity&, const channel::Request& r) {
+    return plan_log_request(book, store, r);
   });
   // What the journal holds of each node's reports: not taken again.
   std::map<std::string, channel::Offsets> stored;

@@ -4,6 +4,7 @@
 #include "ctl/client_render.hpp"
 #include "ctl/job_log.hpp"
 #include "ctl_test_util.hpp"
+#include "test_util.hpp"
 
 using namespace sia;
 using namespace sia::ctl;
@@ -16,30 +17,8 @@ namespace {
 JobBook book_with_placed_job() {
   JobBook book;
   book.apply(make_submit("f", "local:me", 100, {ct::spec("a"), ct::spec("b")}));
-  json entry = {
-      {"name", "a"},
-      {"gpu_type", "t4"},
-      {"nodes", {{{"name", "t4-0"}, {"gpus", {0, 1}}}, {{"name", "t4-1"}, {"gpus", {0}}}}},
-      {"batch_size", 48},
-      {"local_bsz", 16},
-      {"accum_steps", 0}};
-  book.apply({{"type", "round"},
-              {"round", 1},
-              {"time", 160},
-              {"cluster", nullptr},
-              {"allocation", nullptr},
-              {"placement", {{"jobs", json::array({entry})}}},
-              {"models", json::object()}});
+  book.apply(ct::placing_round(1, 160, "a", {{"t4-0", {0, 1}}, {"t4-1", {0}}}));
   return book;
-}
-
-int status_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return static_cast<int>(e.status());
-  }
-  return 0;
 }
 
 }  // namespace
@@ -58,19 +37,21 @@ TEST_CASE("a rank's log is on the node that holds the rank", "[job_log]") {
 
 TEST_CASE("logs refusals: unknown job, never started, rank out of range, node down", "[job_log]") {
   JobBook book = book_with_placed_job();
-  CHECK(status_of([&] { locate_rank_log(book, {}, {"zz", 0}); }) == 66);
-  CHECK(status_of([&] { locate_rank_log(book, {}, {"b", 0}); }) == 66);  // never placed
+  CHECK(sia::test::error_of([&] { locate_rank_log(book, {}, {"zz", 0}); }).first == 66);
+  CHECK(sia::test::error_of([&] {
+          locate_rank_log(book, {}, {"b", 0});
+        }).first == 66);  // never placed
   PendingRequest p{"submit", "local:me", 1, {"c"}};
-  CHECK(status_of([&] { locate_rank_log(book, {p}, {"c", 0}); }) == 66);
-  CHECK(status_of([&] { locate_rank_log(book, {}, {"a", 3}); }) == 64);
+  CHECK(sia::test::error_of([&] { locate_rank_log(book, {p}, {"c", 0}); }).first == 66);
+  CHECK(sia::test::error_of([&] { locate_rank_log(book, {}, {"a", 3}); }).first == 64);
   try {
     locate_rank_log(book, {}, {"a", 3});
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "rank 3 is out of range: job \"a\" has ranks 0-2");
   }
   book.apply(make_node_seen("t4-1", false, "timed out", 300));
-  CHECK(status_of([&] { locate_rank_log(book, {}, {"a", 2}); }) == 69);
-  CHECK(status_of([&] { locate_rank_log(book, {}, {"a", 0}); }) == 0);
+  CHECK(sia::test::error_of([&] { locate_rank_log(book, {}, {"a", 2}); }).first == 69);
+  CHECK(sia::test::error_of([&] { locate_rank_log(book, {}, {"a", 0}); }).first == 0);
 }
 
 TEST_CASE("sia-run logs arguments and the JobLog document", "[job_log]") {

@@ -11,6 +11,7 @@
 #   ctl_cron_rounds.sh BIN_DIR SOURCE_DIR
 set -u
 BIN="$(cd "$1" && pwd)"
+SRC="$(cd "$2" && pwd)"
 tmp=$(mktemp -d)
 ST=$tmp/state
 export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
@@ -69,12 +70,7 @@ TOML
 job a
 job b
 job c
-cat >f.toml <<'TOML'
-name = "f"
-model = "cifar10"
-max_gpus = 1
-command = ["sh", "-c", "echo starting; echo boom >&2; exit 3"]
-TOML
+cp "$SRC/tests/data/job-fails.toml" f.toml
 
 ctl config | grep -q "controller.cluster .*$tmp/cluster.toml .*$tmp/config.toml" ||
   fail "sia-ctl config does not show the cluster's source"

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "exec/rank_log.hpp"
 #include "temp_dir.hpp"
+#include "test_util.hpp"
 
 using namespace sia::exec;
 using sia::exec::test::TempDir;
@@ -12,14 +13,6 @@ using sia::exec::test::TempDir;
 namespace {
 void write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
-}
-int status_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const sia::Error& e) {
-    return static_cast<int>(e.status());
-  }
-  return 0;
 }
 }  // namespace
 
@@ -66,7 +59,7 @@ TEST_CASE("a log read from an offset, in pieces", "[rank_log]") {
   CHECK_FALSE(b.truncated);
   CHECK(read_log_from(log, 1000, 10).text.empty());
   CHECK(read_log_from(log, 1000, 10).next == 12);
-  CHECK(status_of([&] { read_log_from(dir / "none.log", 0, 1); }) == 66);
+  CHECK(sia::test::error_of([&] { read_log_from(dir / "none.log", 0, 1); }).first == 66);
 }
 
 TEST_CASE("invalid UTF-8 is replaced, valid text kept", "[rank_log]") {
