@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "exec/rank_log.hpp"
 
 namespace sia::ctl {
 
@@ -39,8 +40,7 @@ RankLogSource locate_rank_log(const JobBook& book, const std::vector<PendingRequ
   }
   const int world = placed->gpus();
   if (q.rank < 0 || q.rank >= world) {
-    throw Error(ExitStatus::usage, "rank " + std::to_string(q.rank) + " is out of range: " + name +
-                                       " has ranks 0-" + std::to_string(world - 1));
+    throw exec::rank_out_of_range(q.job, q.rank, world);
   }
   RankLogSource s;
   s.state = b->state;

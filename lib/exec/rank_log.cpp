@@ -108,6 +108,12 @@ LogChunk read_log_tail(const std::string& path, int lines, std::int64_t max_byte
   return c;
 }
 
+Error rank_out_of_range(const std::string& job, int rank, int world) {
+  return Error(ExitStatus::usage,
+               "rank " + std::to_string(rank) + " is out of range: job \"" + job + "\" has " +
+                   (world == 1 ? "only rank 0" : "ranks 0-" + std::to_string(world - 1)));
+}
+
 nlohmann::json rank_log_data(const StateDir& state, const LogRequest& r) {
   const std::string& job = r.job;
   std::optional<JobRecord> record;
@@ -118,8 +124,7 @@ nlohmann::json rank_log_data(const StateDir& state, const LogRequest& r) {
   }
   const int world = record->launch->world_size();
   if (r.rank < 0 || r.rank >= world) {
-    throw Error(ExitStatus::usage, "rank " + std::to_string(r.rank) + " is out of range: job \"" +
-                                       job + "\" has ranks 0-" + std::to_string(world - 1));
+    throw rank_out_of_range(job, r.rank, world);
   }
   const std::string path = state.rank_log(job, r.rank);
   std::error_code ec;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
 #include "exec/state_dir.hpp"
 
 namespace sia::exec {
@@ -53,6 +54,10 @@ struct LogRequest {
 // rank outside the job's world, 66 for a job this node never ran or a rank without a log
 // here (it runs on another node, or has not started).
 nlohmann::json rank_log_data(const StateDir& state, const LogRequest& request);
+
+// The refusal of a rank outside a job's `world` ranks (status 64): "rank 3 is out of
+// range: job "j" has ranks 0-1" (or "has only rank 0").
+Error rank_out_of_range(const std::string& job, int rank, int world);
 
 // `text` with every invalid UTF-8 sequence replaced by U+FFFD.
 std::string valid_utf8(const std::string& text);
