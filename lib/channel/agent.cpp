@@ -92,6 +92,7 @@ struct Agent::Impl {
   std::optional<Work> queued;
   int applies = 0;
   int cache_hits = 0;
+  json last_summary;  // the jobs of the last heartbeat
 
   Impl(AgentOptions o, NodeBackend& n) : opt(std::move(o)), node(n) {}
 
@@ -296,6 +297,21 @@ struct Agent::Impl {
     }
   }
 
+  // LOG_FETCH: the part of the rank's log asked for, read from the state directory.
+  void on_log_fetch(const LogFetch& f) {
+    LogData d;
+    d.node = opt.node;
+    d.id = f.id;
+    try {
+      d.log = node.read_log({f.job, f.rank, f.tail, f.offset, f.limit});
+    } catch (const Error& e) {
+      d.ok = false;
+      d.status = to_int(e.status());
+      d.error = e.what();
+    }
+    send(d);
+  }
+
   void on_message(const zmq::message_t& frame, os::Clock::TimePoint now) {
     Message m;
     try {
@@ -307,6 +323,7 @@ struct Agent::Impl {
     heard(now);
     if (auto* h = std::get_if<Heartbeat>(&m)) return on_heartbeat(*h, now);
     if (auto* a = std::get_if<Assign>(&m)) return on_assign(std::move(*a));
+    if (auto* f = std::get_if<LogFetch>(&m)) return on_log_fetch(*f);
     if (auto* e = std::get_if<ErrorMessage>(&m)) {
       if (e->code == "not_ready") {
         if (now - last_ready >= os::span(opt.heartbeat_interval) || synced) {
@@ -389,7 +406,10 @@ struct Agent::Impl {
     if (now >= next_heartbeat) {
       Heartbeat h;
       h.node = opt.node;
-      h.jobs = job_summary(node.run_status());
+      json status = node.run_status();
+      h.jobs = job_summary(status);
+      if (h.jobs != last_summary) h.run_status = std::move(status);  // a job's state changed
+      last_summary = h.jobs;
       h.busy = node.busy();
       send(h);
       next_heartbeat = now + os::span(opt.heartbeat_interval);

@@ -91,6 +91,18 @@ struct Hub::Impl {
   os::Clock::Duration fence_span{};
   os::Clock::Duration interval{};
   os::Clock::Duration resend{};
+  // LOGS requests waiting for an agent's LOG, by LOG_FETCH id.
+  struct LogWait {
+    std::string client_rid;
+    std::string request_id;
+    std::string node;
+    os::Clock::TimePoint deadline;
+    std::function<json(const json&)> document;
+  };
+  LogPlanner log_planner;
+  os::Clock::Duration log_timeout{};
+  std::map<std::string, LogWait> log_waits;
+  std::int64_t next_fetch = 1;
 
   void log(const std::string& line) {
     if (opt.log) {
@@ -321,6 +333,8 @@ struct Hub::Impl {
       reply.ok = false;
       reply.status = to_int(ExitStatus::no_perm);
       reply.error = "requests from agent keys are refused";
+    } else if (r.kind == RequestKind::logs && log_planner) {
+      if (start_log_fetch(rid, id, r, reply)) return;  // answered when the agent is
     } else if (!handler) {
       reply.ok = false;
       reply.status = to_int(ExitStatus::unavailable);
@@ -344,6 +358,71 @@ struct Hub::Impl {
     reply.id = r.id;
     if (!reply.ok && reply.status == 0) reply.status = to_int(ExitStatus::software);
     send(rid, reply);
+  }
+
+  // Sends the LOG_FETCH of a LOGS request; false with `reply` set when it is answered now.
+  bool start_log_fetch(const std::string& rid, const Identity& id, const Request& r, Reply& reply) {
+    DeferredLog plan;
+    try {
+      plan = log_planner(id, r);
+    } catch (const Error& e) {
+      reply.ok = false;
+      reply.status = to_int(e.status());
+      reply.error = e.what();
+      return false;
+    }
+    auto a = agents.find(plan.node);
+    if (a == agents.end() || a->second.rid.empty() || !a->second.up || a->second.fenced) {
+      reply.ok = false;
+      reply.status = to_int(ExitStatus::unavailable);
+      reply.error = "node " + plan.node + " is down (its agent is not connected): cannot read " +
+                    "the log of job \"" + plan.fetch.job + "\"";
+      return false;
+    }
+    plan.fetch.id = std::to_string(next_fetch++);
+    send(a->second.rid, plan.fetch);
+    log_waits[plan.fetch.id] = {rid, r.id, plan.node, os::system_clock().now() + log_timeout,
+                                std::move(plan.document)};
+    return true;
+  }
+
+  void on_log(Agent& a, LogData d) {
+    auto w = log_waits.find(d.id);
+    if (w == log_waits.end() || w->second.node != a.node) return;  // timed out already
+    Reply reply;
+    reply.id = w->second.request_id;
+    if (d.ok) {
+      try {
+        reply.document = w->second.document(d.log);
+      } catch (const std::exception& e) {
+        reply.ok = false;
+        reply.status = to_int(ExitStatus::software);
+        reply.error = "node " + a.node + ": a log answer that does not read: " + e.what();
+      }
+    } else {
+      reply.ok = false;
+      reply.status = d.status != 0 ? d.status : to_int(ExitStatus::software);
+      reply.error = "node " + a.node + ": " + d.error;
+    }
+    send(w->second.client_rid, reply);
+    log_waits.erase(w);
+  }
+
+  void log_timers(os::Clock::TimePoint now) {
+    for (auto w = log_waits.begin(); w != log_waits.end();) {
+      if (now < w->second.deadline) {
+        ++w;
+        continue;
+      }
+      Reply reply;
+      reply.id = w->second.request_id;
+      reply.ok = false;
+      reply.status = to_int(ExitStatus::unavailable);
+      reply.error = "node " + w->second.node + " did not answer within " +
+                    os::fmt_seconds(os::to_seconds(log_timeout)) + ": cannot read the log";
+      send(w->second.client_rid, reply);
+      w = log_waits.erase(w);
+    }
   }
 
   void on_message(const std::string& rid, const std::optional<Identity>& auth,
@@ -381,11 +460,19 @@ struct Hub::Impl {
         heard(*a, now);
         a->jobs = x->jobs;
         a->busy = x->busy;
+        if (x->run_status.is_object()) a->run_status = x->run_status;
       }
       return;
     }
     if (auto* x = std::get_if<Bye>(&m)) {
       if (Agent* a = agent_for(rid, auth, x->node, "BYE")) on_bye(*a, std::move(*x), now);
+      return;
+    }
+    if (auto* x = std::get_if<LogData>(&m)) {
+      if (Agent* a = agent_for(rid, auth, x->node, "LOG")) {
+        heard(*a, now);
+        on_log(*a, std::move(*x));
+      }
       return;
     }
     if (auto* x = std::get_if<ErrorMessage>(&m)) {
@@ -445,6 +532,7 @@ struct Hub::Impl {
   }
 
   void timers(os::Clock::TimePoint now) {
+    log_timers(now);
     for (auto& [node, a] : agents) {
       auto silent = now - a.last_heard;
       if (a.up && silent > down_after) {
@@ -641,6 +729,11 @@ std::vector<std::string> Hub::nodes_up() const {
     if (a.up && !a.fenced && !a.rid.empty()) out.push_back(node);
   }
   return out;
+}
+
+void Hub::set_log_planner(LogPlanner planner, double timeout) {
+  impl_->log_planner = std::move(planner);
+  impl_->log_timeout = os::span(timeout);
 }
 
 void Hub::set_allow_list(AllowList allow) {

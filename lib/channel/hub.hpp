@@ -13,7 +13,10 @@
 //     fenced loses its unacknowledged ASSIGN;
 //   - hands out REPORT lines once each, deduplicated by (node, job, offset);
 //   - answers client requests (SUBMIT, STATUS, ...) through the RequestHandler, from
-//     poll(), and refuses them from agent keys.
+//     poll(), and refuses them from agent keys;
+//   - answers LOGS requests later (set_log_planner): it sends the agent of the node that
+//     holds the log a LOG_FETCH and replies to the client when that agent's LOG arrives,
+//     or with status 69 when the node is not connected or does not answer in time.
 // Security: with a server key and an allow-list every peer is authenticated by CURVE and
 // the ZAP handler, and the identity comes from its key; a READY, ACK, REPORT, HEARTBEAT or
 // BYE naming another node than its key's is refused, as is anything an agent sends
@@ -81,7 +84,7 @@ struct AgentView {
   std::string node;
   Identity identity;
   Inventory inventory;
-  nlohmann::json run_status;  // from READY, the last ACK or BYE
+  nlohmann::json run_status;  // from READY, the last ACK, BYE or HEARTBEAT that had one
   nlohmann::json jobs;        // job -> state, from the last HEARTBEAT
   bool busy = false;          // applying, by its last HEARTBEAT
   bool connected = false;     // has a current connection (READY seen, no BYE, not fenced)
@@ -93,9 +96,19 @@ struct AgentView {
   Offsets confirmed;  // report offsets the controller has stored
 };
 
+// How the hub answers a LOGS request: the node whose agent reads the log, what it asks it,
+// and how the agent's RunLog data becomes the document of the client's REPLY.
+struct DeferredLog {
+  std::string node;
+  LogFetch fetch;  // its id is the hub's
+  std::function<nlohmann::json(const nlohmann::json& run_log)> document;
+};
+
 class Hub {
  public:
   using RequestHandler = std::function<Reply(const Identity&, const Request&)>;
+  // Plans a LOGS request, or throws sia::Error with the client's refusal.
+  using LogPlanner = std::function<DeferredLog(const Identity&, const Request&)>;
 
   // Binds. Status 78: a non-local endpoint without CURVE, a key without an allow-list (or
   // the reverse), an invalid endpoint; 69: the address is in use.
@@ -129,6 +142,10 @@ class Hub {
   std::vector<std::string> nodes_up() const;  // up and not fenced, sorted
 
   void set_allow_list(AllowList allow);  // for a reload; new handshakes use it
+
+  // LOGS requests go to `planner` (not the RequestHandler) and are answered when the
+  // node's agent answers, or with 69 after `timeout` seconds without its answer.
+  void set_log_planner(LogPlanner planner, double timeout = 5);
 
  private:
   struct Impl;

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channel/protocol.hpp"
+#include "exec/rank_log.hpp"
 
 namespace sia::channel {
 
@@ -47,6 +48,9 @@ class NodeBackend {
                                                Offsets& next) = 0;
   // How far each job's reports.jsonl goes.
   virtual Offsets report_ends() = 0;
+  // A part of a rank's log: RunLog data (exec/rank_log.hpp), at most 1 MiB. Throws
+  // sia::Error: 64 a rank out of range, 66 no log here. This default: 69 (no logs).
+  virtual nlohmann::json read_log(const exec::LogRequest& request);
 };
 
 }  // namespace sia::channel

@@ -64,6 +64,7 @@ struct Encoder {
     json j{{"type", "HEARTBEAT"}, {"busy", m.busy}, {"jobs", m.jobs}};
     if (!m.node.empty()) j["node"] = m.node;
     j["acked"] = offsets_json(m.acked);
+    if (!m.run_status.is_null()) j["run_status"] = m.run_status;
     return j;
   }
   json operator()(const Bye& m) const {
@@ -85,6 +86,16 @@ struct Encoder {
   }
   json operator()(const ErrorMessage& m) const {
     return {{"type", "ERROR"}, {"code", m.code}, {"error", m.error}};
+  }
+  json operator()(const LogFetch& m) const {
+    return {{"type", "LOG_FETCH"}, {"id", m.id},         {"job", m.job},    {"rank", m.rank},
+            {"tail", m.tail},      {"offset", m.offset}, {"limit", m.limit}};
+  }
+  json operator()(const LogData& m) const {
+    json j{{"type", "LOG"}, {"node", m.node},     {"id", m.id},
+           {"ok", m.ok},    {"status", m.status}, {"log", m.log}};
+    if (!m.error.empty()) j["error"] = m.error;
+    return j;
   }
 };
 
@@ -147,6 +158,7 @@ std::optional<RequestKind> request_kind(std::string_view t) {
   if (t == "NODES") return RequestKind::nodes;
   if (t == "EXPLAIN") return RequestKind::explain;
   if (t == "HISTORY") return RequestKind::history;
+  if (t == "LOGS") return RequestKind::logs;
   return std::nullopt;
 }
 
@@ -214,6 +226,7 @@ Message decode_object(const Node& m, const std::string& type) {
     }
     h.busy = m.bool_or("busy", false);
     h.acked = read_offsets(m, "acked");
+    h.run_status = object_or_null(m, "run_status");
     return h;
   }
   if (type == "BYE") {
@@ -244,6 +257,29 @@ Message decode_object(const Node& m, const std::string& type) {
     r.error = m.string_or("error", "");
     if (!r.ok && r.status == 0) m.at("status").expected("a non-zero status for a failed reply");
     return r;
+  }
+  if (type == "LOG_FETCH") {
+    LogFetch f;
+    f.id = m.at("id").as_string();
+    f.job = job_name(m.at("job"));
+    f.rank = m.at("rank").non_negative_int32();
+    std::int64_t tail = m.int_or("tail", -1);
+    if (tail < -1 || tail > 1 << 30) m.at("tail").expected("a line count, or -1");
+    f.tail = static_cast<int>(tail);
+    f.offset = offset_value(m.at("offset"));
+    f.limit = m.at("limit").non_negative_int();
+    return f;
+  }
+  if (type == "LOG") {
+    LogData d;
+    d.node = name_field(m, "node", true);
+    d.id = m.at("id").as_string();
+    d.ok = m.at("ok").as_bool();
+    d.status = m.has("status") ? status_value(m.at("status")) : (d.ok ? 0 : 70);
+    d.log = object_or_null(m, "log");
+    d.error = m.string_or("error", "");
+    if (!d.ok && d.status == 0) m.at("status").expected("a non-zero status for a failed answer");
+    return d;
   }
   if (type == "ERROR") {
     ErrorMessage e;
@@ -277,6 +313,8 @@ const char* to_string(RequestKind k) {
       return "EXPLAIN";
     case RequestKind::history:
       return "HISTORY";
+    case RequestKind::logs:
+      return "LOGS";
   }
   return "?";
 }
@@ -310,6 +348,8 @@ std::string type_name(const Message& message) {
         if constexpr (std::is_same_v<T, Request>) return to_string(m.kind);
         if constexpr (std::is_same_v<T, Reply>) return "REPLY";
         if constexpr (std::is_same_v<T, ErrorMessage>) return "ERROR";
+        if constexpr (std::is_same_v<T, LogFetch>) return "LOG_FETCH";
+        if constexpr (std::is_same_v<T, LogData>) return "LOG";
         return "?";
       },
       message);

@@ -1,10 +1,10 @@
 // The control channel's messages between sia-ctl's hub and the sia-run agents and clients:
 // one JSON frame per message, {"v": 1, "type": T, ...}.
-//   agent -> hub   READY, ACK, REPORT, HEARTBEAT, BYE
+//   agent -> hub   READY, ACK, REPORT, HEARTBEAT, BYE, LOG (the answer to a LOG_FETCH)
 //   hub -> agent   ASSIGN, HEARTBEAT (with the report offsets the controller has stored),
-//                  ERROR, BYE
-//   client -> hub  SUBMIT, STATUS, CANCEL, HOLD, RELEASE, REQUEUE, NODES, EXPLAIN, HISTORY
-//                  (a Request)
+//                  ERROR, BYE, LOG_FETCH (read a part of a rank's log for a client)
+//   client -> hub  SUBMIT, STATUS, CANCEL, HOLD, RELEASE, REQUEUE, NODES, EXPLAIN, HISTORY,
+//                  LOGS (a Request)
 //   hub -> client  REPLY, ERROR
 // encode() writes a message as one line of JSON (invalid UTF-8 in a report line is
 // replaced, never thrown on). decode() trusts nothing: text that is not JSON, nested too
@@ -99,12 +99,16 @@ struct Report {
 };
 
 // HEARTBEAT both ways. From an agent: its node, each job's state and whether it is
-// applying. From the hub: `acked`, how far the controller has stored each job's reports.
+// applying (and its RunStatus when a job's state changed). From the hub: `acked`, how far
+// the controller has stored each job's reports.
 struct Heartbeat {
   std::string node;
   nlohmann::json jobs = nlohmann::json::object();  // job -> sia-run state
   bool busy = false;
   Offsets acked;
+  // From an agent: its RunStatus data when `jobs` changed since its last heartbeat (a job
+  // ended: its reason, exit status and failing rank's log tail), else null.
+  nlohmann::json run_status;
 };
 
 // BYE: the peer goes away. An agent says whether it checkpoint-stopped its jobs first.
@@ -115,13 +119,47 @@ struct Bye {
   nlohmann::json run_status;  // null when not sent
 };
 
-enum class RequestKind { submit, status, cancel, hold, release, requeue, nodes, explain, history };
+// LOG_FETCH: the hub asks an agent for a part of a rank's log (a client's LOGS request).
+struct LogFetch {
+  std::string id;  // echoed by the LOG answer
+  std::string job;
+  int rank = 0;
+  int tail = -1;                 // >= 0: the last `tail` lines; else the bytes from `offset`
+  std::int64_t offset = 0;       // with tail < 0
+  std::int64_t limit = 1 << 20;  // at most this many bytes (agents cap it at 1 MiB)
+};
+
+// LOG: an agent's answer to LOG_FETCH `id`: RunLog data (`sia-run logs -o json`: offset,
+// next, size, truncated, text, ...), or why not with the status (64 a rank out of range,
+// 66 no log on this node).
+struct LogData {
+  std::string node;
+  std::string id;
+  bool ok = true;
+  int status = 0;
+  nlohmann::json log;  // RunLog data; null when !ok
+  std::string error;
+};
+
+enum class RequestKind {
+  submit,
+  status,
+  cancel,
+  hold,
+  release,
+  requeue,
+  nodes,
+  explain,
+  history,
+  logs
+};
 const char* to_string(RequestKind k);  // "SUBMIT", ...
 
 // A client's request. `args` is the operation's input, by convention:
 //   SUBMIT {"jobs": [JobSpec documents]}, STATUS {"jobs": [names]} (empty: all),
 //   CANCEL, HOLD, RELEASE, REQUEUE {"jobs": [names]}, NODES {}, EXPLAIN {"job": name},
-//   HISTORY {}.
+//   HISTORY {}, LOGS {"job": name, "rank": N, "tail": N (-1: from offset), "offset": BYTES}
+//   (the hub answers it once the agent of the rank's node has: see Hub::set_log_planner).
 struct Request {
   RequestKind kind = RequestKind::status;
   std::string id;      // echoed by the REPLY
@@ -145,8 +183,8 @@ struct ErrorMessage {
   std::string error;
 };
 
-using Message =
-    std::variant<Ready, Assign, Ack, Report, Heartbeat, Bye, Request, Reply, ErrorMessage>;
+using Message = std::variant<Ready, Assign, Ack, Report, Heartbeat, Bye, Request, Reply,
+                             ErrorMessage, LogFetch, LogData>;
 
 std::string encode(const Message& message);
 Message decode(std::string_view frame);

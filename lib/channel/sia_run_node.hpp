@@ -5,7 +5,7 @@
 // an apply of an empty placement: the jobs are checkpoint-stopped but not held, so a later
 // placement on this node resumes them. An apply that finds the state directory locked
 // (status 75) is retried a few times before it counts as failed. Reads (RunStatus, report
-// lines) go to the state directory directly.
+// lines, rank logs) go to the state directory directly.
 //   STATE/agent/placement.json, jobs.json   what the running apply reads
 //   STATE/agent/apply.out, apply.err        its standard output and error
 // Thread-safety: one thread (the agent's loop).
@@ -48,6 +48,7 @@ class SiaRunNode : public NodeBackend {
   std::vector<ReportLine> read_reports(const Offsets& from, std::size_t max_bytes_per_job,
                                        Offsets& next) override;
   Offsets report_ends() override;
+  nlohmann::json read_log(const exec::LogRequest& request) override;  // node_logs.cpp
 
   // The empty Placement document a stop applies.
   static nlohmann::json empty_placement();

@@ -11,6 +11,7 @@ target_sources(sia PRIVATE
   channel/sia_run_node.cpp
   channel/agent.cpp
   channel/agent_command.cpp
+  channel/node_logs.cpp
   channel/client_rpc.cpp
   channel/keygen_command.cpp
 )

@@ -37,6 +37,7 @@ json job_to_json(const BookJob& b) {
       {"requeue_by", b.requeue_by},
       {"end_time", b.end_time},
       {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
+      {"log_tail", b.log_tail ? log_tail_to_json(*b.log_tail) : json(nullptr)},
       {"placed", opt_placed(b.placed)},
       {"report_node", b.report_node},
       {"generation", b.generation},
@@ -82,6 +83,7 @@ BookJob job_from_json(const Node& n) {
   b.requeue_by = n.string_or("requeue_by", "");
   b.end_time = n.number_or("end_time", 0);
   if (auto e = n.get("exit_status")) b.exit_status = e->int32();
+  if (auto t = n.get("log_tail")) b.log_tail = log_tail_from_json(t->json());
   if (auto p = n.get("placed")) b.placed = parse_opt_placed(*p);
   b.report_node = n.string_or("report_node", "");
   b.generation = n.int32_or("generation", 0);

@@ -21,6 +21,7 @@
 
 #include "core/job_spec.hpp"
 #include "ctl/config.hpp"
+#include "ctl/job_log.hpp"
 #include "ctl/state_store.hpp"
 
 namespace sia::ctl {
@@ -38,6 +39,9 @@ class ClientBackend {
   virtual nlohmann::json nodes() = 0;                          // NodeList
   virtual nlohmann::json explain(const std::string& job) = 0;  // JobExplanation
   virtual nlohmann::json history() = 0;                        // JobHistory (history.hpp)
+  // JobLog: a part of a rank's log (job_log.hpp), read on the node that holds it. This
+  // default refuses (status 69): a backend that cannot reach the nodes' logs.
+  virtual nlohmann::json logs(const LogQuery& query);
 };
 
 class LocalBackend : public ClientBackend {
@@ -49,6 +53,8 @@ class LocalBackend : public ClientBackend {
   nlohmann::json nodes() override;
   nlohmann::json explain(const std::string& job) override;
   nlohmann::json history() override;
+  // Through the [nodes] logs command on the node that holds the rank (local_logs.cpp).
+  nlohmann::json logs(const LogQuery& query) override;
 
  private:
   JobBook load() const;           // an empty book when the state directory is missing

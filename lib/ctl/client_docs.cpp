@@ -429,6 +429,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     lines.push_back(std::string(to_string(b->state)) + ": " + b->reason);
     lines.push_back("it was started " + std::to_string(b->starts) + " time(s) and is never " +
                     "scheduled again");
+    if (b->log_tail) data["log_tail"] = log_tail_to_json(*b->log_tail);
     data["lines"] = lines;
     return envelope("JobExplanation", data);
   }

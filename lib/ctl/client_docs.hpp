@@ -23,7 +23,9 @@
 //                  last_seen, error, delivery_error, jobs: ["JOB:GPUS"...]}]}
 //   JobExplanation {job, state, round, placement, queue_position, waiting, allocation,
 //                  note, lines: [...]} -- why the job runs where it runs or why it waits,
-//                  from the last round's allocation (with explanations) and placement
+//                  from the last round's allocation (with explanations) and placement;
+//                  a failed job whose node said which rank failed also has log_tail
+//                  {node, rank, text}: the last lines of that rank's log
 // Times are seconds since the epoch (sia-ctl prints them for people in the tables).
 // Thread-safety: pure, but for pending_requests(), which reads the inbox.
 #pragma once

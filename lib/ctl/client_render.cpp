@@ -66,12 +66,29 @@ std::string nodes_table(const json& d, double now) {
   return t.render();
 }
 
+// A failed job's log tail: a heading, then its lines indented under a bar.
+std::string log_tail_text(const json& t) {
+  if (!t.is_object()) return "";
+  std::string out = "  the last lines of rank " + std::to_string(t.value("rank", 0)) +
+                    "'s log on " + t.value("node", std::string("?")) + ":\n";
+  const std::string text = t.value("text", std::string());
+  if (text.empty()) return out + "    (empty)\n";
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    out += "    | " + text.substr(pos, nl - pos) + "\n";
+    pos = nl + 1;
+  }
+  return out;
+}
+
 std::string explain_text(const json& d) {
   std::string out = "job " + d.value("job", std::string("?")) + ": " +
                     d.value("state", std::string("?")) + " (after round " +
                     std::to_string(d.value("round", 0)) + ")\n";
   for (const auto& l : d.value("lines", json::array())) out += "  " + l.get<std::string>() + "\n";
-  return out;
+  return out + log_tail_text(d.value("log_tail", json()));
 }
 
 std::string round_text(const json& d) {

@@ -92,6 +92,28 @@ void CommandDriver::for_nodes(const std::vector<std::size_t>& nodes,
   }
 }
 
+json CommandDriver::read_log(const std::string& node, const std::vector<std::string>& args) {
+  auto n = std::find_if(cluster_.nodes.begin(), cluster_.nodes.end(),
+                        [&](const ClusterNode& c) { return c.name == node; });
+  if (n == cluster_.nodes.end()) {
+    throw Error(ExitStatus::unavailable, "node " + node + " is not in cluster " + cluster_.name);
+  }
+  std::vector<std::string> argv = expand(templates_.logs, *n, 0);
+  argv.insert(argv.end(), args.begin(), args.end());
+  PipedResult r = run_piped(argv, "", templates_.timeout);
+  const bool refused = r.status == static_cast<int>(ExitStatus::usage) ||
+                       r.status == static_cast<int>(ExitStatus::no_input);
+  if (refused && !r.timed_out && !last_line(r.err).empty()) {
+    std::string why = last_line(r.err);
+    if (auto colon = why.find(": error: "); colon != std::string::npos) why = why.substr(colon + 9);
+    throw Error(static_cast<ExitStatus>(r.status), "node " + node + ": " + why);
+  }
+  if (r.status != 0 || r.timed_out) {
+    throw Error(ExitStatus::unavailable, "node " + node + ": cannot read the log: " + failure(r));
+  }
+  return document_data(r.out, "node " + node + ": logs", "RunLog");
+}
+
 std::vector<std::string> CommandDriver::take_warnings() {
   return std::exchange(warnings_, {});
 }

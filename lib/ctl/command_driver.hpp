@@ -8,6 +8,8 @@
 //   reports  per node that is up: prints report lines (`sia-run reports -o jsonl`); the
 //            driver appends `--after JOB=OFFSET` for every job whose reports from that
 //            node it has read up to OFFSET
+//   logs     on demand (`sia-ctl logs`), on the node that holds a rank: prints a RunLog
+//            document; the driver appends sia-run logs's JOB --rank N ... -o json
 //   apply    per node that is up: the Placement on standard input; prints a RunPlan.
 //            A running job whose set of nodes changes (a move, growth onto more nodes, a
 //            shrink onto fewer) is delivered in two phases: first a placement without it
@@ -50,6 +52,11 @@ class CommandDriver : public NodeDriver {
                                   const nlohmann::json& jobs_doc) override;
   std::vector<ReportLine> drain_reports() override;
   std::vector<NodeStatus> observe() override;
+
+  // Runs the logs command on `node` with `args` appended and returns its RunLog data.
+  // A refusal (status 64 or 66) is passed on with the command's own message; any other
+  // failure is status 69 naming the node.
+  nlohmann::json read_log(const std::string& node, const std::vector<std::string>& args);
 
   // Warnings of the last call (a report line that did not read, a node that failed).
   std::vector<std::string> take_warnings();

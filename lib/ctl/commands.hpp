@@ -7,6 +7,8 @@
 //   directory, or
 //            the control channel when [client] connect is set and a remote backend is
 //            linked in)
+//   logs     a rank's log through the ClientBackend (the node that holds it reads it);
+//            --follow polls for what it appends until the job ends or SIGINT/SIGTERM
 //   config   the effective settings and where each came from
 // Each returns the exit status or throws sia::Error; documents go to stdout.
 // Thread-safety: process-wide (stdout, children).
@@ -42,6 +44,14 @@ int run_job_request_command(const CtlArgs& args, JobRequest request,
 int run_nodes_command(const CtlArgs& args);
 int run_explain_command(const CtlArgs& args, const std::string& job);
 int run_config_command(const CtlArgs& args);
+
+struct LogsRequest {
+  std::string job;
+  int rank = 0;
+  int tail = -1;  // >= 0: start with the last `tail` lines (else the whole log)
+  bool follow = false;
+};
+int run_logs_command(const CtlArgs& args, const LogsRequest& request);
 
 // "--stage NAME=COMMAND" -> {"stages.NAME", COMMAND}; status 64 for another NAME.
 std::pair<std::string, std::string> parse_stage_flag(const std::string& text);

@@ -66,6 +66,7 @@ const Def kDefs[] = {
     {"nodes.apply", Kind::strings, "", "command giving a node its placement"},
     {"nodes.reports", Kind::strings, "", "command reading a node's reports"},
     {"nodes.status", Kind::strings, "", "command reading what a node runs"},
+    {"nodes.logs", Kind::strings, "", "command reading a rank's log on a node"},
     {"nodes.timeout", Kind::number, "SIA_NODES_TIMEOUT", "seconds one node command may run"},
     {"agent.connect", Kind::string, "SIA_AGENT_CONNECT", "controller endpoint"},
     {"agent.node", Kind::string, "SIA_AGENT_NODE", "this node's name"},
@@ -123,6 +124,9 @@ json default_value(const Def& d, const ConfigSources& s) {
   }
   if (key == "nodes.status") {
     return json::array({"sia-run", "--state-dir", "{state}/nodes/{node}", "status", "-o", "json"});
+  }
+  if (key == "nodes.logs") {
+    return json::array({"sia-run", "--state-dir", "{state}/nodes/{node}", "logs"});
   }
   if (key == "nodes.timeout") return 300.0;
   if (key == "agent.connect") return "tcp://127.0.0.1:7400";
@@ -387,6 +391,7 @@ Config load_config(const ConfigSources& sources) {
   c.nodes.apply = strs("nodes.apply");
   c.nodes.reports = strs("nodes.reports");
   c.nodes.status = strs("nodes.status");
+  c.nodes.logs = strs("nodes.logs");
   c.nodes.timeout = num("nodes.timeout");
   c.agent.connect = str("agent.connect");
   c.agent.node = str("agent.node");

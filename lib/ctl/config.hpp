@@ -72,7 +72,8 @@ struct NodeCommandSettings {
   std::vector<std::string> apply;
   std::vector<std::string> reports;
   std::vector<std::string> status;
-  double timeout = 300;  // seconds one node command may run
+  std::vector<std::string> logs;  // `sia-run logs`: JOB and its flags are appended
+  double timeout = 300;           // seconds one node command may run
 };
 
 struct AgentSettings {

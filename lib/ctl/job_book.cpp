@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "core/error.hpp"
 #include "exec/job_launch.hpp"
@@ -173,13 +174,33 @@ json make_node_seen(const std::string& node, bool up, const std::string& error, 
 }
 
 json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
-                    std::optional<int> exit_status, double time) {
-  return {{"type", "job-ended"},
-          {"job", job},
-          {"state", to_string(state)},
-          {"reason", reason},
-          {"exit_status", exit_status ? json(*exit_status) : json(nullptr)},
-          {"time", time}};
+                    std::optional<int> exit_status, double time,
+                    const std::optional<LogTail>& log_tail) {
+  json r = {{"type", "job-ended"},
+            {"job", job},
+            {"state", to_string(state)},
+            {"reason", reason},
+            {"exit_status", exit_status ? json(*exit_status) : json(nullptr)},
+            {"time", time}};
+  if (log_tail) r["log_tail"] = log_tail_to_json(*log_tail);
+  return r;
+}
+
+json log_tail_to_json(const LogTail& t) {
+  return {{"node", t.node}, {"rank", t.rank}, {"text", t.text}};
+}
+
+std::optional<LogTail> log_tail_from_json(const json& j) {
+  if (!j.is_object() || !j.contains("rank") || !j["rank"].is_number_integer()) {
+    return std::nullopt;
+  }
+  const std::int64_t rank = int_of(j, "rank", -1);
+  if (rank < 0 || rank > std::numeric_limits<int>::max()) return std::nullopt;
+  LogTail t;
+  t.node = str_of(j, "node");
+  t.rank = static_cast<int>(rank);
+  t.text = str_of(j, "text");
+  return t;
 }
 
 json node_job_json(const BookJob& b, const std::string& checkpoint_root) {
@@ -350,6 +371,7 @@ bool JobBook::apply(const json& r) {
     if (auto e = r.find("exit_status"); e != r.end() && e->is_number_integer()) {
       b.exit_status = e->get<int>();
     }
+    if (auto t = r.find("log_tail"); t != r.end()) b.log_tail = log_tail_from_json(*t);
     b.placed.reset();
     b.restoring = false;
     return true;

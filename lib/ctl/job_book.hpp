@@ -19,7 +19,10 @@
 //             with a checkpoint) and waits in the queue like any other from then on
 //   report    {node, job, offset, next, report}
 //   node-seen {node, up, error, time}
-//   job-ended {job, state: finished|failed, reason, exit_status, time}
+//   job-ended {job, state: finished|failed, reason, exit_status, time, log_tail?}
+//             log_tail, for a failed job whose node said which rank failed: {node, rank,
+//             text}, the last lines of that rank's log (sia-run status: at most 20 lines,
+//             4 KiB); absent or null when there is none
 //   job-silent {job, time, silent_for}: its workers stopped reporting; it is restarted
 //   round     {round, time, cluster, allocation, placement, models: {job: {type: model}}}
 //   delivered {round, node, ok, error, actions: [{job, action, generation, warning?}]}
@@ -74,6 +77,16 @@ struct Placed {
   bool operator==(const Placed& o) const;
 };
 
+// The end of a failed job's failing rank's log, as its node reported it.
+struct LogTail {
+  std::string node;
+  int rank = 0;
+  std::string text;
+};
+nlohmann::json log_tail_to_json(const LogTail& t);
+// nullopt for null or anything that is not {node, rank, text}.
+std::optional<LogTail> log_tail_from_json(const nlohmann::json& j);
+
 struct HistoryEntry {
   std::int64_t round = 0;
   double time = 0;
@@ -92,6 +105,7 @@ struct BookJob {
   std::string requeue_by;  // who asked the next round to requeue it ("" none)
   double end_time = 0;
   std::optional<int> exit_status;
+  std::optional<LogTail> log_tail;  // a failed job: the end of its failing rank's log
 
   std::optional<Placed> placed;
   std::string report_node;      // the node of rank 0, whose reports file the job writes
@@ -214,7 +228,8 @@ nlohmann::json make_report(const std::string& node, const std::string& job, std:
 nlohmann::json make_node_seen(const std::string& node, bool up, const std::string& error,
                               double time);
 nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
-                              std::optional<int> exit_status, double time);
+                              std::optional<int> exit_status, double time,
+                              const std::optional<LogTail>& log_tail = std::nullopt);
 nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
 // The delivered record of a node's answer: its RunPlan's actions (job, action, round as
 // generation, warning when there is one); `plan` null when it did not acknowledge.

@@ -27,6 +27,7 @@ struct JobOnNode {
   std::int64_t generation = 0;
   std::optional<int> exit_status;
   std::string reason;
+  std::optional<LogTail> log_tail;  // a failed job: its failing rank and that rank's log tail
 };
 
 // Every job any node reports, by name.
@@ -47,6 +48,10 @@ std::map<std::string, std::vector<JobOnNode>> jobs_on_nodes(const std::vector<No
         x.exit_status = j["exit_status"].get<int>();
       }
       if (j.contains("reason") && j["reason"].is_string()) x.reason = j["reason"];
+      if (j.contains("failed_rank")) {
+        x.log_tail = log_tail_from_json(
+            {{"node", s.node}, {"rank", j["failed_rank"]}, {"text", j.value("log_tail", json())}});
+      }
       out[j["name"].get<std::string>()].push_back(std::move(x));
     }
   }
@@ -225,8 +230,9 @@ json RoundEngine::run(JobBook& book) {
   json ended = json::array();
   // Ends `job` (a journal record, and a line of the round's result).
   auto end_job = [&](const std::string& job, Lifecycle state, const std::string& reason,
-                     std::optional<int> exit_status) {
-    records.push_back(make_job_ended(job, state, reason, exit_status, now));
+                     std::optional<int> exit_status,
+                     const std::optional<LogTail>& log_tail = std::nullopt) {
+    records.push_back(make_job_ended(job, state, reason, exit_status, now, log_tail));
     ended.push_back({{"job", job}, {"state", to_string(state)}, {"reason", reason}});
   };
   for (const BookJob* b : book.active()) {
@@ -244,7 +250,7 @@ json RoundEngine::run(JobBook& book) {
       end_job(b->spec.name, Lifecycle::finished, reason, 0);
     } else if (failed) {
       std::string reason = "failed on " + failed->node + ": " + failed->reason;
-      end_job(b->spec.name, Lifecycle::failed, reason, failed->exit_status);
+      end_job(b->spec.name, Lifecycle::failed, reason, failed->exit_status, failed->log_tail);
     }
   }
   commit(book, std::move(records));

@@ -19,4 +19,7 @@ target_sources(sia PRIVATE
   ctl/client_backend.cpp
   ctl/client_render.cpp
   ctl/commands.cpp
+  ctl/job_log.cpp
+  ctl/local_logs.cpp
+  ctl/logs_command.cpp
 )

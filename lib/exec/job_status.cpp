@@ -58,6 +58,14 @@ std::vector<pid_t> JobStatus::live_pids() const {
   return out;
 }
 
+std::optional<int> JobStatus::failing_rank() const {
+  std::optional<int> out;
+  for (const auto& r : ranks) {
+    if (r.exit && !r.stopped && !r.exit->success() && (!out || r.rank < *out)) out = r.rank;
+  }
+  return out;
+}
+
 static json exit_to_json(const ProcessExit& e) {
   return e.signal ? json{{"signal", e.signal}} : json{{"code", e.code}};
 }

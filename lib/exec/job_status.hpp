@@ -55,6 +55,9 @@ struct JobStatus {
   // nullopt while no rank has ended.
   std::optional<ProcessExit> exit() const;
   std::vector<pid_t> live_pids() const;  // ranks that have not ended
+  // The rank whose failure ended the job: the lowest-numbered rank that ended on its own
+  // with a failure (not one stopped after it); nullopt when no rank did.
+  std::optional<int> failing_rank() const;
 };
 
 nlohmann::json job_status_to_json(const JobStatus& s);

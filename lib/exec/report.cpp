@@ -4,6 +4,8 @@
 
 #include "cli/table.hpp"
 #include "core/document.hpp"
+#include "core/error.hpp"
+#include "exec/rank_log.hpp"
 
 namespace sia::exec {
 
@@ -15,6 +17,24 @@ const json kMeta = {{"generator", "sia-run"}};
 json exit_json(const std::optional<ProcessExit>& e) {
   if (!e) return nullptr;
   return e->signal ? json{{"signal", e->signal}} : json{{"code", e->code}};
+}
+
+// A failed job's failing rank and the tail of its log ("" when it wrote none).
+void add_failure_tail(json& job, const JobLaunch& l, const JobStatus& s) {
+  if (s.state != RunState::failed) return;
+  auto rank = s.failing_rank();
+  if (!rank) return;
+  std::string tail;
+  for (const auto& rl : l.ranks) {
+    if (rl.rank != *rank) continue;
+    try {
+      tail = read_log_tail(rl.log, kFailureTailLines, kFailureTailBytes).text;
+    } catch (const Error&) {
+      // no log: an empty tail
+    }
+  }
+  job["failed_rank"] = *rank;
+  job["log_tail"] = tail;
 }
 }  // namespace
 
@@ -101,6 +121,7 @@ json status_to_json(const std::string& node, const StateDir& state,
          {"batch_size", l.batch_size},
          {"local_bsz", l.local_bsz},
          {"accum_steps", l.accum_steps}});
+    add_failure_tail(jobs.back(), l, s);
   }
   return {{"node", node.empty() ? json(nullptr) : json(node)},
           {"state_dir", state.root()},

@@ -15,6 +15,8 @@ target_sources(sia PRIVATE
   exec/report.cpp
   exec/report_lines.cpp
   exec/reports.cpp
+  exec/rank_log.cpp
+  exec/logs.cpp
   exec/apply.cpp
   exec/foreground.cpp
   exec/supervise.cpp

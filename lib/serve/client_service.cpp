@@ -77,6 +77,8 @@ channel::Reply ClientService::handle(const channel::Identity& who,
     case channel::RequestKind::history:
       reply.document = ctl::job_history(book_, now);
       break;
+    case channel::RequestKind::logs:  // the hub's log planner answers these
+      throw Error(ExitStatus::unavailable, "LOGS: this controller hands out no logs");
     case channel::RequestKind::explain: {
       if (!request.args.is_object() || !request.args.contains("job") ||
           !request.args["job"].is_string()) {

@@ -12,6 +12,7 @@
 //           acts on it), and a request file after their submission for jobs still waiting
 //           in STATE/inbox.
 //   STATUS  {"jobs": [names]} (all when empty), NODES {}, EXPLAIN {"job": name}, HISTORY {}.
+//   LOGS    is answered by the hub with serve/log_requests.hpp, not here.
 // Requests still waiting in STATE/inbox (local submissions) count as pending.
 // Thread-safety: one thread (the hub's poll(), inside the daemon's loop).
 #pragma once

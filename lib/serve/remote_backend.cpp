@@ -45,6 +45,11 @@ json RemoteBackend::history() {
   return call(channel::RequestKind::history, json::object());
 }
 
+json RemoteBackend::logs(const ctl::LogQuery& q) {
+  return call(channel::RequestKind::logs,
+              {{"job", q.job}, {"rank", q.rank}, {"tail", q.tail}, {"offset", q.offset}});
+}
+
 void install_remote_backend() {
   ctl::remote_backend_factory() = [](const ctl::Config& config) {
     return std::make_unique<RemoteBackend>(config);

@@ -24,6 +24,8 @@ class RemoteBackend : public ctl::ClientBackend {
   nlohmann::json nodes() override;
   nlohmann::json explain(const std::string& job) override;
   nlohmann::json history() override;
+  // LOGS: the controller asks the agent of the rank's node (answered within 5 s, or 69).
+  nlohmann::json logs(const ctl::LogQuery& query) override;
 
  private:
   nlohmann::json call(channel::RequestKind kind, nlohmann::json args);

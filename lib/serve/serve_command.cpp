@@ -23,6 +23,7 @@
 #include "os/clock.hpp"
 #include "serve/client_service.hpp"
 #include "serve/hub_driver.hpp"
+#include "serve/log_requests.hpp"
 #include "serve/report_journal.hpp"
 
 namespace sia::serve {
@@ -115,6 +116,9 @@ int run_serve_command(const ctl::CtlArgs& args) {
            {"last_seen", now - a.silent_for}});
     }
     return list;
+  });
+  hub.set_log_planner([&book, &store](const channel::Identity&, const channel::Request& r) {
+    return plan_log_request(book, store, r);
   });
   // What the journal holds of each node's reports: not taken again.
   std::map<std::string, channel::Offsets> stored;

@@ -5,6 +5,7 @@ target_sources(sia PRIVATE
   serve/hub_driver.cpp
   serve/report_journal.cpp
   serve/client_service.cpp
+  serve/log_requests.cpp
   serve/remote_backend.cpp
   serve/serve_command.cpp
 )

@@ -51,8 +51,13 @@ class FakeNode : public NodeBackend {
     o.swap(pending);
     return o;
   }
-  nlohmann::json run_status() override {
-    return {{"node", "fake"}, {"jobs", nlohmann::json::array()}};
+  nlohmann::json status = {{"node", "fake"}, {"jobs", nlohmann::json::array()}};
+  nlohmann::json log;  // read_log's answer (null: no log, status 66)
+
+  nlohmann::json run_status() override { return status; }
+  nlohmann::json read_log(const exec::LogRequest& r) override {
+    if (log.is_null()) throw sia::Error(sia::ExitStatus::no_input, "no log of " + r.job + " here");
+    return log;
   }
   std::vector<ReportLine> read_reports(const Offsets& from, std::size_t, Offsets& next) override {
     std::vector<ReportLine> out;

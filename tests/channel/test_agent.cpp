@@ -377,3 +377,50 @@ TEST_CASE("an agent with a wrong server key logs the failed handshake", "[agent]
   CHECK_FALSE(agent.connected());
   CHECK(hub.nodes_up().empty());
 }
+
+TEST_CASE("an agent answers LOG_FETCH from its node's logs", "[agent][logs]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  Agent agent(patient_agent("ipc://" + tmp / "ctl"), node);
+  REQUIRE(ctl.next<Ready>(agent));
+  ctl.send(Heartbeat{});
+  ctl.send(LogFetch{"1", "j", 0, 20, 0, 1 << 20});
+  auto d = ctl.next<LogData>(agent);
+  REQUIRE(d);
+  CHECK(d->id == "1");
+  CHECK(d->node == "n0");
+  CHECK_FALSE(d->ok);
+  CHECK(d->status == 66);
+  CHECK(d->error == "no log of j here");
+  node.log = {{"text", "boom\n"}, {"next", 5}};
+  ctl.send(LogFetch{"2", "j", 0, 20, 0, 1 << 20});
+  d = ctl.next<LogData>(agent);
+  REQUIRE(d);
+  CHECK(d->ok);
+  CHECK(d->log["text"] == "boom\n");
+}
+
+TEST_CASE("a heartbeat carries the RunStatus when a job's state changed", "[agent][logs]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  node.status["jobs"] = {{{"name", "f"}, {"state", "stopping"}}};
+  Agent agent(patient_agent("ipc://" + tmp / "ctl"), node);
+  REQUIRE(ctl.next<Ready>(agent));
+  ctl.send(Heartbeat{});
+  auto h = ctl.next<Heartbeat>(agent);
+  REQUIRE(h);
+  CHECK(h->jobs == json{{"f", "stopping"}});
+  CHECK(h->run_status.is_object());  // the first: changed from nothing
+  h = ctl.next<Heartbeat>(agent);
+  REQUIRE(h);
+  CHECK(h->run_status.is_null());  // nothing changed
+  node.status["jobs"] = {
+      {{"name", "f"}, {"state", "failed"}, {"failed_rank", 0}, {"log_tail", "boom\n"}}};
+  h = ctl.next<Heartbeat>(agent);
+  REQUIRE(h);
+  CHECK(h->jobs == json{{"f", "failed"}});
+  REQUIRE(h->run_status.is_object());
+  CHECK(h->run_status["jobs"][0]["log_tail"] == "boom\n");
+}

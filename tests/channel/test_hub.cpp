@@ -241,7 +241,7 @@ TEST_CASE("without CURVE a connection is the node its READY claims", "[hub]") {
   TempDir tmp;
   Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
   RawPeer peer(hub.endpoint());
-  peer.send(Heartbeat{"n0", json::object(), false, {}});
+  peer.send(Heartbeat{"n0", json::object(), false, {}, nullptr});
   auto err = next_of<ErrorMessage>(peer, &hub);
   REQUIRE(err);
   CHECK(err->code == "not_ready");
@@ -251,7 +251,7 @@ TEST_CASE("without CURVE a connection is the node its READY claims", "[hub]") {
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
   REQUIRE(found);
-  peer.send(Heartbeat{"n1", json::object(), false, {}});
+  peer.send(Heartbeat{"n1", json::object(), false, {}, nullptr});
   auto events = drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::refused; }, 3000, &found);
   CHECK(found);
@@ -368,7 +368,7 @@ TEST_CASE("heartbeats mark an agent down, up again, then fenced", "[hub]") {
   CHECK(hub.nodes_up().empty());
   CHECK(hub.agent("n0")->connected);
 
-  peer.send(Heartbeat{"n0", json::object(), false, {}});
+  peer.send(Heartbeat{"n0", json::object(), false, {}, nullptr});
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::up; }, 3000, &found);
   REQUIRE(found);
@@ -386,7 +386,7 @@ TEST_CASE("heartbeats mark an agent down, up again, then fenced", "[hub]") {
   // Anything but READY is now told to say READY.
   while (peer.recv(1)) {
   }
-  peer.send(Heartbeat{"n0", json::object(), false, {}});
+  peer.send(Heartbeat{"n0", json::object(), false, {}, nullptr});
   hub.poll(milliseconds(50));
   auto err = next_of<ErrorMessage>(peer, &hub);
   REQUIRE(err);
@@ -475,4 +475,88 @@ TEST_CASE("confirm_reports seeds what a restarted controller has stored", "[hub]
   CHECK(events.back().lines[0].offset == 8);
   hub.poll(milliseconds(0));
   CHECK(hub.agent("n0")->confirmed == Offsets{{"j", 8}});  // only confirm_reports confirms
+}
+
+TEST_CASE("a LOGS request is answered when the node's agent has read the log", "[hub][logs]") {
+  TempDir tmp;
+  HubOptions o = fast_options("ipc://" + tmp / "ctl");
+  o.heartbeat_interval = 1;  // the raw agent below heartbeats by hand
+  Hub hub(o, [](const Identity&, const Request&) -> Reply {
+    throw sia::Error(sia::ExitStatus::software, "LOGS must not reach the handler");
+  });
+  hub.set_log_planner(
+      [](const Identity&, const Request& r) {
+        if (r.args.value("job", "") == "nosuch") {
+          throw sia::Error(sia::ExitStatus::no_input, "job \"nosuch\" is not known");
+        }
+        DeferredLog plan;
+        plan.node = r.args.value("job", "") == "elsewhere" ? "t4-9" : "t4-0";
+        plan.fetch.job = r.args.value("job", "");
+        plan.fetch.rank = 1;
+        plan.fetch.tail = 5;
+        plan.document = [](const json& log) { return json{{"kind", "JobLog"}, {"data", log}}; };
+        return plan;
+      },
+      0.3);
+  RawPeer agent(hub.endpoint());
+  agent.send(Ready{"t4-0", {}, json::object(), {}});
+  REQUIRE(next_of<Heartbeat>(agent, &hub));
+  ClientOptions co;
+  co.endpoint = hub.endpoint();
+  co.client = "alice";
+  co.timeout = 5;
+  Request q{RequestKind::logs, "", "", {{"job", "j"}}};
+  auto alive = [&] { agent.send(Heartbeat{"t4-0", json::object(), false, {}, nullptr}); };
+
+  // The agent answers: the client gets the document built from its RunLog data.
+  alive();
+  auto reply = std::async(std::launch::async, [&] { return call(co, q); });
+  auto fetch = next_of<LogFetch>(agent, &hub);
+  REQUIRE(fetch);
+  CHECK(fetch->job == "j");
+  CHECK(fetch->rank == 1);
+  CHECK(fetch->tail == 5);
+  agent.send(LogData{"t4-0", fetch->id, true, 0, {{"text", "boom\n"}}, ""});
+  while (reply.wait_for(milliseconds(0)) != std::future_status::ready) hub.poll(milliseconds(5));
+  Reply r = reply.get();
+  REQUIRE(r.ok);
+  CHECK(r.document["data"]["text"] == "boom\n");
+
+  // The agent's refusal keeps its status and names the node.
+  alive();
+  reply = std::async(std::launch::async, [&] { return call(co, q); });
+  fetch = next_of<LogFetch>(agent, &hub);
+  REQUIRE(fetch);
+  agent.send(LogData{"t4-0", fetch->id, false, 64, nullptr, "rank 1 is out of range"});
+  while (reply.wait_for(milliseconds(0)) != std::future_status::ready) hub.poll(milliseconds(5));
+  r = reply.get();
+  CHECK_FALSE(r.ok);
+  CHECK(r.status == 64);
+  CHECK(r.error == "node t4-0: rank 1 is out of range");
+
+  // No answer in time: 69.
+  alive();
+  reply = std::async(std::launch::async, [&] { return call(co, q); });
+  REQUIRE(next_of<LogFetch>(agent, &hub));
+  while (reply.wait_for(milliseconds(0)) != std::future_status::ready) hub.poll(milliseconds(5));
+  r = reply.get();
+  CHECK(r.status == 69);
+  CHECK(r.error == "node t4-0 did not answer within 0.3 s: cannot read the log");
+
+  // A node without an agent, and the planner's own refusal: answered at once.
+  q.args["job"] = "elsewhere";
+  r = while_polling(hub, [&] { return call(co, q); });
+  CHECK(r.status == 69);
+  CHECK(r.error.find("node t4-9 is down") == 0);
+  q.args["job"] = "nosuch";
+  r = while_polling(hub, [&] { return call(co, q); });
+  CHECK(r.status == 66);
+
+  // A heartbeat with a RunStatus (a job's state changed) replaces the one the hub had.
+  agent.send(Heartbeat{"t4-0", {{"f", "failed"}}, false, {}, {{"jobs", {{{"name", "f"}}}}}});
+  for (int i = 0; i < 100 && hub.agent("t4-0")->run_status.value("jobs", json::array()).empty();
+       ++i) {
+    hub.poll(milliseconds(5));
+  }
+  CHECK(hub.agent("t4-0")->run_status["jobs"][0]["name"] == "f");
 }

@@ -233,3 +233,36 @@ TEST_CASE("peer names", "[protocol]") {
   CHECK_FALSE(valid_peer_name("a b"));
   CHECK_FALSE(valid_peer_name(std::string(254, 'a')));
 }
+
+TEST_CASE("LOG_FETCH, LOG and LOGS survive a round trip", "[protocol]") {
+  LogFetch f{"7", "cifar", 2, 20, 0, 1 << 20};
+  LogFetch f2 = round_trip(f);
+  CHECK(f2.id == "7");
+  CHECK(f2.job == "cifar");
+  CHECK(f2.rank == 2);
+  CHECK(f2.tail == 20);
+  CHECK(f2.limit == 1 << 20);
+  LogData d{"t4-0", "7", true, 0, {{"text", "boom\n"}, {"next", 5}}, ""};
+  LogData d2 = round_trip(d);
+  CHECK(d2.node == "t4-0");
+  CHECK(d2.log["text"] == "boom\n");
+  LogData no{"t4-0", "8", false, 66, nullptr, "no log here"};
+  LogData no2 = round_trip(no);
+  CHECK_FALSE(no2.ok);
+  CHECK(no2.status == 66);
+  CHECK(no2.error == "no log here");
+  Heartbeat h{"t4-0", {{"f", "failed"}}, false, {}, {{"jobs", json::array()}}};
+  CHECK(round_trip(h).run_status == json{{"jobs", json::array()}});
+  CHECK(round_trip(Heartbeat{}).run_status.is_null());
+  Request q{RequestKind::logs, "r1", "", {{"job", "cifar"}, {"rank", 0}}};
+  Request q2 = round_trip(q);
+  CHECK(q2.kind == RequestKind::logs);
+  CHECK(type_name(q2) == "LOGS");
+  CHECK(type_name(Message(f)) == "LOG_FETCH");
+  CHECK(type_name(Message(d)) == "LOG");
+  CHECK(decode_error(R"({"v":1,"type":"LOG","node":"n","id":"1","ok":false,"status":0})") ==
+        "LOG: status: expected a non-zero status for a failed answer, got the number 0");
+  CHECK(decode_error(R"({"v":1,"type":"LOG_FETCH","id":"1","job":"../x","rank":0,)"
+                     R"("offset":0,"limit":1})")
+            .find("job") != std::string::npos);
+}

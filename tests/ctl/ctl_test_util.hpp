@@ -54,6 +54,28 @@ inline JobSpec spec(const std::string& name, int max_gpus = 2) {
   return parse_job_spec(Node(j, "test", name));
 }
 
+// A round record that places job `name` on `nodes` ({node, GPUs} in rank order).
+inline nlohmann::json placing_round(
+    std::int64_t round, double time, const std::string& name,
+    const std::vector<std::pair<std::string, std::vector<int>>>& nodes) {
+  nlohmann::json list = nlohmann::json::array();
+  int gpus = 0;
+  for (const auto& [node, g] : nodes) {
+    list.push_back({{"name", node}, {"gpus", g}});
+    gpus += static_cast<int>(g.size());
+  }
+  nlohmann::json entry = {{"name", name},    {"gpu_type", "t4"},
+                          {"nodes", list},   {"batch_size", 16 * gpus},
+                          {"local_bsz", 16}, {"accum_steps", 0}};
+  return {{"type", "round"},
+          {"round", round},
+          {"time", time},
+          {"cluster", nullptr},
+          {"allocation", nullptr},
+          {"placement", {{"jobs", nlohmann::json::array({entry})}}},
+          {"models", nlohmann::json::object()}};
+}
+
 // Plays sia-run on each node: remembers what each node runs (job -> generation, state)
 // and answers apply with start / restart / keep / stop actions.
 class FakeDriver : public NodeDriver {

@@ -6,9 +6,12 @@
 # placement after that round), jobs are rescaled as others arrive (some job held more than
 # one GPU count, some job restarted), each job's workers reached exactly their step limit,
 # status/nodes/explain answer, and a second round while the lock is held exits 75.
+# A fourth job fails at once (exit 3): explain shows the tail of its failing rank's log,
+# and `sia-ctl logs` prints a rank's log (--tail, --follow ended by SIGTERM, refusals).
 #   ctl_cron_rounds.sh BIN_DIR SOURCE_DIR
 set -u
 BIN="$(cd "$1" && pwd)"
+SRC="$(cd "$2" && pwd)"
 tmp=$(mktemp -d)
 ST=$tmp/state
 export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
@@ -19,7 +22,7 @@ ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 cleanup() {
   for n in t4-0 t4-1; do
     # One job at a time: a stop naming a job the node never ran stops nothing (66).
-    for j in a b c; do
+    for j in a b c f; do
       [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 "$j" \
         >/dev/null 2>&1
     done
@@ -67,6 +70,7 @@ TOML
 job a
 job b
 job c
+cp "$SRC/tests/data/job-fails.toml" f.toml
 
 ctl config | grep -q "controller.cluster .*$tmp/cluster.toml .*$tmp/config.toml" ||
   fail "sia-ctl config does not show the cluster's source"
@@ -74,6 +78,9 @@ ctl submit a.toml >out 2>&1 || { cat out; fail "submit a"; }
 grep -q "a .*submitted" out || { cat out; fail "submit a: $(cat out)"; }
 ctl submit a.toml >out 2>&1
 [ $? -eq 65 ] || { cat out; fail "a second submit of a was not refused with 65"; }
+ctl submit f.toml >/dev/null || fail "submit f"
+ctl logs f >out 2>&1
+[ $? -eq 66 ] || { cat out; fail "logs of a job not started yet did not exit 66"; }
 
 start=$(date +%s)
 i=0
@@ -83,6 +90,14 @@ while :; do
   [ "$i" -eq 8 ] && { ctl submit c.toml >/dev/null || fail "submit c"; }
   ctl -o json round >"round-$i.json" 2>"round-$i.err" ||
     { cat "round-$i.err"; fail "round $i exited $?"; }
+  if [ "$i" -eq 5 ]; then
+    # Following a running job's log: what is there, then until SIGTERM, which exits 0.
+    timeout --preserve-status -s TERM 3 "$BIN/sia-ctl" --config "$tmp/config.toml" \
+      logs a --follow >follow.out 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] || { cat follow.out; fail "logs --follow ended by SIGTERM exited $rc"; }
+    [ -s follow.out ] || fail "logs --follow of a running job printed nothing"
+  fi
   if [ "$i" -eq 6 ]; then
     # A concurrent round while this one holds the lock: 75.
     ( flock -x 9; sleep 2 ) 9>>"$ST/lock" &
@@ -144,4 +159,29 @@ ctl explain a >out || fail "explain"
 grep -q "finished" out || { cat out; fail "explain a"; }
 ctl explain nosuch >out 2>&1
 [ $? -eq 66 ] || { cat out; fail "explain of an unknown job did not exit 66"; }
+
+# The failed job: explain shows its failing rank's log tail; logs prints its log.
+ctl -o json status f | grep -q '"state":"failed"' || fail "job f did not fail"
+ctl explain f >out || fail "explain f"
+grep -q "the last lines of rank 0's log on t4-" out || { cat out; fail "explain f: no log tail"; }
+grep -q "| boom" out || { cat out; fail "explain f: the tail lacks the error line"; }
+ctl logs f >out || fail "logs f"
+grep -q "^starting$" out && grep -q "^boom$" out || { cat out; fail "logs f: $(cat out)"; }
+# The last line is sia-run's own: how the rank ended.
+[ "$(ctl logs f --tail 2 | head -1)" = "boom" ] || fail "logs f --tail 2: $(ctl logs f --tail 2)"
+ctl logs f --tail 1 | grep -q "^sia-run: rank 0 (pid [0-9]*) ended: exit status 3$" ||
+  fail "logs f --tail 1: $(ctl logs f --tail 1)"
+timeout 20 "$BIN/sia-ctl" --config "$tmp/config.toml" logs f --follow >out ||
+  fail "logs --follow of an ended job did not exit 0 at once"
+grep -q "^boom$" out || fail "logs --follow f: $(cat out)"
+ctl logs a >out || fail "logs a"
+grep -q "^==== sia-run: .* job a round [0-9]* rank 0/" out || { cat out; fail "logs a: no header"; }
+ctl logs a --tail 1 >out || fail "logs a --tail 1"
+[ "$(wc -l <out)" -eq 1 ] || { cat out; fail "logs a --tail 1 printed $(wc -l <out) lines"; }
+ctl -o json logs a --tail 1 | grep -q '"kind": *"JobLog"' || fail "logs -o json: no JobLog"
+ctl logs a --rank 2 >out 2>&1
+[ $? -eq 64 ] || { cat out; fail "logs of a rank out of range did not exit 64"; }
+grep -q "rank 2 is out of range" out || fail "logs --rank 2: $(cat out)"
+ctl logs nosuch >out 2>&1
+[ $? -eq 66 ] || { cat out; fail "logs of an unknown job did not exit 66"; }
 echo "ok"

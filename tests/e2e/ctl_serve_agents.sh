@@ -9,9 +9,12 @@
 # their step limit), some job was rescaled, a client whose key is not on the allow-list is
 # refused with 77 (as is an agent's key asking as a client), a second serve on the same
 # state directory exits 75 (as does a `sia-ctl round`), and serve exits 0 on SIGTERM.
+# A fourth job fails at once (exit 3): explain shows its failing rank's log tail, and
+# `sia-ctl logs` reads ranks' logs over the channel (the agents hand them back).
 #   ctl_serve_agents.sh BIN_DIR SOURCE_DIR
 set -u
 BIN="$(cd "$1" && pwd)"
+SRC="$(cd "$2" && pwd)"
 tmp=$(mktemp -d)
 ST=$tmp/state
 export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
@@ -35,7 +38,7 @@ kill_node_jobs() {
 }
 stop_node_jobs() {  # at the end: checkpoint-stop whatever still runs
   # One job at a time: a stop naming a job the node never ran stops nothing (66).
-  for j in a b c; do
+  for j in a b c f; do
     [ -d "nodes/$1" ] && "$BIN/sia-run" --state-dir "nodes/$1" stop --grace 0 "$j" >/dev/null 2>&1
   done
 }
@@ -128,6 +131,7 @@ TOML
 job a
 job b
 job c
+cp "$SRC/tests/data/job-fails.toml" f.toml
 
 # The controller; the first time on a free port, then on that port again.
 start_ctl() {  # start_ctl LOG [BIND]
@@ -179,11 +183,23 @@ ctl submit a.toml >out 2>&1
 [ $? -eq 65 ] || { cat out; fail "a second submit of a was not refused with 65"; }
 ctl -o json status a | grep -q '"identity":"client:alice' || fail "the submitter was not recorded"
 wait_for 30 "a did not start" is_running a
+ctl submit f.toml >/dev/null 2>&1 || fail "submit f"
 ctl submit b.toml >/dev/null 2>&1 || fail "submit b"
 wait_for 30 "b did not start" is_running b
 ctl submit c.toml >/dev/null 2>&1 || fail "submit c"
 wait_for 30 "c did not start" is_running c
 echo "three jobs running after $(($(date +%s) - start)) s"
+# Following a running job's log over the channel: until SIGTERM, which exits 0. (Its
+# node starts it when the round's ASSIGN is applied: until then it has no log there.)
+has_log() { ctl logs c --tail 1 >/dev/null 2>&1; }
+wait_for 30 "c has no log" has_log
+timeout --preserve-status -s TERM 3 "$BIN/sia-ctl" --config "$tmp/config.toml" \
+  logs c --follow >follow.out 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || { cat follow.out; fail "logs --follow ended by SIGTERM exited $rc"; }
+grep -q "^==== sia-run: .* job c round" follow.out || { cat follow.out; fail "logs --follow c"; }
+is_failed() { [ "$(state_of f)" = failed ]; }
+wait_for 30 "f did not fail" is_failed
 
 # Kill the agent of a node that runs something, and its workers with it.
 victim=
@@ -227,7 +243,7 @@ echo "all three jobs finished after $(($(date +%s) - start)) s"
 # Exactly once: the controllers ended three jobs in all (a job ends once, and never
 # runs after), and each job's workers reached exactly STEPS, never beyond.
 ended=$(cat ctl-1.log ctl-2.log | sed -n 's/.* \([0-9]*\) ended,.*/\1/p' | awk '{s += $1} END {print s}')
-[ "$ended" -le 3 ] || fail "$ended jobs ended, for three jobs"
+[ "$ended" -le 4 ] || fail "$ended jobs ended, for three jobs and f"
 for j in a b c; do
   max=$(cat nodes/*/jobs/$j/reports.jsonl 2>/dev/null | grep -o '"step":[0-9]*' |
     sed 's/"step"://' | sort -n | tail -1)
@@ -250,6 +266,20 @@ ctl nodes >out || fail "nodes"
 ctl explain a >out || fail "explain"
 ctl explain nosuch >out 2>&1
 [ $? -eq 66 ] || { cat out; fail "explain of an unknown job did not exit 66"; }
+# The failed job's log tail in explain; logs over the channel.
+ctl explain f >out || fail "explain f"
+grep -q "the last lines of rank 0's log on t4-" out || { cat out; fail "explain f: no log tail"; }
+grep -q "| boom" out || { cat out; fail "explain f: the tail lacks the error line"; }
+ctl logs f >out || { cat out; fail "logs f"; }
+grep -q "^starting$" out && grep -q "^boom$" out || { cat out; fail "logs f: $(cat out)"; }
+[ "$(ctl logs f --tail 2 | head -1)" = "boom" ] || fail "logs f --tail 2: $(ctl logs f --tail 2)"
+ctl logs a --tail 1 >out || { cat out; fail "logs a --tail 1"; }
+[ "$(wc -l <out)" -eq 1 ] || { cat out; fail "logs a --tail 1 printed $(wc -l <out) lines"; }
+ctl -o json logs a --tail 1 | grep -q '"kind": *"JobLog"' || fail "logs -o json: no JobLog"
+ctl logs a --rank 2 >out 2>&1
+[ $? -eq 64 ] || { cat out; fail "logs of a rank out of range did not exit 64"; }
+ctl logs nosuch >out 2>&1
+[ $? -eq 66 ] || { cat out; fail "logs of an unknown job did not exit 66"; }
 
 # SIGTERM: the controller stops cleanly.
 kill -TERM "$ctl_pid"

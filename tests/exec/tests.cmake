@@ -5,4 +5,5 @@ sia_test(exec
   exec/test_node_plan.cpp
   exec/test_supervisor.cpp
   exec/test_state_dir.cpp
-  exec/test_local_launcher.cpp)
+  exec/test_local_launcher.cpp
+  exec/test_rank_log.cpp)

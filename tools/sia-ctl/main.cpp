@@ -198,6 +198,19 @@ int main(int argc, char** argv) {
   auto* explain_cmd = app.add_subcommand(
       "explain", "Say why a job runs where it runs, or why it waits (from the last round)");
   explain_cmd->add_option("job", explain_job, "The job")->required();
+  sia::ctl::LogsRequest logs;
+  auto* logs_cmd = app.add_subcommand("logs",
+                                      "Print a rank's log, read on the node that holds it.\n\n"
+                                      "Examples:\n"
+                                      "  sia-ctl logs my-job --tail 50\n"
+                                      "  sia-ctl logs my-job --rank 3 --follow");
+  logs_cmd->add_option("job", logs.job, "The job")->required();
+  logs_cmd->add_option("--rank", logs.rank, "The rank whose log to print")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+  logs_cmd->add_option("--tail", logs.tail, "Only the last N lines")->check(CLI::Range(0, 1 << 30));
+  logs_cmd->add_flag("--follow", logs.follow,
+                     "Keep printing what the rank writes until the job ends (or Ctrl-C)");
   auto* config_cmd =
       app.add_subcommand("config", "Print the effective settings and where each came from");
 
@@ -244,6 +257,7 @@ int main(int argc, char** argv) {
     if (nodes_cmd->parsed()) return sia::ctl::run_nodes_command(ctl);
     if (explain_cmd->parsed()) return sia::ctl::run_explain_command(ctl, explain_job);
     if (config_cmd->parsed()) return sia::ctl::run_config_command(ctl);
+    if (logs_cmd->parsed()) return sia::ctl::run_logs_command(ctl, logs);
     if (keygen_cmd->parsed()) {
       keygen.format = common.format();
       return sia::channel::run_keygen(keygen);
@@ -251,8 +265,8 @@ int main(int argc, char** argv) {
     if (!s->parsed()) {
       throw sia::Error(sia::ExitStatus::usage,
                        "expected a subcommand: simulate, serve, round, submit, status, "
-                       "history, cancel, hold, release, requeue, nodes, explain, config or "
-                       "keygen (see sia-ctl --help)");
+                       "history, cancel, hold, release, requeue, nodes, explain, logs, config "
+                       "or keygen (see sia-ctl --help)");
     }
     sim.format = common.format();
     return sia::app::run_simulate(sim);

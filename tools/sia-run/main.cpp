@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       "  sia-run stop my-job\n"
       "  sia-run agent --connect tcp://ctl:7400 --server-key ctl.pub --secret-key node.key\n"
       "  sia-run reports --after my-job=4096 -o jsonl\n"
+      "  sia-run logs my-job --rank 1 --tail 20 --follow\n"
       "  sia-run run --node t4-0 --jobs job.toml placement.json",
       program};
   sia::cli::CommonFlags common;
@@ -80,6 +81,26 @@ int main(int argc, char** argv) {
                    "JOB=OFFSET: only JOB's lines that start at OFFSET or later "
                    "(repeatable)")
       ->allow_extra_args(false);
+
+  sia::exec::LogsArgs logs;
+  auto* logs_cmd = app.add_subcommand("logs", "Print a rank's log (its output, all generations)");
+  logs_cmd->add_option("job", logs.request.job, "The job")->required();
+  logs_cmd->add_option("--rank", logs.request.rank, "The rank whose log to print")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+  logs_cmd->add_option("--tail", logs.request.tail, "Only the last N lines")
+      ->check(CLI::Range(0, 1 << 30));
+  logs_cmd->add_flag("--follow", logs.follow,
+                     "Keep printing what the rank writes until the job ends on this node");
+  auto* offset_opt =
+      logs_cmd->add_option("--offset", logs.request.offset, "Only the bytes from OFFSET on")
+          ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 62));
+  logs_cmd
+      ->add_option("--limit", logs.request.limit,
+                   "Read at most BYTES at a time, 1 to 1048576 (-o json prints one read)")
+      ->check(CLI::Range(std::int64_t{1}, sia::exec::kMaxLogRead))
+      ->capture_default_str();
+  offset_opt->excludes("--tail");
 
   sia::channel::AgentArgs agent;
   auto* agent_cmd = app.add_subcommand(
@@ -160,6 +181,11 @@ int main(int argc, char** argv) {
       reports.format = format;
       return sia::exec::run_reports(reports);
     }
+    if (logs_cmd->parsed()) {
+      logs.state_dir = state_dir;
+      logs.document = app.count("--output") > 0;
+      return sia::exec::run_logs(logs);
+    }
     if (agent_cmd->parsed()) {
       agent.state_dir = state_dir;
       sia::ctl::apply_agent_config(agent, agent_config);
@@ -171,6 +197,7 @@ int main(int argc, char** argv) {
     }
     throw sia::Error(
         sia::ExitStatus::usage,
-        "expected a subcommand: apply, run, stop, status, reports or agent (see sia-run --help)");
+        "expected a subcommand: apply, run, stop, status, reports, logs or agent (see sia-run "
+        "--help)");
   });
 }
