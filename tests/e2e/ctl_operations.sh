@@ -2,8 +2,9 @@
 # Operating the cron-style controller on a two-type CPU "cluster" on one machine, from a
 # cluster file without addresses (node names that are not host names, one sia-run state
 # directory per node under STATE/nodes): a job that must span two nodes runs there; a job
-# no GPU type can hold is refused at submit; a job that fails ends failed with its status;
-# a job held from its submission does not run until it is released, then finishes; and
+# no GPU type can hold is refused at submit; a job that fails ends failed with its status
+# (explain shows its log's last lines, `logs` all of it); a job held from its submission
+# does not run until it is released, then finishes; and
 # `history` accounts each job's GPU time to within one round of what its nodes measured.
 #   ctl_operations.sh BIN_DIR SOURCE_DIR
 set -u
@@ -127,6 +128,13 @@ for j in multi solo; do
   ctl -o json status "$j" | grep -q '"state":"finished"' || fail "$j did not finish"
 done
 ctl -o json status bad | grep -q '"exit_status":3' || fail "bad did not fail with status 3"
+# Its explanation shows the end of its log; `logs` prints all of it.
+ctl explain bad >out || fail "explain bad"
+grep -q "boom" out || { cat out; fail "explain of the failed job does not show its log tail"; }
+ctl logs bad >out || fail "logs bad"
+grep -q "boom" out || { cat out; fail "logs bad"; }
+ctl logs multi --rank 1 --tail 1 >out || fail "logs multi --rank 1"
+[ "$(wc -l <out)" -eq 1 ] || { cat out; fail "logs --tail 1 printed $(wc -l <out) lines"; }
 # multi ran as one job of two ranks on the two a100 nodes.
 grep -h '"world_size":2' "$ST"/nodes/a100-0/jobs/multi/reports.jsonl "$ST"/nodes/a100-1/jobs/multi/reports.jsonl \
   >/dev/null 2>&1 || fail "multi's reports do not say world_size 2"
