@@ -215,6 +215,13 @@ json node_job_json(const BookJob& b, const std::string& checkpoint_root) {
   return j;
 }
 
+json make_round(std::int64_t round, double time, const json& cluster, const json& allocation,
+                const json& placement, const json& models) {
+  return {{"type", "round"},    {"round", round},           {"time", time},
+          {"cluster", cluster}, {"allocation", allocation}, {"placement", placement},
+          {"models", models}};
+}
+
 json make_job_silent(const std::string& job, double silent_for, double time) {
   return {{"type", "job-silent"}, {"job", job}, {"silent_for", silent_for}, {"time", time}};
 }

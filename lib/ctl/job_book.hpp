@@ -230,6 +230,9 @@ nlohmann::json make_node_seen(const std::string& node, bool up, const std::strin
 nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
                               std::optional<int> exit_status, double time,
                               const std::optional<LogTail>& log_tail = std::nullopt);
+nlohmann::json make_round(std::int64_t round, double time, const nlohmann::json& cluster,
+                          const nlohmann::json& allocation, const nlohmann::json& placement,
+                          const nlohmann::json& models);
 nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
 // The delivered record of a node's answer: its RunPlan's actions (job, action, round as
 // generation, warning when there is one); `plan` null when it did not acknowledge.

@@ -131,23 +131,70 @@ void RoundEngine::commit(JobBook& book, std::vector<json> records) {
   store_.commit(book, std::move(records));
 }
 
+// One round in progress: what its steps share.
+struct RoundEngine::Pass {
+  Pass(JobBook& b, double t, const std::string& catalog_dir)
+      : book(b), now(t), number(b.round() + 1), catalog(catalog_dir) {}
+  JobBook& book;
+  const double now;
+  const std::int64_t number;
+  Catalog catalog;
+  json result;
+  std::vector<json> records;  // journaled at the end of each step
+  json ended = json::array();
+  std::vector<NodeStatus> statuses;
+  std::map<std::string, std::vector<JobOnNode>> on_nodes;
+  std::vector<std::string> up;
+  std::set<std::string> up_set;
+  std::set<std::string> hung;       // left out: their workers stopped reporting
+  std::set<std::string> scheduled;  // the jobs handed to the stages
+  json placement_data;              // the round's placement, scheduled jobs only
+  std::map<std::string, std::vector<std::string>> actions_of;  // job -> "node: action"
+  json delivered = json::array();
+};
+
 json RoundEngine::run(JobBook& book) {
-  const double now = options_.now();
-  const std::int64_t round = book.round() + 1;
-  Catalog catalog(config_.controller.catalog.empty() ? default_catalog_dir()
-                                                     : config_.controller.catalog);
-  json result = {{"round", round}, {"cluster", cluster_.name}, {"dry_run", options_.dry_run}};
+  Pass r(book, options_.now(),
+         config_.controller.catalog.empty() ? default_catalog_dir() : config_.controller.catalog);
+  r.result = {{"round", r.number}, {"cluster", cluster_.name}, {"dry_run", options_.dry_run}};
+  take_inbox(r);
+  observe(r);
+  end_ended(r);
+  leave_out_hung(r);
+  schedule(r);
+  deliver(r);
+  summarize(r);
+  // 6. Snapshot, without the jobs that ended longer ago than the history keeps them.
+  if (config_.controller.history_days > 0) {
+    book.forget_ended_before(r.now - config_.controller.history_days * 86400);
+  }
+  if (!options_.dry_run) store_.compact(book);
+  return r.result;
+}
+
+void RoundEngine::flush(Pass& r) {
+  commit(r.book, std::move(r.records));
+  r.records.clear();
+}
+
+void RoundEngine::end_job(Pass& r, const std::string& job, Lifecycle state,
+                          const std::string& reason, std::optional<int> exit_status,
+                          const std::optional<LogTail>& log_tail) {
+  r.records.push_back(make_job_ended(job, state, reason, exit_status, r.now, log_tail));
+  r.ended.push_back({{"job", job}, {"state", to_string(state)}, {"reason", reason}});
+}
+
+// 1. The inbox: submissions and requests on jobs, checked, journaled, their files removed.
+void RoundEngine::take_inbox(Pass& r) {
+  JobBook& book = r.book;
   json submitted = json::array(), rejected = json::array();
   // Per request, by its past tense ("cancelled", "held", ...): the jobs named.
   json requested = json::object();
-  for (auto r : {JobRequest::cancel, JobRequest::hold, JobRequest::release, JobRequest::requeue}) {
-    requested[past_tense(r)] = json::array();
+  for (auto q : {JobRequest::cancel, JobRequest::hold, JobRequest::release, JobRequest::requeue}) {
+    requested[past_tense(q)] = json::array();
   }
-
-  // 1. The inbox.
   std::vector<std::string> files = store_.inbox_files();
   book.forget_inbox_except({files.begin(), files.end()});
-  std::vector<json> records;
   std::vector<std::string> done_files, rejected_files;
   std::set<std::string> pending;
   for (const auto& f : files) {
@@ -161,16 +208,17 @@ json RoundEngine::run(JobBook& book) {
       json req = store_.read_inbox(f);
       identity = req.value("identity", std::string("?"));
       double time =
-          req.contains("time") && req["time"].is_number() ? req["time"].get<double>() : now;
+          req.contains("time") && req["time"].is_number() ? req["time"].get<double>() : r.now;
       const std::string where = store_.path("inbox/" + f);
+      Node jobs = Node(req, where, "").at("jobs");
       if (req["type"] == "submit") {
-        Node jobs = Node(req, where, "").at("jobs");
         std::vector<JobSpec> specs;
         for (std::size_t i = 0; i < jobs.size(); ++i) {
           JobSpec s = parse_job_spec(jobs[i]);
           names.push_back(s.name);
-          validate_submission(s, catalog, where + ": jobs[" + std::to_string(i) + "]");
-          check_admissible(s, catalog, cluster_, where + ": jobs[" + std::to_string(i) + "]");
+          const std::string at = where + ": jobs[" + std::to_string(i) + "]";
+          validate_submission(s, r.catalog, at);
+          check_admissible(s, r.catalog, cluster_, at);
           check_name_unused(book, s.name);
           if (pending.count(s.name)) {
             throw Error(ExitStatus::data,
@@ -182,62 +230,56 @@ json RoundEngine::run(JobBook& book) {
           pending.insert(s.name);
           submitted.push_back(s.name);
         }
-        records.push_back(make_submit(f, identity, time, specs));
+        r.records.push_back(make_submit(f, identity, time, specs));
       } else {
-        Node jobs = Node(req, where, "").at("jobs");
         names = jobs.as_strings();
         const JobRequest type = parse_job_request(req["type"].get<std::string>()).value();
         for (const auto& n : names) requested[past_tense(type)].push_back(n);
-        records.push_back(make_job_request(type, f, identity, time, names));
+        r.records.push_back(make_job_request(type, f, identity, time, names));
       }
       done_files.push_back(f);
     } catch (const Error& e) {
       warn("inbox/" + f + ": refused: " + e.what());
-      records.push_back(make_rejected(f, identity, now, names, e.what()));
+      r.records.push_back(make_rejected(f, identity, r.now, names, e.what()));
       rejected.push_back({{"file", f}, {"jobs", names}, {"reason", e.what()}});
       rejected_files.push_back(f);
     }
   }
-  commit(book, std::move(records));
-  records.clear();
+  flush(r);
   if (!options_.dry_run) {
     for (const auto& f : done_files) store_.remove_inbox(f);
     for (const auto& f : rejected_files) store_.reject_inbox(f);
   }
-  result["submitted"] = submitted;
-  result.update(requested);  // "cancelled", "held", "released", "requeued"
-  result["rejected"] = rejected;
+  r.result["submitted"] = submitted;
+  r.result.update(requested);  // "cancelled", "held", "released", "requeued"
+  r.result["rejected"] = rejected;
+}
 
-  // 2. Nodes and their reports.
-  std::vector<NodeStatus> statuses = driver_.observe();
-  for (const auto& s : statuses) {
+// 2. Nodes and their reports.
+void RoundEngine::observe(Pass& r) {
+  r.statuses = driver_.observe();
+  for (const auto& s : r.statuses) {
     // Said once when a node goes down (or is first found down), not every round.
-    auto was = book.nodes().find(s.node);
-    bool was_down = was != book.nodes().end() && was->second.last_check > 0 && !was->second.up;
-    records.push_back(make_node_seen(s.node, s.ok, s.error, now));
+    auto was = r.book.nodes().find(s.node);
+    bool was_down = was != r.book.nodes().end() && was->second.last_check > 0 && !was->second.up;
+    r.records.push_back(make_node_seen(s.node, s.ok, s.error, r.now));
     if (!s.ok && !was_down) warn("node " + s.node + " is down: " + s.error);
   }
-  std::vector<json> reports =
-      report_records(book, driver_.drain_reports(), now, [this](const std::string& w) { warn(w); });
-  const int report_count = static_cast<int>(reports.size());
-  for (auto& r : reports) records.push_back(std::move(r));
-  commit(book, std::move(records));
-  records.clear();
-  result["reports"] = report_count;
+  std::vector<json> reports = report_records(r.book, driver_.drain_reports(), r.now,
+                                             [this](const std::string& w) { warn(w); });
+  r.result["reports"] = static_cast<int>(reports.size());
+  for (auto& x : reports) r.records.push_back(std::move(x));
+  flush(r);
+  r.on_nodes = jobs_on_nodes(r.statuses);
+  r.up = driver_.nodes_up();
+  r.up_set = {r.up.begin(), r.up.end()};
+}
 
-  // 3. Jobs that ended on their nodes.
-  auto on_nodes = jobs_on_nodes(statuses);
-  json ended = json::array();
-  // Ends `job` (a journal record, and a line of the round's result).
-  auto end_job = [&](const std::string& job, Lifecycle state, const std::string& reason,
-                     std::optional<int> exit_status,
-                     const std::optional<LogTail>& log_tail = std::nullopt) {
-    records.push_back(make_job_ended(job, state, reason, exit_status, now, log_tail));
-    ended.push_back({{"job", job}, {"state", to_string(state)}, {"reason", reason}});
-  };
-  for (const BookJob* b : book.active()) {
-    auto it = on_nodes.find(b->spec.name);
-    if (it == on_nodes.end()) continue;
+// 3. Jobs that ended on their nodes, and queued jobs the cluster can no longer hold.
+void RoundEngine::end_ended(Pass& r) {
+  for (const BookJob* b : r.book.active()) {
+    auto it = r.on_nodes.find(b->spec.name);
+    if (it == r.on_nodes.end()) continue;
     const JobOnNode* finished = nullptr;
     const JobOnNode* failed = nullptr;
     for (const auto& x : it->second) {
@@ -247,50 +289,39 @@ json RoundEngine::run(JobBook& book) {
     if (finished) {
       std::string reason = "finished on " + finished->node + " (sia-run round " +
                            std::to_string(finished->generation) + ")";
-      end_job(b->spec.name, Lifecycle::finished, reason, 0);
+      end_job(r, b->spec.name, Lifecycle::finished, reason, 0);
     } else if (failed) {
       std::string reason = "failed on " + failed->node + ": " + failed->reason;
-      end_job(b->spec.name, Lifecycle::failed, reason, failed->exit_status, failed->log_tail);
+      end_job(r, b->spec.name, Lifecycle::failed, reason, failed->exit_status, failed->log_tail);
     }
   }
-  commit(book, std::move(records));
-  records.clear();
-
+  flush(r);
   // A queued job the configured cluster (down nodes included) can no longer hold -- it
   // changed since the job was submitted -- fails now rather than queueing forever.
-  for (const BookJob* b : book.active()) {
+  for (const BookJob* b : r.book.active()) {
     if (b->placed) continue;
-    std::string why = unschedulable_reason(b->spec, catalog, cluster_, /*strict=*/false);
+    std::string why = unschedulable_reason(b->spec, r.catalog, cluster_, /*strict=*/false);
     if (why.empty()) continue;
     std::string reason = "cannot run on cluster " + cluster_.name + ": " + why;
     warn("job " + b->spec.name + ": " + reason);
-    end_job(b->spec.name, Lifecycle::failed, reason, std::nullopt);
+    end_job(r, b->spec.name, Lifecycle::failed, reason, std::nullopt);
   }
-  commit(book, std::move(records));
-  records.clear();
+  flush(r);
+}
 
-  // 4. Schedule.
-  std::vector<std::string> up = driver_.nodes_up();
-  std::set<std::string> up_set(up.begin(), up.end());
-  Cluster cluster = cluster_without_down(cluster_, up);
-  StageInput in;
-  in.round = round;
-  in.cluster = cluster;
-  std::set<std::string> scheduled;
-  json finishing = json::array();
+// Jobs whose workers stopped reporting: left out for this round (their nodes stop them)
+// so that the next one restarts them from their checkpoints; failed after the retries.
+void RoundEngine::leave_out_hung(Pass& r) {
   json silent = json::array();
-  // Jobs whose workers stopped reporting: left out for this round (their nodes stop them)
-  // so that the next one restarts them from their checkpoints; failed after the retries.
-  std::set<std::string> hung;
   const auto& cc = config_.controller;
-  for (const BookJob* b : book.active()) {
-    const double quiet = silent_for(*b, now);
-    if (cc.hung_timeout <= 0 || quiet <= cc.hung_timeout || !up_set.count(b->report_node)) {
+  for (const BookJob* b : r.book.active()) {
+    const double quiet = silent_for(*b, r.now);
+    if (cc.hung_timeout <= 0 || quiet <= cc.hung_timeout || !r.up_set.count(b->report_node)) {
       continue;
     }
     // A node whose last delivery failed may run the job without having said so.
-    if (auto n = book.nodes().find(b->report_node);
-        n != book.nodes().end() && !n->second.delivery_error.empty()) {
+    if (auto n = r.book.nodes().find(b->report_node);
+        n != r.book.nodes().end() && !n->second.delivery_error.empty()) {
       continue;
     }
     const std::string secs = std::to_string(static_cast<long long>(quiet)) + " s";
@@ -298,31 +329,40 @@ json RoundEngine::run(JobBook& book) {
     if (b->done_reported) {  // it reached its end but does not exit: it is done
       std::string reason =
           "its workers reported done but had not exited after " + secs + "; stopped";
-      end_job(b->spec.name, Lifecycle::finished, reason, 0);
+      end_job(r, b->spec.name, Lifecycle::finished, reason, 0);
     } else if (b->silent_restarts >= cc.hung_retries) {
       std::string reason =
           what + " (restarted " + std::to_string(b->silent_restarts) + " time(s) for it already)";
-      end_job(b->spec.name, Lifecycle::failed, reason, std::nullopt);
+      end_job(r, b->spec.name, Lifecycle::failed, reason, std::nullopt);
     } else {
-      records.push_back(make_job_silent(b->spec.name, quiet, now));
+      r.records.push_back(make_job_silent(b->spec.name, quiet, r.now));
       silent.push_back(b->spec.name);
     }
     warn("job " + b->spec.name + ": " + what);
-    hung.insert(b->spec.name);
+    r.hung.insert(b->spec.name);
   }
-  commit(book, std::move(records));
-  records.clear();
-  result["silent"] = silent;
+  flush(r);
+  r.result["silent"] = silent;
+}
+
+// The stages' input: the jobs to schedule (not hung, held or requeued; a job that reported
+// done keeps its GPUs until it exits) and the previous decision, on the nodes that are up.
+StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
+  StageInput in;
+  in.round = r.number;
+  in.cluster = cluster;
+  json finishing = json::array();
   json left_out = json::array();  // held, or requeued: their nodes stop them
-  for (const BookJob* b : book.active()) {
-    if (hung.count(b->spec.name)) continue;
+  for (const BookJob* b : r.book.active()) {
+    if (r.hung.count(b->spec.name)) continue;
     if (!b->held_by.empty() || !b->requeue_by.empty()) {
       left_out.push_back(b->spec.name);
       continue;
     }
+    JobState s = r.book.job_state(*b, r.now);
     if (b->done_reported && b->placed) {
       bool resumed = false;  // it said "done" but did not finish: schedule it again
-      if (auto it = on_nodes.find(b->spec.name); it != on_nodes.end()) {
+      if (auto it = r.on_nodes.find(b->spec.name); it != r.on_nodes.end()) {
         for (const auto& x : it->second) {
           resumed = resumed || (x.node == b->report_node && x.generation == b->generation &&
                                 (x.state == "preempted" || x.state == "killed"));
@@ -330,18 +370,55 @@ json RoundEngine::run(JobBook& book) {
       }
       if (!resumed) {  // it keeps its GPUs (pinned) until it has exited by itself
         finishing.push_back(b->spec.name);
-        JobState s = book.job_state(*b, now);
         s.restoring = true;
-        in.jobs.push_back(std::move(s));
-        scheduled.insert(b->spec.name);
-        continue;
       }
     }
-    in.jobs.push_back(book.job_state(*b, now));
-    scheduled.insert(b->spec.name);
+    in.jobs.push_back(std::move(s));
+    r.scheduled.insert(b->spec.name);
   }
-  result["finishing"] = finishing;
-  result["left_out"] = left_out;
+  r.result["finishing"] = finishing;
+  r.result["left_out"] = left_out;
+  if (cluster.nodes.empty() || in.jobs.empty()) return in;
+  if (r.book.last_allocation().is_object()) {
+    try {
+      Allocation prev = parse_allocation(Node(r.book.last_allocation(), "previous allocation", ""));
+      std::vector<JobAllocation> kept;
+      for (const auto& ja : prev.jobs) {
+        if (r.scheduled.count(ja.job)) kept.push_back(ja);
+      }
+      prev.jobs = std::move(kept);
+      in.previous_allocation = std::move(prev);
+    } catch (const Error& e) {
+      warn("the previous round's allocation does not read (" + std::string(e.what()) +
+           "); solving without it");
+    }
+  }
+  if (r.book.last_placement().is_object()) {
+    // Only jobs still scheduled, on nodes that are up.
+    json p = placement_jobs_only(r.book.last_placement(), r.scheduled);
+    json kept = json::array();
+    for (const auto& j : p["jobs"]) {
+      bool ok = j.contains("gpu_type") && j["gpu_type"].is_string() &&
+                cluster.type_index(j["gpu_type"].get<std::string>()) >= 0;
+      for (const auto& n : j.value("nodes", json::array())) {
+        ok = ok && n.is_object() && n.contains("name") && n["name"].is_string() &&
+             r.up_set.count(n["name"].get<std::string>());
+      }
+      if (ok) kept.push_back(j);
+    }
+    p["jobs"] = kept;
+    p["cluster_name"] = cluster.name;
+    p["evicted"] = json::array();
+    p["waiting"] = json::array();
+    in.previous_placement = p;
+  }
+  return in;
+}
+
+// 4. Schedule on the nodes that are up: estimate -> solve -> place; journal the decision.
+void RoundEngine::schedule(Pass& r) {
+  Cluster cluster = cluster_without_down(cluster_, r.up);
+  StageInput in = stage_input(r, cluster);
   StageOutput out;
   out.placement.cluster_name = cluster.name;
   out.allocation_data = nullptr;
@@ -350,45 +427,12 @@ json RoundEngine::run(JobBook& book) {
                         {"evicted", json::array()},
                         {"waiting", json::array()}};
   if (!cluster.nodes.empty() && !in.jobs.empty()) {
-    if (book.last_allocation().is_object()) {
-      try {
-        Allocation prev = parse_allocation(Node(book.last_allocation(), "previous allocation", ""));
-        std::vector<JobAllocation> kept;
-        for (const auto& ja : prev.jobs) {
-          if (scheduled.count(ja.job)) kept.push_back(ja);
-        }
-        prev.jobs = std::move(kept);
-        in.previous_allocation = std::move(prev);
-      } catch (const Error& e) {
-        warn("the previous round's allocation does not read (" + std::string(e.what()) +
-             "); solving without it");
-      }
-    }
-    if (book.last_placement().is_object()) {
-      // Only jobs still scheduled, on nodes that are up.
-      json p = placement_jobs_only(book.last_placement(), scheduled);
-      json kept = json::array();
-      for (const auto& j : p["jobs"]) {
-        bool ok = j.contains("gpu_type") && j["gpu_type"].is_string() &&
-                  cluster.type_index(j["gpu_type"].get<std::string>()) >= 0;
-        for (const auto& n : j.value("nodes", json::array())) {
-          ok = ok && n.is_object() && n.contains("name") && n["name"].is_string() &&
-               up_set.count(n["name"].get<std::string>());
-        }
-        if (ok) kept.push_back(j);
-      }
-      p["jobs"] = kept;
-      p["cluster_name"] = cluster.name;
-      p["evicted"] = json::array();
-      p["waiting"] = json::array();
-      in.previous_placement = p;
-    }
     Stages stages(config_, store_.root());
     if (options_.run_stages) {
       options_.run_stages([&] { out = stages.run(in); });
-      for (auto it = scheduled.begin(); it != scheduled.end();) {  // cancelled meanwhile
-        const BookJob* b = book.find(*it);
-        it = (!b || is_ended(b->state)) ? scheduled.erase(it) : std::next(it);
+      for (auto it = r.scheduled.begin(); it != r.scheduled.end();) {  // cancelled meanwhile
+        const BookJob* b = r.book.find(*it);
+        it = (!b || is_ended(b->state)) ? r.scheduled.erase(it) : std::next(it);
       }
     } else {
       out = stages.run(in);
@@ -396,75 +440,71 @@ json RoundEngine::run(JobBook& book) {
     for (const auto& [job, why] : out.unschedulable) {
       std::string reason = "cannot be scheduled: " + why;
       warn("job " + job + ": " + reason);
-      end_job(job, Lifecycle::failed, reason, std::nullopt);
-      scheduled.erase(job);
+      end_job(r, job, Lifecycle::failed, reason, std::nullopt);
+      r.scheduled.erase(job);
     }
-    commit(book, std::move(records));
-    records.clear();
+    flush(r);
   }
-  result["ended"] = ended;
   // Never hand out a job that is not active and scheduled (an external stage may add any).
-  json placement_data = placement_jobs_only(out.placement_data, scheduled);
+  r.placement_data = placement_jobs_only(out.placement_data, r.scheduled);
   for (const auto& j : out.placement_data.value("jobs", json::array())) {
     std::string name = j.value("name", "");
-    if (!scheduled.count(name)) warn("stage place: job \"" + name + "\" is not scheduled; dropped");
+    if (!r.scheduled.count(name)) {
+      warn("stage place: job \"" + name + "\" is not scheduled; dropped");
+    }
   }
   if (!options_.dry_run && config_.controller.retention > 0 && !out.documents.empty()) {
-    store_.save_round(round, out.documents);
-    store_.prune_rounds(round, config_.controller.retention);
+    store_.save_round(r.number, out.documents);
+    store_.prune_rounds(r.number, config_.controller.retention);
   }
   json models = json::object();
   for (const auto& [job, m] : out.models) {
-    if (scheduled.count(job)) models[job] = m;
+    if (r.scheduled.count(job)) models[job] = m;
   }
-  records.push_back({{"type", "round"},
-                     {"round", round},
-                     {"time", now},
-                     {"cluster", cluster_to_json(cluster.nodes.empty() ? cluster_ : cluster)},
-                     {"allocation", out.allocation_data},
-                     {"placement", placement_data},
-                     {"models", models}});
-  commit(book, std::move(records));
-  records.clear();
+  r.records.push_back(make_round(r.number, r.now,
+                                 cluster_to_json(cluster.nodes.empty() ? cluster_ : cluster),
+                                 out.allocation_data, r.placement_data, models));
+  flush(r);
+}
 
-  // 5. Deliver.
-  json delivered = json::array();
-  std::map<std::string, std::vector<std::string>> actions_of;  // job -> "node: action"
-  if (!options_.dry_run && !up.empty()) {
-    Placement full = parse_placement(Node(placement_data, "round placement", ""), cluster_);
-    json specs = json::array();
-    for (const BookJob* b : book.active()) {
-      if (scheduled.count(b->spec.name))
-        specs.push_back(node_job_json(*b, config_.controller.checkpoint_root));
-    }
-    json jobs_doc = {{"apiVersion", kApiVersion},
-                     {"kind", "Jobs"},
-                     {"metadata", {{"generator", "sia-ctl round"}, {"round", round}}},
-                     {"data", {{"jobs", specs}}}};
-    for (const auto& r : driver_.deliver(round, full, jobs_doc)) {
-      json record = make_delivered(round, r.node, r.acknowledged, r.error, r.plan);
-      for (const auto& a : record["actions"]) {
-        const std::string job = a["job"].get<std::string>();
-        actions_of[job].push_back(r.node + ": " + a["action"].get<std::string>());
-        if (a.contains("warning")) {
-          warn("node " + r.node + ": job " + job + ": " + a["warning"].get<std::string>());
-        }
-      }
-      if (!r.acknowledged && up_set.count(r.node)) {
-        warn("node " + r.node + ": delivery failed: " + r.error);
-      }
-      records.push_back(std::move(record));
-      delivered.push_back({{"node", r.node}, {"ok", r.acknowledged}, {"error", r.error}});
-    }
-    commit(book, std::move(records));
-    records.clear();
+// 5. Deliver every node its part, and journal each node's answer.
+void RoundEngine::deliver(Pass& r) {
+  if (options_.dry_run || r.up.empty()) return;
+  Placement full = parse_placement(Node(r.placement_data, "round placement", ""), cluster_);
+  json specs = json::array();
+  for (const BookJob* b : r.book.active()) {
+    if (r.scheduled.count(b->spec.name))
+      specs.push_back(node_job_json(*b, config_.controller.checkpoint_root));
   }
+  json jobs_doc = {{"apiVersion", kApiVersion},
+                   {"kind", "Jobs"},
+                   {"metadata", {{"generator", "sia-ctl round"}, {"round", r.number}}},
+                   {"data", {{"jobs", specs}}}};
+  for (const auto& n : driver_.deliver(r.number, full, jobs_doc)) {
+    json record = make_delivered(r.number, n.node, n.acknowledged, n.error, n.plan);
+    for (const auto& a : record["actions"]) {
+      const std::string job = a["job"].get<std::string>();
+      r.actions_of[job].push_back(n.node + ": " + a["action"].get<std::string>());
+      if (a.contains("warning")) {
+        warn("node " + n.node + ": job " + job + ": " + a["warning"].get<std::string>());
+      }
+    }
+    if (!n.acknowledged && r.up_set.count(n.node)) {
+      warn("node " + n.node + ": delivery failed: " + n.error);
+    }
+    r.records.push_back(std::move(record));
+    r.delivered.push_back({{"node", n.node}, {"ok", n.acknowledged}, {"error", n.error}});
+  }
+  flush(r);
+}
 
-  // The result.
+// The round's result: its nodes, and the active jobs with what their nodes did.
+void RoundEngine::summarize(Pass& r) {
+  r.result["ended"] = r.ended;
   json nodes = json::array();
-  for (const auto& s : statuses) {
+  for (const auto& s : r.statuses) {
     json n = {{"name", s.node}, {"up", s.ok}, {"error", s.error}};
-    for (const auto& d : delivered) {
+    for (const auto& d : r.delivered) {
       if (d["node"] == s.node) {
         n["delivered"] = d["ok"];
         n["delivery_error"] = d["error"];
@@ -472,11 +512,11 @@ json RoundEngine::run(JobBook& book) {
     }
     nodes.push_back(n);
   }
-  result["nodes"] = nodes;
+  r.result["nodes"] = nodes;
   json jobs = json::array();
-  for (const BookJob* b : book.active()) {
+  for (const BookJob* b : r.book.active()) {
     json actions = json::array();
-    for (const auto& a : actions_of[b->spec.name]) actions.push_back(a);
+    for (const auto& a : r.actions_of[b->spec.name]) actions.push_back(a);
     jobs.push_back({{"name", b->spec.name},
                     {"state", to_string(b->state)},
                     {"placement", describe_placed(b->placed)},
@@ -485,14 +525,7 @@ json RoundEngine::run(JobBook& book) {
                     {"progress", b->progress},
                     {"actions", actions}});
   }
-  result["jobs"] = jobs;
-
-  // 6. Snapshot, without the jobs that ended longer ago than the history keeps them.
-  if (config_.controller.history_days > 0) {
-    book.forget_ended_before(now - config_.controller.history_days * 86400);
-  }
-  if (!options_.dry_run) store_.compact(book);
-  return result;
+  r.result["jobs"] = jobs;
 }
 
 }  // namespace sia::ctl

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,7 @@
 #include "ctl/config.hpp"
 #include "ctl/job_book.hpp"
 #include "ctl/node_driver.hpp"
+#include "ctl/stages.hpp"
 #include "ctl/state_store.hpp"
 
 namespace sia::ctl {
@@ -56,6 +58,21 @@ class RoundEngine {
   nlohmann::json run(JobBook& book);
 
  private:
+  struct Pass;  // one round in progress
+  // The steps of run(), in order (the numbers above).
+  void take_inbox(Pass& r);
+  void observe(Pass& r);
+  void end_ended(Pass& r);
+  void leave_out_hung(Pass& r);
+  StageInput stage_input(Pass& r, const Cluster& up_cluster);
+  void schedule(Pass& r);
+  void deliver(Pass& r);
+  void summarize(Pass& r);
+  // Ends `job`: its record, and a line of the round's result.
+  void end_job(Pass& r, const std::string& job, Lifecycle state, const std::string& reason,
+               std::optional<int> exit_status,
+               const std::optional<LogTail>& log_tail = std::nullopt);
+  void flush(Pass& r);  // journals the step's records
   void commit(JobBook& book, std::vector<nlohmann::json> records);
   void warn(const std::string& w);
 
