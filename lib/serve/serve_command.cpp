@@ -64,23 +64,9 @@ std::set<std::string> placed_nodes(const ctl::JobBook& book) {
   return out;
 }
 
-}  // namespace
-
-int run_serve_command(const ctl::CtlArgs& args) {
-  ctl::Config config = ctl::load_config(args.sources);
-  const auto& cc = config.controller;
-  if (cc.state_dir.empty()) {
-    throw Error(ExitStatus::config,
-                "no state directory: give --state-dir, or set controller.state_dir, "
-                "SIA_CTL_STATE_DIR or HOME");
-  }
-  if (cc.cluster.empty()) {
-    throw Error(ExitStatus::config,
-                "no cluster: give --cluster, or set controller.cluster or SIA_CLUSTER");
-  }
-  Cluster cluster = read_cluster(cc.cluster);
-
-  // Keys before the lock: a bad key file is reported whatever else runs.
+// The hub's settings from [controller]; the keys are read here, before the lock, so that a
+// bad key file is reported whatever else runs.
+channel::HubOptions hub_options(const ctl::ControllerSettings& cc) {
   channel::HubOptions ho;
   ho.bind = cc.bind;
   if (!cc.secret_key.empty()) ho.server_key = channel::load_secret_key(cc.secret_key);
@@ -91,80 +77,44 @@ int run_serve_command(const ctl::CtlArgs& args) {
   ho.confirm_on_poll = true;  // every line handed out is journaled before the next poll
   // ASSIGN sequence numbers keep growing across restarts.
   ho.first_seq = static_cast<std::int64_t>(ctl::wall_clock() * 1000);
+  return ho;
+}
 
-  ctl::StateStore store(cc.state_dir);
-  store.create();
-  exec::StateLock lock = store.lock("sia-ctl serve");
-  std::vector<std::string> warnings;
-  ctl::JobBook book = store.load(true, &warnings);
-  for (const auto& w : warnings) warn(w);
+// The agents as the hub knows them now, for NODES (ctl::node_list's `live`).
+json live_agents(const channel::Hub& hub) {
+  const double now = ctl::wall_clock();
+  json list = json::array();
+  for (const auto& a : hub.agents()) {
+    list.push_back(
+        {{"name", a.node},
+         {"state", a.up && !a.fenced ? "up" : "down"},
+         {"gpu_type", a.inventory.gpu_type.empty() ? json(nullptr) : json(a.inventory.gpu_type)},
+         {"gpus", a.inventory.gpus},
+         {"address", a.inventory.address.empty() ? json(nullptr) : json(a.inventory.address)},
+         {"last_seen", now - a.silent_for}});
+  }
+  return list;
+}
 
-  ClientService service(config, store, book);
-  channel::Hub hub(ho, [&service](const channel::Identity& who, const channel::Request& r) {
-    return service.handle(who, r);
-  });
-  service.set_live_nodes([&hub] {
-    const double now = ctl::wall_clock();
-    json list = json::array();
-    for (const auto& a : hub.agents()) {
-      list.push_back(
-          {{"name", a.node},
-           {"state", a.up && !a.fenced ? "up" : "down"},
-           {"gpu_type", a.inventory.gpu_type.empty() ? json(nullptr) : json(a.inventory.gpu_type)},
-           {"gpus", a.inventory.gpus},
-           {"address", a.inventory.address.empty() ? json(nullptr) : json(a.inventory.address)},
-           {"last_seen", now - a.silent_for}});
-    }
-    return list;
-  });
-  hub.set_log_planner([&book, &store](const channel::Identity&, const channel::Request& r) {
-    return plan_log_request(book, store, r);
-  });
-  // What the journal holds of each node's reports: not taken again.
-  std::map<std::string, channel::Offsets> stored;
-  for (const auto& [key, next] : book.report_offsets()) stored[key.first][key.second] = next;
-  for (const auto& [node, offsets] : stored) hub.confirm_reports(node, offsets);
+void log_event(const channel::HubEvent& e) {
+  switch (e.type) {
+    case channel::HubEventType::ready:
+    case channel::HubEventType::down:
+    case channel::HubEventType::fenced:
+    case channel::HubEventType::bye:
+    case channel::HubEventType::up:
+      log(e.detail);
+      break;
+    default:
+      break;  // refusals are logged by the hub
+  }
+}
 
-  cli::install_counting_stop_handlers();
-  auto stopping = [] { return cli::stop_signals().load() > 0; };
-
-  HubDriverOptions dopt;
-  // After a restart the nodes of the last placement hold their jobs until they would have
-  // been fenced had this controller seen them go silent.
-  dopt.hold = placed_nodes(book);
-  dopt.hold_seconds = cc.heartbeat_interval * (cc.heartbeat_liveness + 1) + cc.fence_after;
-  dopt.log = log;
-  dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
-  dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
-  long reports = 0;  // journaled since the last round's log line
-  dopt.on_reports = [&](std::vector<ctl::ReportLine> lines) {
-    reports += journal_reports(store, book, lines, ctl::wall_clock(), warn);
-  };
-  dopt.on_late_ack = [&](const std::string& node, const channel::Ack& ack) {
-    if (ack.round != book.round()) return;  // a round that is over; the next one counts
-    store.commit(book, {delivered_record(ack.round, node, ack)});
-    if (!ack.ok) warn("node " + node + ": round " + std::to_string(ack.round) + ": " + ack.error);
-  };
-  dopt.on_event = [&](const channel::HubEvent& e) {
-    switch (e.type) {
-      case channel::HubEventType::ready:
-      case channel::HubEventType::down:
-      case channel::HubEventType::fenced:
-      case channel::HubEventType::bye:
-      case channel::HubEventType::up:
-        log(e.detail);
-        break;
-      default:
-        break;  // refusals are logged by the hub
-    }
-  };
-  HubDriver driver(hub, cluster, dopt);
-  ctl::RoundOptions ro;
-  ro.warn = warn;
-  // The stages run on a thread of their own while this one keeps the channel alive
-  // (heartbeats, reports, clients): a long solve does not make the agents think the
-  // controller is gone.
-  ro.run_stages = [&driver](const std::function<void()>& work) {
+// Runs the stages on a thread of their own while this one keeps the channel alive
+// (heartbeats, reports, clients): a long solve does not make the agents think the
+// controller is gone.
+std::function<void(const std::function<void()>&)> stages_beside(HubDriver& driver) {
+  return [&driver](const std::function<void()>& work) {
     std::atomic<bool> done{false};
     std::exception_ptr error;
     std::thread t([&] {
@@ -184,16 +134,47 @@ int run_serve_command(const ctl::CtlArgs& args) {
     t.join();
     if (error) std::rethrow_exception(error);
   };
-  ctl::RoundEngine engine(config, cluster, store, driver, ro);
+}
 
-  log("serving " + hub.endpoint() +
-      (ho.server_key ? " (CURVE, allow-list " + cc.allow + ")" : " (no CURVE: local endpoint)") +
-      ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
-      " s; " + std::to_string(book.active().size()) + " active jobs");
+// The daemon's parts, for its loop.
+struct Serving {
+  const ctl::ControllerSettings& cc;
+  ctl::JobBook& book;
+  ctl::StateStore& store;
+  channel::Hub& hub;
+  HubDriver& driver;
+  ClientService& service;
+  ctl::RoundEngine& engine;
+  long reports = 0;  // journaled since the last round's log line
+};
 
+// Runs one round and logs it; a round that fails is a warning unless the state cannot be
+// written (then the daemon stops).
+void run_round(Serving& s) {
+  const auto t0 = os::system_clock().now();
+  try {
+    json r = s.engine.run(s.book);
+    const double took = std::chrono::duration<double>(os::system_clock().now() - t0).count();
+    int running = 0, queued = 0;
+    for (const ctl::BookJob* b : s.book.active()) (b->placed ? running : queued)++;
+    log("round " + std::to_string(r.value("round", std::int64_t{0})) + ": " +
+        std::to_string(running) + " placed, " + std::to_string(queued) + " waiting, " +
+        std::to_string(r.value("ended", json::array()).size()) + " ended, " +
+        std::to_string(s.reports + r.value("reports", 0)) + " reports (" + fmt(took) +
+        " s, delivery " + fmt(s.driver.last_deliver_seconds()) + " s)");
+    s.reports = 0;
+  } catch (const Error& e) {
+    if (e.status() == ExitStatus::io || e.status() == ExitStatus::cant_create) throw;
+    warn(std::string("round ") + std::to_string(s.book.round() + 1) + " failed: " + e.what());
+  }
+}
+
+// Rounds every controller.round seconds -- sooner after a submission into an idle cluster,
+// or (after a restart) once the last placement's nodes are back -- until a stop signal.
+void serve_rounds(Serving& s, const std::function<bool()>& stopping) {
   const auto start = os::system_clock().now();
-  auto next_round = start + os::span(cc.round);
-  std::set<std::string> awaited = placed_nodes(book);  // the first round waits for these
+  auto next_round = start + os::span(s.cc.round);
+  std::set<std::string> awaited = placed_nodes(s.book);  // the first round waits for these
   bool first = true;
   bool said_no_nodes = false;
   auto next_inbox_check = start;
@@ -201,14 +182,14 @@ int run_serve_command(const ctl::CtlArgs& args) {
     auto now = os::system_clock().now();
     auto wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(next_round - now),
                            std::chrono::milliseconds(0), std::chrono::milliseconds(250));
-    driver.pump(wait);
+    s.driver.pump(wait);
     if (stopping()) break;
     now = os::system_clock().now();
-    if (service.take_round_wanted()) next_round = std::min(next_round, now);
+    if (s.service.take_round_wanted()) next_round = std::min(next_round, now);
     if (first && !awaited.empty()) {
-      auto up = driver.nodes_up();
+      auto up = s.driver.nodes_up();
       bool all = std::all_of(awaited.begin(), awaited.end(), [&](const std::string& n) {
-        auto a = hub.agent(n);
+        auto a = s.hub.agent(n);
         return a && a->up && a->connected;
       });
       if (all && !up.empty()) next_round = std::min(next_round, now);
@@ -216,41 +197,100 @@ int run_serve_command(const ctl::CtlArgs& args) {
     if (now >= next_inbox_check) {  // local submissions into a cluster where nothing runs
       next_inbox_check = now + std::chrono::seconds(1);
       bool idle = true;
-      for (const ctl::BookJob* b : book.active()) idle = idle && !b->placed;
-      if (idle && !store.inbox_files().empty()) next_round = std::min(next_round, now);
+      for (const ctl::BookJob* b : s.book.active()) idle = idle && !b->placed;
+      if (idle && !s.store.inbox_files().empty()) next_round = std::min(next_round, now);
     }
     if (now < next_round) continue;
     // With no node up a round could only take back what is placed: once that is done,
     // rounds wait for an agent.
-    const auto active = book.active();
+    const auto active = s.book.active();
     const bool any_placed = std::any_of(
         active.begin(), active.end(), [](const ctl::BookJob* b) { return b->placed.has_value(); });
-    if (driver.nodes_up().empty() && !any_placed) {
+    if (s.driver.nodes_up().empty() && !any_placed) {
       if (!said_no_nodes) log("no agent is connected: the round waits for one");
       said_no_nodes = true;
-      next_round = now + std::min(os::span(cc.round), os::span(1.0));
+      next_round = now + std::min(os::span(s.cc.round), os::span(1.0));
       continue;
     }
     said_no_nodes = false;
     first = false;
     const auto t0 = os::system_clock().now();
-    try {
-      json r = engine.run(book);
-      const double took = std::chrono::duration<double>(os::system_clock().now() - t0).count();
-      int running = 0, queued = 0;
-      for (const ctl::BookJob* b : book.active()) (b->placed ? running : queued)++;
-      log("round " + std::to_string(r.value("round", std::int64_t{0})) + ": " +
-          std::to_string(running) + " placed, " + std::to_string(queued) + " waiting, " +
-          std::to_string(r.value("ended", json::array()).size()) + " ended, " +
-          std::to_string(reports + r.value("reports", 0)) + " reports (" + fmt(took) +
-          " s, delivery " + fmt(driver.last_deliver_seconds()) + " s)");
-      reports = 0;
-    } catch (const Error& e) {
-      if (e.status() == ExitStatus::io || e.status() == ExitStatus::cant_create) throw;
-      warn(std::string("round ") + std::to_string(book.round() + 1) + " failed: " + e.what());
-    }
-    next_round = t0 + os::span(cc.round);
+    run_round(s);
+    next_round = t0 + os::span(s.cc.round);
   }
+}
+
+}  // namespace
+
+int run_serve_command(const ctl::CtlArgs& args) {
+  ctl::Config config = ctl::load_config(args.sources);
+  const auto& cc = config.controller;
+  if (cc.state_dir.empty()) {
+    throw Error(ExitStatus::config,
+                "no state directory: give --state-dir, or set controller.state_dir, "
+                "SIA_CTL_STATE_DIR or HOME");
+  }
+  if (cc.cluster.empty()) {
+    throw Error(ExitStatus::config,
+                "no cluster: give --cluster, or set controller.cluster or SIA_CLUSTER");
+  }
+  Cluster cluster = read_cluster(cc.cluster);
+  channel::HubOptions ho = hub_options(cc);
+
+  ctl::StateStore store(cc.state_dir);
+  store.create();
+  exec::StateLock lock = store.lock("sia-ctl serve");
+  std::vector<std::string> warnings;
+  ctl::JobBook book = store.load(true, &warnings);
+  for (const auto& w : warnings) warn(w);
+
+  ClientService service(config, store, book);
+  channel::Hub hub(ho, [&service](const channel::Identity& who, const channel::Request& r) {
+    return service.handle(who, r);
+  });
+  service.set_live_nodes([&hub] { return live_agents(hub); });
+  hub.set_log_planner([&book, &store](const channel::Identity&, const channel::Request& r) {
+    return plan_log_request(book, store, r);
+  });
+  // What the journal holds of each node's reports: not taken again.
+  std::map<std::string, channel::Offsets> stored;
+  for (const auto& [key, next] : book.report_offsets()) stored[key.first][key.second] = next;
+  for (const auto& [node, offsets] : stored) hub.confirm_reports(node, offsets);
+
+  cli::install_counting_stop_handlers();
+
+  HubDriverOptions dopt;
+  // After a restart the nodes of the last placement hold their jobs until they would have
+  // been fenced had this controller seen them go silent.
+  dopt.hold = placed_nodes(book);
+  dopt.hold_seconds = cc.heartbeat_interval * (cc.heartbeat_liveness + 1) + cc.fence_after;
+  dopt.log = log;
+  dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
+  dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
+  long* reports = nullptr;  // the loop's count, once it exists
+  dopt.on_reports = [&](std::vector<ctl::ReportLine> lines) {
+    const int n = journal_reports(store, book, lines, ctl::wall_clock(), warn);
+    if (reports) *reports += n;
+  };
+  dopt.on_late_ack = [&](const std::string& node, const channel::Ack& ack) {
+    if (ack.round != book.round()) return;  // a round that is over; the next one counts
+    store.commit(book, {delivered_record(ack.round, node, ack)});
+    if (!ack.ok) warn("node " + node + ": round " + std::to_string(ack.round) + ": " + ack.error);
+  };
+  dopt.on_event = log_event;
+  HubDriver driver(hub, cluster, dopt);
+  ctl::RoundOptions ro;
+  ro.warn = warn;
+  ro.run_stages = stages_beside(driver);
+  ctl::RoundEngine engine(config, cluster, store, driver, ro);
+
+  log("serving " + hub.endpoint() +
+      (ho.server_key ? " (CURVE, allow-list " + cc.allow + ")" : " (no CURVE: local endpoint)") +
+      ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
+      " s; " + std::to_string(book.active().size()) + " active jobs");
+  Serving serving{cc, book, store, hub, driver, service, engine};
+  reports = &serving.reports;
+  serve_rounds(serving, [] { return cli::stop_signals().load() > 0; });
 
   log("stopping: compacting the state and saying BYE to the agents");
   store.compact(book);
