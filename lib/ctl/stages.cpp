@@ -53,24 +53,40 @@ std::string Stages::run_external(const std::string& stage, const std::string& co
 StageOutput Stages::run(const StageInput& in) {
   StageOutput out;
   const json meta = {{"generator", "sia-ctl round"}, {"round", in.round}};
-  const std::string run_dir = state_dir_ + "/run";
   const std::string cluster_doc =
       dump_document("Cluster", meta, cluster_to_json(in.cluster), true) + "\n";
-  write_file_atomic(run_dir + "/cluster.json", cluster_doc);
+  write_file_atomic(state_dir_ + "/run/cluster.json", cluster_doc);
   out.documents.push_back({"cluster", cluster_doc});
-
-  // Jobs.
-  std::vector<JobState> jobs = in.jobs;
-  auto jobs_document = [&](const std::vector<JobState>& list) {
-    json arr = json::array();
-    for (const auto& j : list) arr.push_back(job_state_to_json(j));
-    return dump_document("Jobs", meta, json{{"jobs", arr}}, true) + "\n";
-  };
-  std::vector<std::string> order;
-  for (const auto& j : jobs) order.push_back(j.spec.name);
-
-  // Estimate.
   GoodputMatrix matrix;
+  const std::string goodput_doc = estimate(in, meta, out, matrix);
+  const std::string allocation_doc = solve(in, meta, goodput_doc, matrix, out);
+  place_jobs(in, meta, allocation_doc, out);
+  return out;
+}
+
+namespace {
+
+std::string jobs_document(const json& meta, const std::vector<JobState>& list) {
+  json arr = json::array();
+  for (const auto& j : list) arr.push_back(job_state_to_json(j));
+  return dump_document("Jobs", meta, json{{"jobs", arr}}, true) + "\n";
+}
+
+// The one document of `kind` a stage program printed (65 otherwise).
+Document one_document(const std::string& text, const std::string& stage, const char* kind) {
+  auto docs = parse_documents(text, "stage " + stage + " output", {kind});
+  if (docs.size() != 1) {
+    throw Error(ExitStatus::data,
+                "stage " + stage + " output: expected one " + std::string(kind) + " document");
+  }
+  return docs.front();
+}
+
+}  // namespace
+
+std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput& out,
+                             GoodputMatrix& matrix) {
+  std::vector<JobState> jobs = in.jobs;
   std::string goodput_doc;
   if (config_.stages.estimate.empty()) {
     EstimatorOptions eo;
@@ -97,20 +113,20 @@ StageOutput Stages::run(const StageInput& in) {
     jobs = std::move(kept);
     goodput_doc = goodput_matrix_document(matrix, meta, true) + "\n";
   } else {
-    std::string text =
-        run_external("estimate", config_.stages.estimate, jobs_document(jobs), "", in.round);
-    auto docs = parse_documents(text, "stage estimate output", {"GoodputMatrix"});
-    if (docs.size() != 1) {
-      throw Error(ExitStatus::data, "stage estimate output: expected one GoodputMatrix document");
+    goodput_doc =
+        run_external("estimate", config_.stages.estimate, jobs_document(meta, jobs), "", in.round);
+    matrix = parse_goodput_matrix(one_document(goodput_doc, "estimate", "GoodputMatrix").data());
+    if (matrix.order.empty()) {
+      for (const auto& j : jobs) matrix.order.push_back(j.spec.name);
     }
-    matrix = parse_goodput_matrix(docs.front().data());
-    if (matrix.order.empty()) matrix.order = order;
-    goodput_doc = text;
   }
-  out.documents.push_back({"jobs", jobs_document(jobs)});
+  out.documents.push_back({"jobs", jobs_document(meta, jobs)});
   out.documents.push_back({"goodput", goodput_doc});
+  return goodput_doc;
+}
 
-  // Solve.
+std::string Stages::solve(const StageInput& in, const json& meta, const std::string& goodput_doc,
+                          const GoodputMatrix& matrix, StageOutput& out) {
   std::string allocation_doc;
   if (config_.stages.solve.empty()) {
     PolicyOptions po = config_.controller.policy_options;
@@ -124,21 +140,21 @@ StageOutput Stages::run(const StageInput& in) {
   } else {
     std::string prev;
     if (in.previous_allocation) {
-      prev = run_dir + "/previous-allocation.json";
+      prev = state_dir_ + "/run/previous-allocation.json";
       write_file_atomic(prev, dump_document("Allocation", meta,
                                             allocation_to_json(*in.previous_allocation), true));
     }
     allocation_doc = run_external("solve", config_.stages.solve, goodput_doc, prev, in.round);
-    auto docs = parse_documents(allocation_doc, "stage solve output", {"Allocation"});
-    if (docs.size() != 1) {
-      throw Error(ExitStatus::data, "stage solve output: expected one Allocation document");
-    }
-    out.allocation = parse_allocation(docs.front().data());
-    out.allocation_data = docs.front().data().json();
+    Document d = one_document(allocation_doc, "solve", "Allocation");
+    out.allocation = parse_allocation(d.data());
+    out.allocation_data = d.data().json();
   }
   out.documents.push_back({"allocation", allocation_doc});
+  return allocation_doc;
+}
 
-  // Place.
+void Stages::place_jobs(const StageInput& in, const json& meta, const std::string& allocation_doc,
+                        StageOutput& out) {
   std::string placement_doc;
   std::optional<Placement> previous;
   if (in.previous_placement) {
@@ -160,20 +176,16 @@ StageOutput Stages::run(const StageInput& in) {
   } else {
     std::string prev;
     if (previous) {
-      prev = run_dir + "/previous-placement.json";
+      prev = state_dir_ + "/run/previous-placement.json";
       write_file_atomic(
           prev, dump_document("Placement", meta, placement_to_json(*previous, in.cluster), true));
     }
     placement_doc = run_external("place", config_.stages.place, allocation_doc, prev, in.round);
-    auto docs = parse_documents(placement_doc, "stage place output", {"Placement"});
-    if (docs.size() != 1) {
-      throw Error(ExitStatus::data, "stage place output: expected one Placement document");
-    }
-    out.placement = parse_placement(docs.front().data(), in.cluster);
-    out.placement_data = docs.front().data().json();
+    Document d = one_document(placement_doc, "place", "Placement");
+    out.placement = parse_placement(d.data(), in.cluster);
+    out.placement_data = d.data().json();
   }
   out.documents.push_back({"placement", placement_doc});
-  return out;
 }
 
 }  // namespace sia::ctl

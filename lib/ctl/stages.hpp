@@ -57,6 +57,14 @@ class Stages {
   StageOutput run(const StageInput& input);
 
  private:
+  // The steps of run(); each adds its documents to `out`.
+  std::string estimate(const StageInput& in, const nlohmann::json& meta, StageOutput& out,
+                       GoodputMatrix& matrix);  // the GoodputMatrix document
+  std::string solve(const StageInput& in, const nlohmann::json& meta,
+                    const std::string& goodput_doc, const GoodputMatrix& matrix,
+                    StageOutput& out);  // the Allocation document
+  void place_jobs(const StageInput& in, const nlohmann::json& meta,
+                  const std::string& allocation_doc, StageOutput& out);
   std::string run_external(const std::string& stage, const std::string& command,
                            const std::string& input, const std::string& previous_file,
                            std::int64_t round);
