@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "ctl/pipe_process.hpp"
+#include "exec/job_status.hpp"
 
 namespace sia::ctl {
 
@@ -154,8 +155,7 @@ std::vector<NodeStatus> CommandDriver::observe() {
     }
     for (const auto& j : s.status["jobs"]) {
       if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
-      const std::string state = j.value("state", "");
-      if (state == "running" || state == "stopping") {
+      if (exec::holds_gpus(j.value("state", ""))) {
         running_on_[j["name"].get<std::string>()].insert(s.node);
       }
     }

@@ -13,6 +13,7 @@
 #include "ctl/job_requests.hpp"
 #include "ctl/stages.hpp"
 #include "ctl/submission.hpp"
+#include "exec/job_status.hpp"
 #include "model/catalog.hpp"
 
 namespace sia::ctl {
@@ -23,7 +24,7 @@ namespace {
 
 struct JobOnNode {
   std::string node;
-  std::string state;
+  std::optional<exec::RunState> state;  // nullopt: one this version does not know
   std::int64_t generation = 0;
   std::optional<int> exit_status;
   std::string reason;
@@ -42,7 +43,9 @@ std::map<std::string, std::vector<JobOnNode>> jobs_on_nodes(const std::vector<No
       if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
       JobOnNode x;
       x.node = s.node;
-      x.state = j.value("state", "");
+      if (j.contains("state") && j["state"].is_string()) {
+        x.state = exec::parse_run_state(j["state"].get<std::string>());
+      }
       if (j.contains("round") && j["round"].is_number_integer()) x.generation = j["round"];
       if (j.contains("exit_status") && j["exit_status"].is_number_integer()) {
         x.exit_status = j["exit_status"].get<int>();
@@ -283,8 +286,8 @@ void RoundEngine::end_ended(Pass& r) {
     const JobOnNode* finished = nullptr;
     const JobOnNode* failed = nullptr;
     for (const auto& x : it->second) {
-      if (x.state == "finished" && !finished) finished = &x;
-      if (x.state == "failed" && !failed) failed = &x;
+      if (x.state == exec::RunState::finished && !finished) finished = &x;
+      if (x.state == exec::RunState::failed && !failed) failed = &x;
     }
     if (finished) {
       std::string reason = "finished on " + finished->node + " (sia-run round " +
@@ -364,8 +367,9 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
       bool resumed = false;  // it said "done" but did not finish: schedule it again
       if (auto it = r.on_nodes.find(b->spec.name); it != r.on_nodes.end()) {
         for (const auto& x : it->second) {
-          resumed = resumed || (x.node == b->report_node && x.generation == b->generation &&
-                                (x.state == "preempted" || x.state == "killed"));
+          resumed = resumed ||
+                    (x.node == b->report_node && x.generation == b->generation &&
+                     (x.state == exec::RunState::preempted || x.state == exec::RunState::killed));
         }
       }
       if (!resumed) {  // it keeps its GPUs (pinned) until it has exited by itself

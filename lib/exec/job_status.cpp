@@ -40,6 +40,11 @@ bool is_final(RunState s) {
   return s != RunState::running && s != RunState::stopping;
 }
 
+bool holds_gpus(std::string_view state) {
+  auto s = parse_run_state(state);
+  return s && !is_final(*s);
+}
+
 std::optional<ProcessExit> JobStatus::exit() const {
   std::vector<ProcessExit> own, all;
   for (const auto& r : ranks) {

@@ -33,6 +33,8 @@ enum class RunState { running, stopping, finished, preempted, failed, killed };
 const char* to_string(RunState s);
 std::optional<RunState> parse_run_state(std::string_view s);
 bool is_final(RunState s);  // finished, preempted, failed, killed
+// A state, as RunStatus writes it, whose processes may still hold GPUs (running, stopping).
+bool holds_gpus(std::string_view state);
 
 struct RankStatus {
   int rank = 0;

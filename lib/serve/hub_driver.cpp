@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/document.hpp"
+#include "exec/job_status.hpp"
 #include "os/clock.hpp"
 
 namespace sia::serve {
@@ -35,7 +36,9 @@ json merged_status(const json& run_status, const json& heartbeat_jobs) {
     auto h = heartbeat_jobs.find(name);
     if (h == heartbeat_jobs.end() || !h->is_string()) continue;
     const std::string state = *h;
-    if ((state == "finished" || state == "failed") && j.value("state", "") != state) {
+    const auto parsed = exec::parse_run_state(state);
+    if ((parsed == exec::RunState::finished || parsed == exec::RunState::failed) &&
+        j.value("state", "") != state) {
       j["state"] = state;
     }
   }
@@ -254,8 +257,7 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
     if (v.fenced) continue;
     json st = merged_status(v.run_status, v.jobs);
     for (const auto& j : st["jobs"]) {
-      const std::string state = j.value("state", "");
-      if (state == "running" || state == "stopping") running_on[j.value("name", "")].insert(v.node);
+      if (exec::holds_gpus(j.value("state", ""))) running_on[j.value("name", "")].insert(v.node);
     }
   }
   std::map<std::string, json> full, first;

@@ -58,4 +58,8 @@ TEST_CASE("statuses and launches read back what was written", "[exit]") {
   CHECK(job_launch_to_json(parse_job_launch(sia::Node(lj, "launch.json", ""))) == lj);
   CHECK(parse_run_state("preempted") == RunState::preempted);
   CHECK_FALSE(parse_run_state("lost"));
+  CHECK(holds_gpus("running"));
+  CHECK(holds_gpus("stopping"));
+  CHECK_FALSE(holds_gpus("finished"));
+  CHECK_FALSE(holds_gpus("lost"));
 }
