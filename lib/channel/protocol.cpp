@@ -1,6 +1,7 @@
 #include "channel/protocol.hpp"
 
 #include "core/json_limits.hpp"
+#include "core/names.hpp"
 
 #include <limits>
 #include <type_traits>
@@ -113,7 +114,7 @@ std::string name_field(const Node& obj, std::string_view key, bool required) {
 
 std::string job_name(const Node& n) {
   std::string s = n.as_string();
-  if (!exec::usable_job_name(s)) n.expected("a job name");
+  if (!valid_job_name(s)) n.expected("a job name");
   return s;
 }
 
@@ -129,7 +130,7 @@ Offsets read_offsets(const Node& obj, std::string_view key) {
   if (!n->is_object()) n->expected("an object of job: offset");
   for (const auto& job : n->keys()) {
     Node v = n->at(job);
-    if (!exec::usable_job_name(job)) v.fail("not a job name");
+    if (!valid_job_name(job)) v.fail("not a job name");
     out[job] = offset_value(v);
   }
   return out;
@@ -320,13 +321,7 @@ const char* to_string(RequestKind k) {
 }
 
 bool valid_peer_name(std::string_view name) {
-  if (name.empty() || name.size() > 253 || name.front() == '.') return false;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
+  return valid_node_name(name);
 }
 
 std::string encode(const Message& message) {

@@ -254,7 +254,7 @@ Offsets SiaRunNode::report_ends() {
   for (fs::directory_iterator it(state_.root() + "/jobs", ec), end; !ec && it != end;
        it.increment(ec)) {
     std::string job = it->path().filename().string();
-    if (!exec::usable_job_name(job)) continue;
+    if (!valid_job_name(job)) continue;
     std::error_code ec2;
     auto size = fs::file_size(state_.report_path(job), ec2);
     if (!ec2) out[job] = static_cast<std::int64_t>(size);

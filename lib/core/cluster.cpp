@@ -1,5 +1,12 @@
 #include "core/cluster.hpp"
 
+#include "core/names.hpp"
+
+namespace {
+// GPU type and node names in a cluster file.
+constexpr std::size_t kMaxClusterName = 128;
+}  // namespace
+
 #include <map>
 #include <set>
 
@@ -39,16 +46,6 @@ std::string Cluster::type_names() const {
   return s;
 }
 
-static bool valid_name(const std::string& s) {
-  if (s.empty() || s.size() > 128) return false;
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      return false;
-    }
-  }
-  return true;
-}
-
 Cluster parse_cluster(const Node& data) {
   Cluster c;
   if (!data.is_object()) data.expected("a table describing the cluster");
@@ -62,7 +59,8 @@ Cluster parse_cluster(const Node& data) {
       t.only_keys({"name", "description", "memory_gb", "gpus_per_node", "nodes", "gpus"});
       Node name = t.at("name");
       g.name = name.as_string();
-      if (!valid_name(g.name)) name.expected("a GPU type name of letters, digits, '-', '_', '.'");
+      if (!valid_name(g.name, kMaxClusterName))
+        name.expected("a GPU type name of letters, digits, '-', '_', '.'");
       if (c.type_index(g.name) >= 0) name.fail("duplicate GPU type \"" + g.name + "\"");
       g.description = t.string_or("description", "");
       if (auto m = t.get("memory_gb")) {
@@ -84,7 +82,8 @@ Cluster parse_cluster(const Node& data) {
       if (declared_types) {
         type.fail("unknown GPU type \"" + ng.gpu_type + "\" (declared: " + c.type_names() + ")");
       }
-      if (!valid_name(ng.gpu_type)) type.expected("a GPU type name of letters, digits, '-', '_', '.'");
+      if (!valid_name(ng.gpu_type, kMaxClusterName))
+        type.expected("a GPU type name of letters, digits, '-', '_', '.'");
       GpuType t;
       t.name = ng.gpu_type;
       c.types.push_back(t);
@@ -137,8 +136,7 @@ void Cluster::finalize(const std::string& file, ExitStatus status) {
     }
     for (int k = 0; k < g.count; ++k) {
       ClusterNode n;
-      n.name = g.names.empty() ? g.name_prefix + std::to_string(types[ti].node_count)
-                               : g.names[k];
+      n.name = g.names.empty() ? g.name_prefix + std::to_string(types[ti].node_count) : g.names[k];
       n.address = g.addresses.empty() ? n.name : g.addresses[k];
       n.type = ti;
       n.gpus = g.gpus_per_node;
@@ -183,7 +181,9 @@ nlohmann::json cluster_to_json(const Cluster& cluster) {
   if (!cluster.description.empty()) out["description"] = cluster.description;
   json types = json::array();
   for (const auto& t : cluster.types) {
-    json j{{"name", t.name}, {"gpus_per_node", t.gpus_per_node}, {"nodes", t.node_count},
+    json j{{"name", t.name},
+           {"gpus_per_node", t.gpus_per_node},
+           {"nodes", t.node_count},
            {"gpus", t.capacity()}};
     if (t.memory_gb > 0) j["memory_gb"] = t.memory_gb;
     if (!t.description.empty()) j["description"] = t.description;
@@ -192,7 +192,9 @@ nlohmann::json cluster_to_json(const Cluster& cluster) {
   out["gpu_types"] = types;
   json groups = json::array();
   for (const auto& g : cluster.groups) {
-    json j{{"gpu_type", g.gpu_type}, {"gpus_per_node", g.gpus_per_node}, {"count", g.count},
+    json j{{"gpu_type", g.gpu_type},
+           {"gpus_per_node", g.gpus_per_node},
+           {"count", g.count},
            {"name_prefix", g.name_prefix}};
     if (!g.names.empty()) j["names"] = g.names;
     if (!g.addresses.empty()) j["addresses"] = g.addresses;

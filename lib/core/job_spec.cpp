@@ -23,17 +23,6 @@ bool JobSpec::allows_type(const std::string& type) const {
                                                 type) != allowed_gpu_types.end();
 }
 
-bool valid_job_name(const std::string& name) {
-  // Names become file names (checkpoint and log directories): "." and ".." never.
-  if (name.empty() || name.size() > 200 || name == "." || name == "..") return false;
-  for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      return false;
-    }
-  }
-  return true;
-}
-
 JobSpec parse_job_spec(const Node& data) {
   JobSpec s;
   if (!data.is_object()) data.expected("a job description (an object)");

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/names.hpp"
 #include "core/node.hpp"
 #include "core/profile.hpp"
 
@@ -34,17 +35,17 @@ struct JobSpec {
   std::string model;  // catalog key; may be empty when `profile` is given
   Adaptivity adaptivity = Adaptivity::adaptive;
   int min_gpus = 1;
-  int max_gpus = 0;             // 0: no limit of the job's own
-  int gpus = 0;                 // rigid: exact count; strong-scaling: upper bound; 0: unset
-  double init_batch_size = 0;   // B0; 0: from the catalog
-  double max_batch_size = 0;    // 0: from the catalog
-  double batch_size = 0;        // fixed global batch (rigid, strong-scaling); 0: unset
-  int pipeline_stages = 0;      // 0: from the catalog (1 for data-parallel models)
-  double restart_cost = -1;     // seconds to checkpoint and restore; < 0: from the catalog
+  int max_gpus = 0;            // 0: no limit of the job's own
+  int gpus = 0;                // rigid: exact count; strong-scaling: upper bound; 0: unset
+  double init_batch_size = 0;  // B0; 0: from the catalog
+  double max_batch_size = 0;   // 0: from the catalog
+  double batch_size = 0;       // fixed global batch (rigid, strong-scaling); 0: unset
+  int pipeline_stages = 0;     // 0: from the catalog (1 for data-parallel models)
+  double restart_cost = -1;    // seconds to checkpoint and restore; < 0: from the catalog
   std::vector<std::string> allowed_gpu_types;  // empty: any
   int priority = 0;
   bool preemptible = true;
-  double submit_time = 0;  // seconds from the start of a workload (simulation)
+  double submit_time = 0;            // seconds from the start of a workload (simulation)
   std::vector<std::string> command;  // what sia-run starts (may be empty in simulation)
   std::optional<Profile> profile;    // the job's own measurements
 
@@ -54,6 +55,5 @@ struct JobSpec {
 // Validates a JobSpec (the data part of a JobSpec document, or a job.toml).
 JobSpec parse_job_spec(const Node& data);
 nlohmann::json job_spec_to_json(const JobSpec& spec);
-bool valid_job_name(const std::string& name);
 
 }  // namespace sia

@@ -17,7 +17,7 @@ void validate_submission(const JobSpec& spec, const Catalog& catalog, const std:
   auto fail = [&](const std::string& field, const std::string& what) {
     throw Error(ExitStatus::data, located(where, field, what));
   };
-  if (!exec::usable_job_name(spec.name)) {
+  if (!valid_job_name(spec.name)) {
     fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
   }
   if (spec.command.empty()) {

@@ -35,7 +35,7 @@ int run_stop(const StopArgs& args) {
   StateDir state = open_state(args);
   std::vector<PlannedAction> actions;
   for (const auto& job : args.jobs) {
-    JobRecord r = state.exists() && usable_job_name(job) ? state.record(job) : JobRecord{};
+    JobRecord r = state.exists() && valid_job_name(job) ? state.record(job) : JobRecord{};
     if (!r.launch) {
       throw Error(ExitStatus::no_input,
                   "job \"" + job + "\" is not known in state directory " + state.root());
@@ -79,7 +79,7 @@ int run_status(const StatusArgs& args) {
       records = state.records();
     } else {
       for (const auto& job : args.jobs) {
-        JobRecord r = usable_job_name(job) ? state.record(job) : JobRecord{};
+        JobRecord r = valid_job_name(job) ? state.record(job) : JobRecord{};
         if (!r.launch) {
           throw Error(ExitStatus::no_input,
                       "job \"" + job + "\" is not known in state directory " + state.root());

@@ -44,7 +44,7 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
                       "\" but " +
                       (jobs.empty() ? "no --jobs file was given" : "no --jobs file describes it"));
     }
-    if (!usable_job_name(jp.job)) {
+    if (!valid_job_name(jp.job)) {
       throw Error(ExitStatus::data,
                   placement_file + ": job \"" + jp.job + "\": not usable as a job name on a node");
     }

@@ -117,7 +117,7 @@ Error rank_out_of_range(const std::string& job, int rank, int world) {
 nlohmann::json rank_log_data(const StateDir& state, const LogRequest& r) {
   const std::string& job = r.job;
   std::optional<JobRecord> record;
-  if (state.exists() && usable_job_name(job)) record = state.record(job);
+  if (state.exists() && valid_job_name(job)) record = state.record(job);
   if (!record || !record->launch) {
     throw Error(ExitStatus::no_input, "job \"" + job + "\" has not run on this node (state " +
                                           "directory " + state.root() + "): no log");

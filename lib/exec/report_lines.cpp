@@ -29,7 +29,7 @@ std::vector<std::string> jobs_with_reports(const StateDir& state) {
        it.increment(ec)) {
     std::string job = it->path().filename().string();
     std::error_code ec2;
-    if (usable_job_name(job) && fs::is_regular_file(state.report_path(job), ec2)) {
+    if (valid_job_name(job) && fs::is_regular_file(state.report_path(job), ec2)) {
       out.push_back(job);
     }
   }
@@ -119,7 +119,7 @@ std::pair<std::string, std::int64_t> parse_after(const std::string& text) {
     std::string num = text.substr(eq + 1);
     bool digits = num.size() <= 18 &&
                   std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (digits && usable_job_name(job)) return {job, std::stoll(num)};
+    if (digits && valid_job_name(job)) return {job, std::stoll(num)};
   }
   throw Error(
       ExitStatus::usage,

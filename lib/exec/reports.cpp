@@ -3,10 +3,10 @@
 
 #include "cli/table.hpp"
 #include "core/document.hpp"
+#include "core/json_limits.hpp"
 #include "core/log.hpp"
 #include "exec/commands.hpp"
 #include "exec/report_lines.hpp"
-#include "core/json_limits.hpp"
 
 namespace sia::exec {
 

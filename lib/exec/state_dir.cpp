@@ -204,10 +204,6 @@ bool StateDir::held(const std::string& job) const {
   return file_exists(job_dir(job) + "/held");
 }
 
-bool usable_job_name(const std::string& job) {
-  return valid_job_name(job) && job != "." && job != "..";
-}
-
 std::string default_state_dir() {
   auto env = [](const char* name) -> std::string {
     const char* v = std::getenv(name);

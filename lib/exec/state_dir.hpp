@@ -19,7 +19,9 @@
 #include <functional>
 #include <optional>
 #include <string>
+
 #include <vector>
+#include "core/names.hpp"
 
 #include "exec/job_launch.hpp"
 #include "exec/job_status.hpp"
@@ -85,9 +87,6 @@ class StateDir {
   std::string root_;
   AliveFn alive_;
 };
-
-// A job name that is safe as a directory name: a valid JobSpec name other than "." and "..".
-bool usable_job_name(const std::string& job);
 
 // --state-dir's default: $SIA_STATE_DIR, else $XDG_STATE_HOME/sia/run, else
 // $HOME/.local/state/sia/run (status 78 when none is set).

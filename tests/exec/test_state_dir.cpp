@@ -106,11 +106,11 @@ TEST_CASE("a state directory serves one node and one sia-run at a time", "[state
 }
 
 TEST_CASE("job names must be usable as directory names", "[state]") {
-  CHECK(usable_job_name("bert-1.v2_a"));
-  CHECK_FALSE(usable_job_name(".."));
-  CHECK_FALSE(usable_job_name("."));
-  CHECK_FALSE(usable_job_name("a/b"));
-  CHECK_FALSE(usable_job_name(""));
+  CHECK(sia::valid_job_name("bert-1.v2_a"));
+  CHECK_FALSE(sia::valid_job_name(".."));
+  CHECK_FALSE(sia::valid_job_name("."));
+  CHECK_FALSE(sia::valid_job_name("a/b"));
+  CHECK_FALSE(sia::valid_job_name(""));
 }
 
 TEST_CASE("the default state directory follows the environment", "[state]") {
