@@ -1,6 +1,6 @@
 # Sources of lib/channel (the control channel: protocol, keys, CURVE/ZAP, hub, agent,
-# client RPC), added to libsia.
-target_sources(sia PRIVATE
+# client RPC).
+sia_module(channel
   channel/protocol.cpp
   channel/identity.cpp
   channel/keys.cpp
@@ -15,3 +15,5 @@ target_sources(sia PRIVATE
   channel/client_rpc.cpp
   channel/keygen_command.cpp
 )
+target_link_libraries(sia_channel
+  PUBLIC sia_cli sia_core sia_exec sia_os PkgConfig::LIBZMQ)

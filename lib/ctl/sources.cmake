@@ -1,6 +1,6 @@
 # Sources of lib/ctl (the controller core: configuration, state directory, job book,
-# round engine, node drivers, client operations), added to libsia.
-target_sources(sia PRIVATE
+# round engine, node drivers, client operations).
+sia_module(ctl
   ctl/config.cpp
   ctl/agent_config.cpp
   ctl/journal.cpp
@@ -23,3 +23,6 @@ target_sources(sia PRIVATE
   ctl/local_logs.cpp
   ctl/logs_command.cpp
 )
+target_link_libraries(sia_ctl
+  PUBLIC sia_channel sia_cli sia_core sia_exec sia_model sia_policy
+  PRIVATE sia_os sia_place)

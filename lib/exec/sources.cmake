@@ -1,5 +1,5 @@
-# Sources of lib/exec (process supervision), added to libsia.
-target_sources(sia PRIVATE
+# Sources of lib/exec (process supervision).
+sia_module(exec
   exec/process_id.cpp
   exec/process_exit.cpp
   exec/local_launcher.cpp
@@ -21,3 +21,5 @@ target_sources(sia PRIVATE
   exec/foreground.cpp
   exec/supervise.cpp
 )
+target_link_libraries(sia_exec
+  PUBLIC sia_cli sia_core sia_model sia_os)

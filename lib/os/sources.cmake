@@ -1,6 +1,6 @@
 # Sources of lib/os (the operating-system layer: starting and waiting for processes, lock
-# files, directories, the clock), added to libsia. lib/os depends on lib/core only.
-target_sources(sia PRIVATE
+# files, directories, the clock). lib/os depends on lib/core only.
+sia_module(os
   os/clock.cpp
   os/process_exit.cpp
   os/spawn.cpp
@@ -8,3 +8,5 @@ target_sources(sia PRIVATE
   os/make_dirs.cpp
   os/lock_file.cpp
 )
+target_link_libraries(sia_os
+  PRIVATE sia_core)

@@ -1,7 +1,6 @@
 # Sources of lib/serve (the controller daemon `sia-ctl serve`: the round engine's node
-# driver on the control channel's hub, the clients' service, the remote client backend),
-# added to libsia.
-target_sources(sia PRIVATE
+# driver on the control channel's hub, the clients' service, the remote client backend).
+sia_module(serve
   serve/hub_driver.cpp
   serve/report_journal.cpp
   serve/client_service.cpp
@@ -9,3 +8,6 @@ target_sources(sia PRIVATE
   serve/remote_backend.cpp
   serve/serve_command.cpp
 )
+target_link_libraries(sia_serve
+  PUBLIC sia_channel sia_core sia_ctl sia_model sia_os
+  PRIVATE sia_cli sia_exec)

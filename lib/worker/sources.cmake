@@ -1,5 +1,5 @@
-# Sources of lib/worker (the reference training worker), added to libsia.
-target_sources(sia PRIVATE
+# Sources of lib/worker (the reference training worker).
+sia_module(worker
   worker/worker_env.cpp
   worker/dataset.cpp
   worker/mlp.cpp
@@ -15,7 +15,9 @@ target_sources(sia PRIVATE
   worker/subprocess.cpp
   worker/live_profile.cpp
 )
-target_link_libraries(sia PRIVATE ${CMAKE_DL_LIBS})
+target_link_libraries(sia_worker
+  PUBLIC sia_core
+  PRIVATE sia_os PkgConfig::LIBZMQ ${CMAKE_DL_LIBS})
 set_property(SOURCE worker/cuda_plugin.cpp APPEND PROPERTY COMPILE_DEFINITIONS
   SIA_WORKER_PLUGIN_DIR="${CMAKE_INSTALL_FULL_LIBDIR}/sia")
 

@@ -1,0 +1,26 @@
+# Sources of lib/core: the formats and data types every module shares (documents, clusters, jobs,
+# configurations, allocations, CRC32, logging). Uses no other module.
+sia_module(core
+  core/error.cpp
+  core/compat.cpp
+  core/node.cpp
+  core/document.cpp
+  core/toml_json.cpp
+  core/csv.cpp
+  core/atomic_file.cpp
+  core/crc32.cpp
+  core/log.cpp
+  core/cluster.cpp
+  core/configuration.cpp
+  core/profile.cpp
+  core/job_spec.cpp
+  core/json_writer.cpp
+  core/json_limits.cpp
+  core/job_model_info.cpp
+  core/goodput_matrix.cpp
+  core/allocation.cpp
+  core/placement.cpp
+)
+target_link_libraries(sia_core
+  PUBLIC nlohmann_json::nlohmann_json
+  PRIVATE tomlplusplus::tomlplusplus)

@@ -1,0 +1,19 @@
+# Sources of lib/policy: the scheduling policies (Sia, Gavel, Pollux, Themis) and the MCKP solver.
+# Uses core, model and place.
+sia_module(policy
+  policy/mckp.cpp
+  policy/policy.cpp
+  policy/sia_policy.cpp
+  policy/explain.cpp
+  policy/gavel.cpp
+  policy/gavel_common.cpp
+  policy/gavel_lp.cpp
+  policy/pollux.cpp
+  policy/pollux_ga.cpp
+  policy/themis.cpp
+  policy/themis_auction.cpp
+  policy/themis_model.cpp
+)
+target_link_libraries(sia_policy
+  PUBLIC sia_core sia_model sia_place
+  PRIVATE sia_glpk)
