@@ -13,8 +13,8 @@ using namespace sia;
 
 static void line(const char* model, const char* type, const char* how, int fit, std::size_t n,
                  double med, double p90) {
-  std::printf("%-12s %-22s %-22s %5d %6zu %8.1f%% %8.1f%%\n", model, type, how, fit, n,
-              100 * med, 100 * p90);
+  std::printf("%-12s %-22s %-22s %5d %6zu %8.1f%% %8.1f%%\n", model, type, how, fit, n, 100 * med,
+              100 * p90);
 }
 
 int main(int argc, char** argv) {

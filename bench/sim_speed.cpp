@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   }
   std::vector<JobSpec> long_w;
   for (int k = 0; k < 6; ++k) {
-    auto part = read_workload(data + "/workloads/saturn/workload-" + std::to_string(k + 1) + ".csv", cat);
+    auto part =
+        read_workload(data + "/workloads/saturn/workload-" + std::to_string(k + 1) + ".csv", cat);
     for (auto& j : part) {
       j.name = "w" + std::to_string(k + 1) + "-" + j.name;
       j.submit_time += k * 8 * 3600.0;

@@ -35,9 +35,11 @@ SyntheticRound synthetic_round(const Catalog& catalog, int scale, int njobs, uns
   SyntheticRound r;
   r.cluster = scaled_hetero_cluster(scale);
   std::mt19937 rng(seed);
-  const std::pair<const char*, double> mix[] = {
-      {"cifar10", 0.80}, {"deepspeech2", 0.07}, {"bert", 0.06}, {"yolov3", 0.04},
-      {"imagenet", 0.03}};
+  const std::pair<const char*, double> mix[] = {{"cifar10", 0.80},
+                                                {"deepspeech2", 0.07},
+                                                {"bert", 0.06},
+                                                {"yolov3", 0.04},
+                                                {"imagenet", 0.03}};
   std::uniform_real_distribution<double> u(0, 1);
   std::vector<int> free(r.cluster.types.size());
   for (std::size_t t = 0; t < free.size(); ++t) free[t] = r.cluster.types[t].capacity();
@@ -104,6 +106,8 @@ double percentile(std::vector<double> v, double q) {
   return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
 }
 
-double median(std::vector<double> v) { return percentile(std::move(v), 50); }
+double median(std::vector<double> v) {
+  return percentile(std::move(v), 50);
+}
 
 }  // namespace sia::bench

@@ -7,9 +7,15 @@
 
 namespace sia::test {
 
-inline std::string source_dir() { return SIA_TEST_SOURCE_DIR; }
-inline std::string data_dir() { return source_dir() + "/data"; }
-inline std::string catalog_dir() { return data_dir() + "/models"; }
+inline std::string source_dir() {
+  return SIA_TEST_SOURCE_DIR;
+}
+inline std::string data_dir() {
+  return source_dir() + "/data";
+}
+inline std::string catalog_dir() {
+  return data_dir() + "/models";
+}
 
 inline Document doc_from(const std::string& text, const std::string& kind,
                          const std::string& file = "test.json") {

@@ -8,9 +8,9 @@
 #include "channel/protocol.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "core/node.hpp"
 #include "core/toml_json.hpp"
-#include "core/json_limits.hpp"
 
 namespace sia::channel {
 

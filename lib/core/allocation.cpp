@@ -12,8 +12,9 @@ namespace sia {
 using nlohmann::json;
 
 const JobAllocation* Allocation::find(const std::string& job) const {
-  auto it = std::lower_bound(jobs.begin(), jobs.end(), job,
-                             [](const JobAllocation& a, const std::string& n) { return a.job < n; });
+  auto it =
+      std::lower_bound(jobs.begin(), jobs.end(), job,
+                       [](const JobAllocation& a, const std::string& n) { return a.job < n; });
   return it != jobs.end() && it->job == job ? &*it : nullptr;
 }
 

@@ -17,11 +17,11 @@ namespace sia {
 
 // Why a job got what it got (sia-solve --explain).
 struct Explanation {
-  double value = 0;           // its term in the objective
-  double restart_factor = 1;  // applied off its current configuration
-  double goodput = 0;         // normalised goodput of the choice, after the restart factor
-  bool pinned = false;        // inside a checkpoint-restore, or not preemptible
-  int max_gpus = 0;           // the scale-up cap the estimator applied
+  double value = 0;                   // its term in the objective
+  double restart_factor = 1;          // applied off its current configuration
+  double goodput = 0;                 // normalised goodput of the choice, after the restart factor
+  bool pinned = false;                // inside a checkpoint-restore, or not preemptible
+  int max_gpus = 0;                   // the scale-up cap the estimator applied
   std::optional<Config> alternative;  // the best configuration it did not get
   double alternative_goodput = 0;
   double alternative_value = 0;

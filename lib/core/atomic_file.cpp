@@ -15,9 +15,8 @@ void write_file_atomic(const std::string& path, std::string_view content, int mo
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmp = (dir / ("." + target.filename().string() + ".tmp." +
-                            std::to_string(::getpid())))
-                        .string();
+  std::string tmp =
+      (dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()))).string();
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) {
     throw Error(ExitStatus::cant_create, path + ": cannot create: " + std::strerror(errno));

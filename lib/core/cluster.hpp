@@ -27,15 +27,15 @@ struct NodeGroup {
   std::string gpu_type;
   int gpus_per_node = 0;
   int count = 0;
-  std::string name_prefix;         // default "<gpu_type>-"
-  std::vector<std::string> names;  // optional, exactly `count` names
+  std::string name_prefix;             // default "<gpu_type>-"
+  std::vector<std::string> names;      // optional, exactly `count` names
   std::vector<std::string> addresses;  // optional: host names or IPs, exactly `count`
 };
 
 struct ClusterNode {
   std::string name;
   std::string address;  // how other nodes reach it (default: the name)
-  int type = 0;  // index into Cluster::types
+  int type = 0;         // index into Cluster::types
   int gpus = 0;
   int index_in_type = 0;  // 0-based position among the nodes of its type
 };

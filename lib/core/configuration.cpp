@@ -4,7 +4,9 @@
 
 namespace sia {
 
-static bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
+static bool is_power_of_two(int x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
 
 int largest_virtual_node(int gpus_per_node) {
   int p = 1;

@@ -1,8 +1,8 @@
 #include "core/json_writer.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +11,9 @@
 
 namespace sia {
 
-JsonWriter::JsonWriter(bool pretty) : pretty_(pretty) { out_.reserve(1 << 16); }
+JsonWriter::JsonWriter(bool pretty) : pretty_(pretty) {
+  out_.reserve(1 << 16);
+}
 
 void JsonWriter::newline() {
   out_ += '\n';

@@ -13,11 +13,21 @@ namespace sia {
 Node::Node(const nlohmann::json& value, std::string file, std::string path, ExitStatus status)
     : value_(&value), file_(std::move(file)), path_(std::move(path)), status_(status) {}
 
-bool Node::is_null() const { return value_->is_null(); }
-bool Node::is_object() const { return value_->is_object(); }
-bool Node::is_array() const { return value_->is_array(); }
-bool Node::is_string() const { return value_->is_string(); }
-bool Node::is_number() const { return value_->is_number(); }
+bool Node::is_null() const {
+  return value_->is_null();
+}
+bool Node::is_object() const {
+  return value_->is_object();
+}
+bool Node::is_array() const {
+  return value_->is_array();
+}
+bool Node::is_string() const {
+  return value_->is_string();
+}
+bool Node::is_number() const {
+  return value_->is_number();
+}
 
 void Node::fail(std::string_view what) const {
   throw Error(status_, located(file_, path_, what));

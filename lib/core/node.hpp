@@ -39,10 +39,10 @@ class Node {
   bool is_number() const;
 
   // Objects.
-  bool has(std::string_view key) const;  // present and not null
-  Node at(std::string_view key) const;   // required field
+  bool has(std::string_view key) const;                 // present and not null
+  Node at(std::string_view key) const;                  // required field
   std::optional<Node> get(std::string_view key) const;  // absent or null -> nullopt
-  std::vector<std::string> keys() const;                 // in key order
+  std::vector<std::string> keys() const;                // in key order
 
   // Refuses a key not in `known`: "file: path.key: unknown key \"max_gpu\" (did you mean
   // \"max_gpus\"?)". For documents people write, where a typo must not be dropped silently.
@@ -67,10 +67,10 @@ class Node {
   bool bool_or(std::string_view key, bool fallback) const;
 
   // Checked scalars.
-  double positive_number() const;          // > 0
-  double non_negative_number() const;      // >= 0
-  std::int64_t positive_int() const;       // >= 1
-  std::int64_t non_negative_int() const;   // >= 0
+  double positive_number() const;         // > 0
+  double non_negative_number() const;     // >= 0
+  std::int64_t positive_int() const;      // >= 1
+  std::int64_t non_negative_int() const;  // >= 0
   std::string one_of(std::initializer_list<std::string_view> choices) const;
 
   // Ranges, inclusive: "expected an integer from 1 to 1000000, got the number 4294967297".

@@ -34,9 +34,9 @@ struct JobPlacement {
 
 struct Placement {
   std::string cluster_name;
-  std::vector<JobPlacement> jobs;    // sorted by name
-  std::vector<std::string> evicted;  // allocated but displaced to make room (sorted)
-  std::vector<std::string> waiting;  // not placed this round (sorted)
+  std::vector<JobPlacement> jobs;            // sorted by name
+  std::vector<std::string> evicted;          // allocated but displaced to make room (sorted)
+  std::vector<std::string> waiting;          // not placed this round (sorted)
   std::map<std::string, std::string> notes;  // why each job is where it is, or waits
 
   const JobPlacement* find(const std::string& job) const;

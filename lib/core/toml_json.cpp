@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include <nlohmann/json.hpp>
 #include <toml++/toml.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 
@@ -40,8 +40,8 @@ json toml_to_json(std::string_view text, const std::string& file, ExitStatus sta
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     throw Error(status, file + ":" + std::to_string(where.line) + ":" +
-                            std::to_string(where.column) + ": invalid TOML: " +
-                            std::string(e.description()));
+                            std::to_string(where.column) +
+                            ": invalid TOML: " + std::string(e.description()));
   }
 }
 

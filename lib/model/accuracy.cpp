@@ -15,8 +15,12 @@ double nearest_rank(std::vector<double> v, double q) {
   return v[rank - 1];
 }
 
-double AccuracyResult::median() const { return nearest_rank(errors, 50); }
-double AccuracyResult::p90() const { return nearest_rank(errors, 90); }
+double AccuracyResult::median() const {
+  return nearest_rank(errors, 50);
+}
+double AccuracyResult::p90() const {
+  return nearest_rank(errors, 90);
+}
 
 namespace {
 
@@ -30,7 +34,9 @@ std::vector<FitPoint> points(const ModelGpu& g, int max_replicas) {
   return out;
 }
 
-double rel(double predicted, double measured) { return std::fabs(predicted - measured) / measured; }
+double rel(double predicted, double measured) {
+  return std::fabs(predicted - measured) / measured;
+}
 
 }  // namespace
 

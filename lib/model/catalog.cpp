@@ -68,7 +68,9 @@ double ModelInfo::progress_at_epoch(int epochs) const {
   return std::isfinite(best) ? best : 0;
 }
 
-double ModelInfo::target_progress() const { return progress_at_epoch(max_epochs); }
+double ModelInfo::target_progress() const {
+  return progress_at_epoch(max_epochs);
+}
 
 Profile ModelInfo::seed_profile() const {
   Profile p;

@@ -13,8 +13,7 @@
 
 namespace sia {
 
-double batch_gain(const std::optional<GradientStats>& g, double batch_size,
-                  double init_batch_size);
+double batch_gain(const std::optional<GradientStats>& g, double batch_size, double init_batch_size);
 double batch_efficiency(const std::optional<GradientStats>& g, double batch_size,
                         double init_batch_size);
 

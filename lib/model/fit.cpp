@@ -88,8 +88,12 @@ namespace {
 // them by each other: the problem is badly conditioned in the raw parameters, and bounded
 // quasi-Newton methods stall there. Optimising their logarithms (same objective, same
 // bounds) converges reliably; gamma stays linear.
-double to_param(int k, double x) { return k == 6 ? x : std::exp(x); }
-double from_param(int k, double v) { return k == 6 ? v : std::log(v); }
+double to_param(int k, double x) {
+  return k == 6 ? x : std::exp(x);
+}
+double from_param(int k, double v) {
+  return k == 6 ? v : std::log(v);
+}
 
 struct Problem {
   const std::vector<FitPoint>* points;

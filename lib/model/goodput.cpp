@@ -28,8 +28,8 @@ void geomspace(double start, double stop, int n, double* out) {
   out[n - 1] = stop;
 }
 
-void split_batch(double batch, int replicas, int max_local, double init_batch_size,
-                 int* local_bsz, int* accum_steps) {
+void split_batch(double batch, int replicas, int max_local, double init_batch_size, int* local_bsz,
+                 int* accum_steps) {
   const double local = batch / replicas;
   int s = static_cast<int>(std::ceil(local / max_local - 1e-8)) - 1;
   if (replicas == 1 && local > init_batch_size + 1e-8) s = std::max(s, 1);
@@ -69,10 +69,9 @@ BatchChoice GoodputFunction::optimize(int nodes, int replicas, const BatchLimits
   if (stages_ > 1) return pipeline(nodes, replicas, limits);
   constexpr int kCandidates = 50;
   double cand[kCandidates];
-  const double min_b = limits.tune
-                           ? std::max(init_batch_size_, static_cast<double>(limits.min_local) *
-                                                            replicas)
-                           : limits.max_batch;
+  const double min_b =
+      limits.tune ? std::max(init_batch_size_, static_cast<double>(limits.min_local) * replicas)
+                  : limits.max_batch;
   geomspace(min_b, limits.max_batch, kCandidates, cand);
   BatchChoice best;
   const int n = limits.tune ? kCandidates : 1;

@@ -39,8 +39,8 @@ struct BatchLimits {
 
 class GoodputFunction {
  public:
-  GoodputFunction(PerfParams params, std::optional<GradientStats> gradient,
-                  double init_batch_size, int pipeline_stages = 1, int microbatches = 48);
+  GoodputFunction(PerfParams params, std::optional<GradientStats> gradient, double init_batch_size,
+                  int pipeline_stages = 1, int microbatches = 48);
 
   const PerfParams& params() const { return params_; }
   double init_batch_size() const { return init_batch_size_; }
@@ -64,8 +64,8 @@ class GoodputFunction {
 
 // Accumulation steps and per-GPU batch for a global batch on `replicas` GPUs whose memory
 // holds `max_local` samples (the rule in the header comment, without the range check).
-void split_batch(double batch, int replicas, int max_local, double init_batch_size,
-                 int* local_bsz, int* accum_steps);
+void split_batch(double batch, int replicas, int max_local, double init_batch_size, int* local_bsz,
+                 int* accum_steps);
 
 // numpy.geomspace semantics: `n` values from start to stop inclusive (descending if
 // start > stop), endpoints exact.

@@ -43,8 +43,7 @@ double iteration_time(const PerfParams& p, int nodes, int replicas, double local
   return accum_steps * compute_time(p, local_bsz) + optim_time(p, nodes, replicas, local_bsz);
 }
 
-double throughput(const PerfParams& p, int nodes, int replicas, double local_bsz,
-                  int accum_steps) {
+double throughput(const PerfParams& p, int nodes, int replicas, double local_bsz, int accum_steps) {
   return replicas * local_bsz * (accum_steps + 1) /
          iteration_time(p, nodes, replicas, local_bsz, accum_steps);
 }

@@ -33,7 +33,6 @@ double network_time(const PerfParams& p, int nodes, int replicas);
 double optim_time(const PerfParams& p, int nodes, int replicas, double local_bsz);
 double iteration_time(const PerfParams& p, int nodes, int replicas, double local_bsz,
                       int accum_steps);
-double throughput(const PerfParams& p, int nodes, int replicas, double local_bsz,
-                  int accum_steps);
+double throughput(const PerfParams& p, int nodes, int replicas, double local_bsz, int accum_steps);
 
 }  // namespace sia

@@ -11,7 +11,7 @@ namespace sia {
 namespace {
 
 struct NodeState {
-  int cluster_index = 0;  // into Cluster::nodes
+  int cluster_index = 0;   // into Cluster::nodes
   std::vector<int> owner;  // per GPU: job index or -1
   bool whole = false;      // held by a whole-node job
   int free() const {
@@ -74,7 +74,9 @@ class TypePlacer {
 
   // Only jobs that fit on one node may be evicted to make room; a job with whole nodes (or
   // a multi-node remainder) stays.
-  bool single_node(int w) const { return work_[w].config.nodes == 1 && work_[w].config.gpus < gpn_; }
+  bool single_node(int w) const {
+    return work_[w].config.nodes == 1 && work_[w].config.gpus < gpn_;
+  }
   bool holds_multi_node(int slot) const {
     for (int o : nodes_[slot].owner) {
       if (o >= 0 && !single_node(o)) return true;
@@ -168,10 +170,10 @@ class TypePlacer {
       take(w, slot, all);
       nodes_[slot].whole = true;
     }
-    work_[w].note = "whole nodes, taken from the highest index" +
-                    (evicted_here ? ", after evicting " + std::to_string(evicted_here) +
-                                        " single-node job(s)"
-                                  : std::string());
+    work_[w].note =
+        "whole nodes, taken from the highest index" +
+        (evicted_here ? ", after evicting " + std::to_string(evicted_here) + " single-node job(s)"
+                      : std::string());
     return true;
   }
 
@@ -204,8 +206,8 @@ class TypePlacer {
         if (target < 0 || nodes_[slot].free() > nodes_[target].free()) target = slot;
       }
       if (target < 0) {
-        work_[w].note = "no node can hold " + std::to_string(g) +
-                        " GPUs even after evicting single-node jobs";
+        work_[w].note =
+            "no node can hold " + std::to_string(g) + " GPUs even after evicting single-node jobs";
         return false;
       }
       std::map<int, int> sizes;
@@ -345,7 +347,8 @@ void mark_restarts(Placement& placement, const std::optional<Placement>& previou
     bool same = before && before->type == jp.type && before->nodes.size() == jp.nodes.size();
     if (same) {
       for (std::size_t k = 0; k < jp.nodes.size() && same; ++k) {
-        same = before->nodes[k].node == jp.nodes[k].node && before->nodes[k].gpus == jp.nodes[k].gpus;
+        same =
+            before->nodes[k].node == jp.nodes[k].node && before->nodes[k].gpus == jp.nodes[k].gpus;
       }
     }
     jp.restart = !same;
@@ -390,7 +393,8 @@ Placement place(const Allocation& alloc, const Cluster& cluster,
     for (int w : tp.evicted()) evicted.insert(alloc.jobs[work[w].job].job);
   }
   out.evicted.assign(evicted.begin(), evicted.end());
-  std::sort(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  std::sort(out.jobs.begin(), out.jobs.end(),
+            [](const auto& a, const auto& b) { return a.job < b.job; });
   std::sort(out.waiting.begin(), out.waiting.end());
   mark_restarts(out, previous);
   return out;
@@ -405,7 +409,8 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
   std::vector<int> jobs;
   if (order) {
     std::map<std::string, int> index;
-    for (std::size_t j = 0; j < alloc.jobs.size(); ++j) index[alloc.jobs[j].job] = static_cast<int>(j);
+    for (std::size_t j = 0; j < alloc.jobs.size(); ++j)
+      index[alloc.jobs[j].job] = static_cast<int>(j);
     for (const auto& name : *order) {
       if (auto it = index.find(name); it != index.end()) jobs.push_back(it->second);
     }
@@ -420,8 +425,8 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
     std::vector<int> mine;
     for (int j : jobs) {
       const auto& a = alloc.jobs[j];
-      if (a.config && cluster.type_index(alloc.cluster.types[a.config->type].name) ==
-                          static_cast<int>(t)) {
+      if (a.config &&
+          cluster.type_index(alloc.cluster.types[a.config->type].name) == static_cast<int>(t)) {
         mine.push_back(j);
       }
     }
@@ -476,7 +481,8 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
       out.jobs.push_back(std::move(jp));
     }
   }
-  std::sort(out.jobs.begin(), out.jobs.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  std::sort(out.jobs.begin(), out.jobs.end(),
+            [](const auto& a, const auto& b) { return a.job < b.job; });
   std::sort(out.waiting.begin(), out.waiting.end());
   mark_restarts(out, previous);
   return out;

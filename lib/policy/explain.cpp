@@ -56,8 +56,8 @@ void explain_allocation(const ExplainInput& in, Allocation& out, bool detailed) 
           if (rows[r].size_class > 1) {
             why += "no free " + std::to_string(rows[r].size_class) + "-GPU block on " + type;
           } else {
-            why += "no room on " + type + ": " + num(used[r], 6) + "/" +
-                   num(rows[r].capacity, 6) + " GPUs allocated";
+            why += "no room on " + type + ": " + num(used[r], 6) + "/" + num(rows[r].capacity, 6) +
+                   " GPUs allocated";
           }
           if (pinned_use[r] > 0) {
             why += " (" + num(pinned_use[r], 6) + " held by pinned jobs)";

@@ -29,7 +29,7 @@ double relative_gap(double value, double bound) {
 // oversized choices dropped. `index` maps back to the original choice numbers.
 struct Reduced {
   std::vector<double> capacity;
-  std::vector<int> job;                         // original job of each free job
+  std::vector<int> job;  // original job of each free job
   std::vector<std::vector<const MckpChoice*>> choices;
   std::vector<std::vector<int>> index;
   double forced_value = 0;
@@ -202,7 +202,8 @@ double clearing_price(const Reduced& r, const std::vector<double>& price, int ro
     double cur_v = flat;
     for (std::size_t i = 0; i < lines.size(); ++i) {
       double v = lines[i].w;
-      if (v > cur_v + 1e-12 || (cur >= 0 && std::fabs(v - cur_v) <= 1e-12 && lines[i].u < lines[cur].u)) {
+      if (v > cur_v + 1e-12 ||
+          (cur >= 0 && std::fabs(v - cur_v) <= 1e-12 && lines[i].u < lines[cur].u)) {
         cur = static_cast<int>(i);
         cur_v = v;
       }
@@ -226,8 +227,8 @@ double clearing_price(const Reduced& r, const std::vector<double>& price, int ro
         if (lines[i].u >= c.u) continue;
         double x = (c.w - lines[i].w) / (c.u - lines[i].u);
         if (x < lambda - 1e-15) continue;
-        if (x < best_at - 1e-15 || (std::fabs(x - best_at) <= 1e-15 && next >= 0 &&
-                                    lines[i].u < lines[next].u)) {
+        if (x < best_at - 1e-15 ||
+            (std::fabs(x - best_at) <= 1e-15 && next >= 0 && lines[i].u < lines[next].u)) {
           best_at = x;
           next = static_cast<int>(i);
         }
@@ -241,7 +242,8 @@ double clearing_price(const Reduced& r, const std::vector<double>& price, int ro
   }
   const double cap = r.capacity[row];
   if (demand <= cap + 1e-9) return 0;
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.at < b.at; });
+  std::sort(events.begin(), events.end(),
+            [](const Event& a, const Event& b) { return a.at < b.at; });
   for (const auto& e : events) {
     demand -= e.drop;
     if (demand <= cap + 1e-9) return e.at;
@@ -432,7 +434,8 @@ void repack_rows(const Reduced& r, std::vector<int>& pick, const std::vector<dou
     // dp[c]: best value within capacity c; choice[m][c]: what member m took.
     const double neg = -std::numeric_limits<double>::infinity();
     std::vector<double> dp(cap + 1, 0.0), next(cap + 1);
-    std::vector<std::vector<signed char>> take(members.size(), std::vector<signed char>(cap + 1, -1));
+    std::vector<std::vector<signed char>> take(members.size(),
+                                               std::vector<signed char>(cap + 1, -1));
     std::vector<std::vector<int>> opts(members.size());
     for (std::size_t m = 0; m < members.size(); ++m) {
       int j = members[m];
@@ -811,8 +814,9 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   // Branch and cut, where it can still pay off within the time limit.
   if (options.use_glpk && relative_gap(value, bound) > options.mip_gap && left() > 0.002 &&
       columns <= options.branch_columns) {
-    BranchResult g = branch_and_cut(r, pick, options.mip_gap,
-                                    std::min(left(), options.branch_time_fraction * options.time_limit));
+    BranchResult g =
+        branch_and_cut(r, pick, options.mip_gap,
+                       std::min(left(), options.branch_time_fraction * options.time_limit));
     bound = std::min(bound, g.bound + r.forced_value);
     proved = g.optimal;
     if (g.found && g.value + r.forced_value >= value - 1e-12) {
@@ -824,8 +828,8 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   }
   const double gap = relative_gap(value, bound);
   sol.status = proved || gap <= options.mip_gap + 1e-12 ? "optimal"
-               : left() <= 0.002              ? "time-limit"
-                                              : "feasible";
+               : left() <= 0.002                        ? "time-limit"
+                                                        : "feasible";
   for (std::size_t j = 0; j < pick.size(); ++j) {
     sol.pick[r.job[j]] = pick[j] >= 0 ? r.index[j][pick[j]] : -1;
   }

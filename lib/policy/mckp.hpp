@@ -36,9 +36,9 @@ struct MckpProblem {
 };
 
 struct MckpOptions {
-  double mip_gap = 1e-4;     // relative gap at which to stop
-  double time_limit = 2.0;   // seconds for the whole solve
-  bool use_glpk = true;      // false: heuristic only
+  double mip_gap = 1e-4;    // relative gap at which to stop
+  double time_limit = 2.0;  // seconds for the whole solve
+  bool use_glpk = true;     // false: heuristic only
   // Branch and cut only below this many columns, and for at most this share of the time
   // limit: on larger problems it rarely closes the last hundredths of a percent in time;
   // the LP rounding gets within about 1e-3 there.
@@ -56,11 +56,11 @@ struct MckpOptions {
 struct MckpSolution {
   std::vector<int> pick;  // per job: choice index or -1
   double value = 0;
-  double bound = 0;       // an upper bound on the optimum
-  double gap = 0;         // (bound - value) / max(|value|, 1e-9)
-  std::string status;     // "optimal" (within the gap), "feasible" (gap above the target),
-                          // "time-limit", "infeasible" (the forced choices do not fit)
-  std::string method;     // what found it: "lagrangian", "lp-round" or "glpk"
+  double bound = 0;            // an upper bound on the optimum
+  double gap = 0;              // (bound - value) / max(|value|, 1e-9)
+  std::string status;          // "optimal" (within the gap), "feasible" (gap above the target),
+                               // "time-limit", "infeasible" (the forced choices do not fit)
+  std::string method;          // what found it: "lagrangian", "lp-round" or "glpk"
   std::vector<double> prices;  // the final row prices (explanations)
 };
 

@@ -64,10 +64,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "model/goodput.hpp"
 #include "policy/baselines.hpp"
 #include "policy/pollux_ga.hpp"
-#include "core/json_limits.hpp"
 
 namespace sia {
 

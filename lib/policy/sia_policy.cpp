@@ -20,7 +20,7 @@ double SiaPolicy::restart_factor(const GoodputRow& row) {
 namespace {
 
 struct Column {
-  int entry = -1;  // index into the row's entries (-1: a synthetic pin column)
+  int entry = -1;      // index into the row's entries (-1: a synthetic pin column)
   double goodput = 0;  // after the restart factor
   double value = 0;
 };
@@ -183,8 +183,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
   std::sort(out.jobs.begin(), out.jobs.end(),
             [](const auto& a, const auto& b) { return a.job < b.job; });
   last_ = sol;
-  last_seconds_ =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  last_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
 

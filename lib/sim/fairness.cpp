@@ -4,9 +4,9 @@
 #include <cmath>
 #include <thread>
 
-#include "core/error.hpp"
 #include <map>
 #include <tuple>
+#include "core/error.hpp"
 
 namespace sia {
 
@@ -49,8 +49,13 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
   };
   std::map<Key, Need> needed;
   auto key_of = [&](const JobSpec& spec, int type, int gpus) {
-    return Key{spec.model, static_cast<int>(spec.adaptivity), spec.batch_size, spec.gpus,
-               spec.restart_cost, cluster.types[type].name, gpus};
+    return Key{spec.model,
+               static_cast<int>(spec.adaptivity),
+               spec.batch_size,
+               spec.gpus,
+               spec.restart_cost,
+               cluster.types[type].name,
+               gpus};
   };
   auto shares = [&](std::size_t i, std::size_t t, int* lo, int* hi, double* share) {
     const double n_avg = std::max(1.0, result.jobs[i].contention);
@@ -66,8 +71,9 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
       int lo, hi;
       double share;
       shares(i, t, &lo, &hi, &share);
-      for (int g : {lo, hi}) needed.emplace(key_of(workload[i], static_cast<int>(t), g),
-                                            Need{workload[i], static_cast<int>(t), g});
+      for (int g : {lo, hi})
+        needed.emplace(key_of(workload[i], static_cast<int>(t), g),
+                       Need{workload[i], static_cast<int>(t), g});
     }
   }
   std::vector<std::pair<Key, Need>> work(needed.begin(), needed.end());
@@ -100,8 +106,8 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
   for (auto& t : pool) t.join();
   for (std::size_t k = 0; k < work.size(); ++k) {
     if (!errors[k].empty()) {
-      throw Error(ExitStatus::software, "isolated run of " + work[k].second.spec.name + ": " +
-                                            errors[k]);
+      throw Error(ExitStatus::software,
+                  "isolated run of " + work[k].second.spec.name + ": " + errors[k]);
     }
     cache[work[k].first] = jcts[k];
   }

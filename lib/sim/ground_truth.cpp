@@ -60,10 +60,9 @@ StepSync GroundTruth::step_sync(const std::vector<int>& placement, int local_bsz
   std::lock_guard<std::mutex> lock(memo_mu_);
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   auto fail = [&](const std::string& why) -> StepSync {
-    throw Error(ExitStatus::data,
-                "ground truth for " + model_->name + " on " + gpu_->name + ", placement " +
-                    placement_text(placement) + ", local batch " + std::to_string(local_bsz) +
-                    ": " + why);
+    throw Error(ExitStatus::data, "ground truth for " + model_->name + " on " + gpu_->name +
+                                      ", placement " + placement_text(placement) +
+                                      ", local batch " + std::to_string(local_bsz) + ": " + why);
   };
   StepSync out;
   if (auto it = by_placement_.find(id); it != by_placement_.end()) {
@@ -90,7 +89,8 @@ StepSync GroundTruth::step_sync(const std::vector<int>& placement, int local_bsz
       }
     }
     if (!interp_) return fail("no measurements to interpolate from");
-    auto v = interp_->interpolate({double(std::min(nodes, 16)), double(replicas), double(local_bsz)});
+    auto v =
+        interp_->interpolate({double(std::min(nodes, 16)), double(replicas), double(local_bsz)});
     if (!v) return fail("outside the convex hull of the measurements");
     out = {(*v)[0], (*v)[1]};
   }
@@ -118,7 +118,7 @@ int GroundTruth::max_local_bsz(const std::vector<int>& placement) const {
   if (best == 0) {
     throw Error(ExitStatus::data, "ground truth for " + model_->name + " on " + gpu_->name +
                                       ": no memory limit known for placement " +
-                                          placement_text(placement));
+                                      placement_text(placement));
   }
   return best;
 }
@@ -155,8 +155,8 @@ GradientStats ValidationTruth::grad_stats(double batch_size, int epoch) const {
   }
   auto row = [&](const ValidationTable* t) -> const EpochRow& {
     if (epoch < 0 || epoch >= static_cast<int>(t->epochs.size())) {
-      throw Error(ExitStatus::software, model_->name + ": no gradient statistics for epoch " +
-                                            std::to_string(epoch));
+      throw Error(ExitStatus::software,
+                  model_->name + ": no gradient statistics for epoch " + std::to_string(epoch));
     }
     return t->epochs[epoch];
   };

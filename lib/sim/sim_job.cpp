@@ -31,8 +31,7 @@ double SimJob::batch_size() const {
   return static_cast<double>(gpus()) * atomic_bsz_ * (accum_steps_ + 1);
 }
 
-void SimJob::observe(int nodes, int replicas, int bsz, StepSync t, GradientStats g,
-                     Estimator&) {
+void SimJob::observe(int nodes, int replicas, int bsz, StepSync t, GradientStats g, Estimator&) {
   job_.gradient = g;
   const std::string& type = cluster_->types[type_].name;
   for (const auto& o : job_.observations) {
@@ -145,8 +144,8 @@ void SimJob::apply(int type, const std::vector<int>& placement, bool restart,
     type_ = type;
     if (!placement.empty() && type >= 0) {
       if (!truth_[type]) {
-        throw Error(ExitStatus::software, name() + ": no ground truth on GPU type " +
-                                              cluster_->types[type].name);
+        throw Error(ExitStatus::software,
+                    name() + ": no ground truth on GPU type " + cluster_->types[type].name);
       }
       start();
     } else {

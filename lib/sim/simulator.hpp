@@ -29,8 +29,8 @@ struct SimOptions {
   double round = 0;  // seconds; 0: the policy's own (default_round)
   std::string policy = "sia";
   PolicyOptions policy_options;
-  bool reference = false;     // --compat reference
-  bool fairness = true;       // finish-time fairness (isolated runs per job)
+  bool reference = false;          // --compat reference
+  bool fairness = true;            // finish-time fairness (isolated runs per job)
   double max_time = 60 * 86400.0;  // give up (error) past this simulated time
   std::string save_rounds_dir;     // write every round's stage inputs and outputs here
   bool record_rounds = false;      // keep per-round snapshots in the result
@@ -47,9 +47,9 @@ struct JobResult {
   double completion = 0;
   double jct = 0;
   int restarts = 0;
-  double queued = 0;                 // seconds active without GPUs
-  std::vector<double> gpu_seconds;   // per cluster GPU type (held, incl. restore)
-  double contention = 0;             // mean active jobs over the rounds it was active
+  double queued = 0;                   // seconds active without GPUs
+  std::vector<double> gpu_seconds;     // per cluster GPU type (held, incl. restore)
+  double contention = 0;               // mean active jobs over the rounds it was active
   std::optional<double> isolated_jct;  // alone on its fair share
   std::optional<double> rho;           // finish-time fairness
 };

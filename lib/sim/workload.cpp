@@ -20,7 +20,8 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
   for (std::size_t r = 0; r < t.rows(); ++r) {
     JobSpec s;
     s.name = t.cell(r, cn);
-    if (!valid_job_name(s.name)) t.fail(r, cn, "expected a job name of letters, digits, '-', '_', '.'");
+    if (!valid_job_name(s.name))
+      t.fail(r, cn, "expected a job name of letters, digits, '-', '_', '.'");
     if (!names.insert(s.name).second) t.fail(r, cn, "duplicate job \"" + s.name + "\"");
     s.submit_time = t.number(r, ct);
     if (!(s.submit_time >= 0 && s.submit_time <= kMaxSeconds)) {
@@ -48,14 +49,16 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
       } else if (c == "rigid") {
         s.adaptivity = Adaptivity::rigid;
       } else {
-        t.fail(r, cc, "expected adaptive, scale-gpus (or strong-scaling) or rigid, got \"" + c + "\"");
+        t.fail(r, cc,
+               "expected adaptive, scale-gpus (or strong-scaling) or rigid, got \"" + c + "\"");
       }
     }
     out.push_back(std::move(s));
   }
   if (out.empty()) throw Error(ExitStatus::data, file + ": no jobs (a header but no rows)");
-  std::stable_sort(out.begin(), out.end(),
-                   [](const JobSpec& a, const JobSpec& b) { return a.submit_time < b.submit_time; });
+  std::stable_sort(out.begin(), out.end(), [](const JobSpec& a, const JobSpec& b) {
+    return a.submit_time < b.submit_time;
+  });
   return out;
 }
 
@@ -83,8 +86,9 @@ std::vector<JobSpec> read_workload(const std::string& file, const Catalog& catal
       d.data().at("jobs").each(add);
     }
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const JobSpec& a, const JobSpec& b) { return a.submit_time < b.submit_time; });
+  std::stable_sort(out.begin(), out.end(), [](const JobSpec& a, const JobSpec& b) {
+    return a.submit_time < b.submit_time;
+  });
   return out;
 }
 

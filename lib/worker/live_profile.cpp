@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "os/clock.hpp"
 #include "worker/exit_codes.hpp"
 #include "worker/subprocess.hpp"
-#include "core/json_limits.hpp"
 
 namespace sia::worker {
 

@@ -14,8 +14,8 @@ static std::vector<std::pair<int, int>> shapes(const std::vector<Config>& cs) {
 
 TEST_CASE("power-of-two nodes: single-node powers of two, then whole nodes", "[configuration]") {
   using V = std::vector<std::pair<int, int>>;
-  CHECK(shapes(configs_for_type(0, 4, 6)) == V{{1, 1}, {1, 2}, {1, 4}, {2, 8}, {3, 12}, {4, 16},
-                                               {5, 20}, {6, 24}});
+  CHECK(shapes(configs_for_type(0, 4, 6)) ==
+        V{{1, 1}, {1, 2}, {1, 4}, {2, 8}, {3, 12}, {4, 16}, {5, 20}, {6, 24}});
   CHECK(shapes(configs_for_type(0, 8, 2)) == V{{1, 1}, {1, 2}, {1, 4}, {1, 8}, {2, 16}});
   CHECK(shapes(configs_for_type(0, 1, 3)) == V{{1, 1}, {2, 2}, {3, 3}});
 }

@@ -28,8 +28,8 @@ TEST_CASE("fitted on all placements, the model reproduces them", "[accuracy]") {
   const ModelGpu& g = *c.get("cifar10").gpu("a100");
   std::vector<FitPoint> pts;
   for (const auto& r : g.placements) {
-    pts.push_back({r.nodes, r.replicas, double(r.local_bsz), r.step_time - r.sync_time,
-                   r.step_time});
+    pts.push_back(
+        {r.nodes, r.replicas, double(r.local_bsz), r.step_time - r.sync_time, r.step_time});
   }
   PerfParams p = fit_perf_params(pts);
   std::vector<double> err;

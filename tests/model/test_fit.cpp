@@ -26,8 +26,7 @@ TEST_CASE("the analytic gradient matches finite differences", "[fit]") {
   PerfParams truth{0.02, 0.001, 0.05, 0.004, 0.01, 0.002, 1.7};
   auto pts = synthetic(truth, 0.05, 1);
   std::array<std::array<double, 7>, 3> probes = {
-      truth.to_array(),
-      std::array<double, 7>{0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001},
+      truth.to_array(), std::array<double, 7>{0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001},
       std::array<double, 7>{0.005, 0.0003, 0.2, 0.02, 0.03, 0.001, 4.0}};
   for (const auto& p : probes) {
     std::array<double, 7> g{};
@@ -49,8 +48,7 @@ TEST_CASE("fitting recovers the iteration times it was fitted to", "[fit]") {
   auto pts = synthetic(truth, 0.0, 2);
   PerfParams fit = fit_perf_params(pts);
   for (const auto& p : pts) {
-    CHECK(optim_time(fit, p.nodes, p.replicas, p.local_bsz) ==
-          Approx(p.step_time).epsilon(0.03));
+    CHECK(optim_time(fit, p.nodes, p.replicas, p.local_bsz) == Approx(p.step_time).epsilon(0.03));
     CHECK(compute_time(fit, p.local_bsz) == Approx(p.compute_time).epsilon(0.03));
   }
 }
@@ -65,8 +63,10 @@ TEST_CASE("parameters the data cannot identify are frozen", "[fit]") {
   CHECK(p.beta_r == Approx(1e-8).margin(1e-12));
   CHECK(throughput(p, 2, 8, 32, 0) == Approx(8 * throughput(p, 1, 1, 32, 0)).epsilon(1e-6));
   // One-node multi-GPU data only: the prior puts inter-node above intra-node terms.
-  std::vector<FitPoint> intra = {{1, 1, 32, 0.1, 0.101},  {1, 1, 64, 0.18, 0.181},
-                                 {1, 2, 32, 0.1, 0.13},   {1, 4, 32, 0.1, 0.15},
+  std::vector<FitPoint> intra = {{1, 1, 32, 0.1, 0.101},
+                                 {1, 1, 64, 0.18, 0.181},
+                                 {1, 2, 32, 0.1, 0.13},
+                                 {1, 4, 32, 0.1, 0.15},
                                  {1, 4, 64, 0.18, 0.21}};
   PerfParams q = fit_perf_params(intra);
   CHECK(q.alpha_n >= 1.1 * q.alpha_r * 0.999999);

@@ -60,8 +60,8 @@ void check_rules(const Allocation& a, const Cluster& c, const Placement& p) {
 
 TEST_CASE("whole nodes from the top, small jobs best-fit from the bottom", "[placer]") {
   Cluster c = toml_cluster("[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 4\n");
-  Allocation a = alloc_of(c, {{"big", {0, 2, 8}}, {"one", {0, 1, 1}}, {"two", {0, 1, 2}},
-                              {"three", {0, 1, 1}}});
+  Allocation a = alloc_of(
+      c, {{"big", {0, 2, 8}}, {"one", {0, 1, 1}}, {"two", {0, 1, 2}}, {"three", {0, 1, 1}}});
   Placement p = place(a, c, std::nullopt);
   check_rules(a, c, p);
   CHECK(p.waiting.empty());
@@ -81,7 +81,8 @@ TEST_CASE("unchanged jobs keep their GPUs and do not restart", "[placer]") {
   Cluster c = toml_cluster("[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 3\n");
   Allocation a1 = alloc_of(c, {{"a", {0, 1, 2}}, {"b", {0, 1, 1}}, {"c", {0, 1, 4}}});
   Placement p1 = place(a1, c, std::nullopt);
-  Allocation a2 = alloc_of(c, {{"a", {0, 1, 2}}, {"b", {0, 1, 2}}, {"c", {0, 1, 4}}, {"d", {0, 1, 1}}});
+  Allocation a2 =
+      alloc_of(c, {{"a", {0, 1, 2}}, {"b", {0, 1, 2}}, {"c", {0, 1, 4}}, {"d", {0, 1, 1}}});
   Placement p2 = place(a2, c, p1);
   check_rules(a2, c, p2);
   CHECK(p2.find("a")->nodes[0].node == p1.find("a")->nodes[0].node);

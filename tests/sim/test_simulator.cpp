@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include "sim/simulator.hpp"
-#include "sim/workload.hpp"
 #include <algorithm>
 #include <cmath>
+#include "sim/simulator.hpp"
+#include "sim/workload.hpp"
 
 #include "test_util.hpp"
 
@@ -35,11 +35,14 @@ TEST_CASE("workload rows are checked, errors name the line", "[workload]") {
       parse_workload_csv("name,time,application,num_replicas,batch_size\n" + row, "w.csv", c);
     });
   };
-  CHECK(bad("a,1,resnet,1,32\n").second.rfind("w.csv:2: column application: unknown model \"resnet\"", 0) == 0);
+  CHECK(bad("a,1,resnet,1,32\n")
+            .second.rfind("w.csv:2: column application: unknown model \"resnet\"", 0) == 0);
   CHECK(bad("a,x,cifar10,1,32\n").second == "w.csv:2: column time: expected a number, got \"x\"");
-  CHECK(bad("a,1,cifar10,0,32\n").second == "w.csv:2: column num_replicas: expected a positive GPU count");
+  CHECK(bad("a,1,cifar10,0,32\n").second ==
+        "w.csv:2: column num_replicas: expected a positive GPU count");
   CHECK(bad("a,1,cifar10,1\n").second == "w.csv:2: expected 5 columns, got 4");
-  CHECK(bad("a,1,cifar10,1,32\na,2,cifar10,1,32\n").second == "w.csv:3: column name: duplicate job \"a\"");
+  CHECK(bad("a,1,cifar10,1,32\na,2,cifar10,1,32\n").second ==
+        "w.csv:3: column name: duplicate job \"a\"");
   CHECK(bad("a,-1,cifar10,1,32\n").first == 65);
 }
 
@@ -92,8 +95,8 @@ TEST_CASE("summary metrics on a hand-made result", "[metrics]") {
   r.policy_runtimes = {0.001, 0.002, 0.003};
   SimSummary s = summarize(r, false);
   CHECK(s.avg_jct == Approx(149.5));
-  CHECK(s.median_jct == 149);    // nearest rank: the 50th of 100
-  CHECK(s.p99_jct == 198);       // the 99th of 100
+  CHECK(s.median_jct == 149);                // nearest rank: the 50th of 100
+  CHECK(s.p99_jct == 198);                   // the 99th of 100
   CHECK(summarize(r, true).p99_jct == 199);  // the artifact: index int(0.99 n) = 99
   CHECK(s.makespan == Approx(99 + 199 - 0));
   CHECK(s.gpu_hours_per_job == Approx(1.0));
