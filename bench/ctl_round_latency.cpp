@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     src.config_file = (tmp / "config.toml").string();
     src.system_file = "";
     src.getenv = [](const char*) -> const char* { return nullptr; };
-    ctl::Config config = ctl::load_config(src);
+    ctl::Settings config = ctl::load_config(src);
     Cluster cluster = read_cluster(config.controller.cluster);
     ctl::StateStore store(config.controller.state_dir);
     store.create();

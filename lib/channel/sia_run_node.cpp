@@ -12,8 +12,8 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
-#include "exec/report.hpp"
 #include "exec/report_lines.hpp"
+#include "exec/run_documents.hpp"
 
 namespace sia::channel {
 

@@ -18,7 +18,7 @@ RemoteBackendFactory& remote_backend_factory() {
   return factory;
 }
 
-std::unique_ptr<ClientBackend> make_client_backend(const Config& config) {
+std::unique_ptr<ClientBackend> make_client_backend(const Settings& config) {
   if (!config.client.connect.empty()) {
     if (!remote_backend_factory()) {
       throw Error(ExitStatus::usage, "client.connect is " + config.client.connect +
@@ -30,7 +30,7 @@ std::unique_ptr<ClientBackend> make_client_backend(const Config& config) {
   return std::make_unique<LocalBackend>(config, local_identity());
 }
 
-LocalBackend::LocalBackend(const Config& config, std::string identity)
+LocalBackend::LocalBackend(const Settings& config, std::string identity)
     : config_(config), store_(config.controller.state_dir), identity_(std::move(identity)) {
   if (config.controller.state_dir.empty()) {
     throw Error(ExitStatus::config,

@@ -46,7 +46,7 @@ class ClientBackend {
 
 class LocalBackend : public ClientBackend {
  public:
-  LocalBackend(const Config& config, std::string identity);
+  LocalBackend(const Settings& config, std::string identity);
   nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
   nlohmann::json request(JobRequest request, const std::vector<std::string>& jobs) override;
@@ -59,17 +59,17 @@ class LocalBackend : public ClientBackend {
  private:
   JobBook load() const;           // an empty book when the state directory is missing
   JobBook load_existing() const;  // 66 when it is missing (read-only commands)
-  Config config_;
+  Settings config_;
   StateStore store_;
   std::string identity_;
 };
 
 // The factory of remote backends, set by whoever links the control channel in; null:
 // none (a configured connect endpoint is then a usage error).
-using RemoteBackendFactory = std::function<std::unique_ptr<ClientBackend>(const Config&)>;
+using RemoteBackendFactory = std::function<std::unique_ptr<ClientBackend>(const Settings&)>;
 RemoteBackendFactory& remote_backend_factory();
 
 // LocalBackend, or the remote one when config.client.connect is set.
-std::unique_ptr<ClientBackend> make_client_backend(const Config& config);
+std::unique_ptr<ClientBackend> make_client_backend(const Settings& config);
 
 }  // namespace sia::ctl

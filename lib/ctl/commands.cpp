@@ -37,8 +37,8 @@ void warn(const std::string& w) {
   log::info("warning: " + w);
 }
 
-Config config_of(const CtlArgs& args) {
-  Config c = load_config(args.sources);
+Settings config_of(const CtlArgs& args) {
+  Settings c = load_config(args.sources);
   if (c.controller.state_dir.empty()) {
     throw Error(ExitStatus::config,
                 "no state directory: give --state-dir, or set controller.state_dir, "
@@ -62,7 +62,7 @@ std::pair<std::string, std::string> parse_stage_flag(const std::string& text) {
 }
 
 int run_round_command(const CtlArgs& args) {
-  Config config = config_of(args);
+  Settings config = config_of(args);
   if (config.controller.cluster.empty()) {
     throw Error(ExitStatus::config,
                 "no cluster: give --cluster, or set controller.cluster or SIA_CLUSTER");
@@ -102,7 +102,7 @@ int run_round_command(const CtlArgs& args) {
 }
 
 int run_submit_command(const CtlArgs& args, const std::vector<std::string>& files) {
-  Config config = config_of(args);
+  Settings config = config_of(args);
   Catalog catalog(config.controller.catalog.empty() ? default_catalog_dir()
                                                     : config.controller.catalog);
   // With a cluster configured, a job it can never hold is refused here, before the inbox.
@@ -131,21 +131,21 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
 
 int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs,
                        const JobFilter& filter) {
-  Config config = config_of(args);
+  Settings config = config_of(args);
   print(filter_jobs(make_client_backend(config)->status(jobs), filter), args.format);
   return 0;
 }
 
 int run_history_command(const CtlArgs& args, JobFilter filter, const std::string& since) {
   if (!since.empty()) filter.since = parse_since(since, wall_clock(), "--since");
-  Config config = config_of(args);
+  Settings config = config_of(args);
   print(filter_jobs(make_client_backend(config)->history(), filter), args.format);
   return 0;
 }
 
 int run_job_request_command(const CtlArgs& args, JobRequest request,
                             const std::vector<std::string>& jobs) {
-  Config config = config_of(args);
+  Settings config = config_of(args);
   auto backend = make_client_backend(config);
   if (args.dry_run) {
     print(backend->status(jobs), args.format);
@@ -159,19 +159,19 @@ int run_job_request_command(const CtlArgs& args, JobRequest request,
 }
 
 int run_nodes_command(const CtlArgs& args) {
-  Config config = config_of(args);
+  Settings config = config_of(args);
   print(make_client_backend(config)->nodes(), args.format);
   return 0;
 }
 
 int run_explain_command(const CtlArgs& args, const std::string& job) {
-  Config config = config_of(args);
+  Settings config = config_of(args);
   print(make_client_backend(config)->explain(job), args.format);
   return 0;
 }
 
 int run_config_command(const CtlArgs& args) {
-  Config config = load_config(args.sources);
+  Settings config = load_config(args.sources);
   if (args.format == cli::Format::table) {
     cli::write_stdout(config_table(config));
   } else {

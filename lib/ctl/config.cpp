@@ -231,7 +231,7 @@ void read_file_layer(const std::string& file, std::map<std::string, Setting>& ou
 }
 
 // Checks ranges; `where(key)` names the setting and its source for messages.
-void check(const Config& c, const std::function<std::string(const std::string&)>& where) {
+void check(const Settings& c, const std::function<std::string(const std::string&)>& where) {
   auto fail = [&](const std::string& key, const std::string& what) {
     throw Error(ExitStatus::config, where(key) + ": " + what);
   };
@@ -301,10 +301,10 @@ const std::vector<SettingInfo>& setting_infos() {
   return infos;
 }
 
-Config load_config(const ConfigSources& sources) {
+Settings load_config(const ConfigSources& sources) {
   std::map<std::string, Setting> layer;
   for (const auto& d : kDefs) layer[d.key] = Setting{d.key, default_value(d, sources), "default"};
-  Config c;
+  Settings c;
   auto add_file = [&](const std::string& file) {
     read_file_layer(file, layer);
     c.files.push_back(file);
@@ -406,7 +406,7 @@ Config load_config(const ConfigSources& sources) {
   return c;
 }
 
-json config_to_json(const Config& config) {
+json config_to_json(const Settings& config) {
   json settings = json::array();
   for (const auto& s : config.settings) {
     const Def* d = find_def(s.key);
@@ -418,7 +418,7 @@ json config_to_json(const Config& config) {
   return {{"files", config.files}, {"settings", settings}};
 }
 
-std::string config_table(const Config& config) {
+std::string config_table(const Settings& config) {
   cli::Table t({"key", "value", "source"});
   for (const auto& s : config.settings) {
     std::string v;

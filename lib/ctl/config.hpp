@@ -90,7 +90,7 @@ struct ClientSettings {
   std::string secret_key;
 };
 
-struct Config {
+struct Settings {
   ControllerSettings controller;
   StageSettings stages;
   NodeCommandSettings nodes;
@@ -108,7 +108,7 @@ struct ConfigSources {
   std::string system_file = "/etc/sia/config.toml";
 };
 
-Config load_config(const ConfigSources& sources);
+Settings load_config(const ConfigSources& sources);
 
 // Splits a stage command ("sia-solve --policy themis") on spaces into argv.
 std::vector<std::string> split_command(const std::string& command);
@@ -123,7 +123,7 @@ struct SettingInfo {
 const std::vector<SettingInfo>& setting_infos();
 
 // The Config document's data and its table.
-nlohmann::json config_to_json(const Config& config);
-std::string config_table(const Config& config);
+nlohmann::json config_to_json(const Settings& config);
+std::string config_table(const Settings& config);
 
 }  // namespace sia::ctl

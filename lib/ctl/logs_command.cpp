@@ -22,7 +22,7 @@ int run_logs_command(const CtlArgs& args, const LogsRequest& request) {
   if (request.follow && args.format != cli::Format::table) {
     throw Error(ExitStatus::usage, "--follow prints the log as text: not with -o json");
   }
-  Config config = load_config(args.sources);
+  Settings config = load_config(args.sources);
   auto backend = make_client_backend(config);
   LogQuery q{request.job, request.rank, request.tail, 0};
   if (args.format != cli::Format::table) {

@@ -111,7 +111,7 @@ Cluster cluster_without_down(const Cluster& cluster, const std::vector<std::stri
   return c;
 }
 
-RoundEngine::RoundEngine(const Config& config, Cluster cluster, const StateStore& store,
+RoundEngine::RoundEngine(const Settings& config, Cluster cluster, const StateStore& store,
                          NodeDriver& driver, RoundOptions options)
     : config_(config),
       cluster_(std::move(cluster)),

@@ -52,7 +52,7 @@ Cluster cluster_without_down(const Cluster& cluster, const std::vector<std::stri
 
 class RoundEngine {
  public:
-  RoundEngine(const Config& config, Cluster cluster, const StateStore& store, NodeDriver& driver,
+  RoundEngine(const Settings& config, Cluster cluster, const StateStore& store, NodeDriver& driver,
               RoundOptions options = {});
   // Runs one round; returns the data of a RoundResult document.
   nlohmann::json run(JobBook& book);
@@ -76,7 +76,7 @@ class RoundEngine {
   void commit(JobBook& book, std::vector<nlohmann::json> records);
   void warn(const std::string& w);
 
-  Config config_;
+  Settings config_;
   Cluster cluster_;
   const StateStore& store_;
   NodeDriver& driver_;

@@ -14,7 +14,7 @@ namespace sia::ctl {
 
 using nlohmann::json;
 
-Stages::Stages(const Config& config, std::string state_dir)
+Stages::Stages(const Settings& config, std::string state_dir)
     : config_(config),
       state_dir_(std::move(state_dir)),
       catalog_(config.controller.catalog.empty() ? default_catalog_dir()

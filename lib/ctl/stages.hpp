@@ -53,7 +53,7 @@ struct StageOutput {
 
 class Stages {
  public:
-  Stages(const Config& config, std::string state_dir);
+  Stages(const Settings& config, std::string state_dir);
   StageOutput run(const StageInput& input);
 
  private:
@@ -69,7 +69,7 @@ class Stages {
                            const std::string& input, const std::string& previous_file,
                            std::int64_t round);
 
-  Config config_;
+  Settings config_;
   std::string state_dir_;
   Catalog catalog_;
 };

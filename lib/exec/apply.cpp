@@ -4,7 +4,7 @@
 #include "core/error.hpp"
 #include "exec/commands.hpp"
 #include "exec/node_apply.hpp"
-#include "exec/report.hpp"
+#include "exec/run_documents.hpp"
 
 namespace sia::exec {
 

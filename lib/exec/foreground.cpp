@@ -9,7 +9,7 @@
 #include "core/log.hpp"
 #include "exec/commands.hpp"
 #include "exec/node_apply.hpp"
-#include "exec/report.hpp"
+#include "exec/run_documents.hpp"
 
 namespace sia::exec {
 

@@ -12,9 +12,9 @@ sia_module(exec
   exec/supervisor.cpp
   exec/executor.cpp
   exec/node_apply.cpp
-  exec/report.cpp
+  exec/run_documents.cpp
   exec/report_lines.cpp
-  exec/reports.cpp
+  exec/reports_command.cpp
   exec/rank_log.cpp
   exec/logs.cpp
   exec/apply.cpp

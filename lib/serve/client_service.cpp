@@ -39,7 +39,7 @@ std::string recorded_identity(const channel::Identity& who) {
   return who.describe();
 }
 
-ClientService::ClientService(const ctl::Config& config, const ctl::StateStore& store,
+ClientService::ClientService(const ctl::Settings& config, const ctl::StateStore& store,
                              ctl::JobBook& book, std::function<double()> now)
     : config_(config), store_(store), book_(book), now_(std::move(now)) {
   if (!now_) now_ = ctl::wall_clock;

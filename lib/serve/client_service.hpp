@@ -37,7 +37,7 @@ std::optional<ctl::JobRequest> job_request_of(channel::RequestKind kind);
 
 class ClientService {
  public:
-  ClientService(const ctl::Config& config, const ctl::StateStore& store, ctl::JobBook& book,
+  ClientService(const ctl::Settings& config, const ctl::StateStore& store, ctl::JobBook& book,
                 std::function<double()> now = {});
 
   channel::Reply handle(const channel::Identity& who, const channel::Request& request);
@@ -57,7 +57,7 @@ class ClientService {
   std::string request_name(double now);
   std::function<nlohmann::json()> live_nodes_;
 
-  ctl::Config config_;
+  ctl::Settings config_;
   const ctl::StateStore& store_;
   ctl::JobBook& book_;
   std::function<double()> now_;

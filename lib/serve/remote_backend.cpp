@@ -7,7 +7,7 @@ namespace sia::serve {
 
 using nlohmann::json;
 
-RemoteBackend::RemoteBackend(const ctl::Config& config) {
+RemoteBackend::RemoteBackend(const ctl::Settings& config) {
   options_.endpoint = config.client.connect;
   options_.keys = channel::load_client_keys(config.client.server_key, config.client.secret_key);
 }
@@ -51,7 +51,7 @@ json RemoteBackend::logs(const ctl::LogQuery& q) {
 }
 
 void install_remote_backend() {
-  ctl::remote_backend_factory() = [](const ctl::Config& config) {
+  ctl::remote_backend_factory() = [](const ctl::Settings& config) {
     return std::make_unique<RemoteBackend>(config);
   };
 }

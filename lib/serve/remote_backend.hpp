@@ -17,7 +17,7 @@ namespace sia::serve {
 
 class RemoteBackend : public ctl::ClientBackend {
  public:
-  explicit RemoteBackend(const ctl::Config& config);
+  explicit RemoteBackend(const ctl::Settings& config);
   nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
   nlohmann::json request(ctl::JobRequest request, const std::vector<std::string>& jobs) override;

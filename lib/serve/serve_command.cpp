@@ -223,7 +223,7 @@ void serve_rounds(Serving& s, const std::function<bool()>& stopping) {
 }  // namespace
 
 int run_serve_command(const ctl::CtlArgs& args) {
-  ctl::Config config = ctl::load_config(args.sources);
+  ctl::Settings config = ctl::load_config(args.sources);
   const auto& cc = config.controller;
   if (cc.state_dir.empty()) {
     throw Error(ExitStatus::config,

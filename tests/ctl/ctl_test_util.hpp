@@ -36,8 +36,8 @@ inline std::string write_cluster(const TempDir& dir) {
 }
 
 // Settings from nothing but `flags` (no environment, no files).
-inline Config test_config(const std::string& state_dir, const std::string& cluster,
-                          std::map<std::string, std::string> extra = {}) {
+inline Settings test_config(const std::string& state_dir, const std::string& cluster,
+                            std::map<std::string, std::string> extra = {}) {
   ConfigSources s;
   s.getenv = [](const char*) -> const char* { return nullptr; };
   s.system_file = "";

@@ -12,7 +12,7 @@ using sia::ctl::test::write_text;
 
 namespace {
 
-const Setting& setting(const Config& c, const std::string& key) {
+const Setting& setting(const Settings& c, const std::string& key) {
   for (const auto& s : c.settings) {
     if (s.key == key) return s;
   }
@@ -48,7 +48,7 @@ TEST_CASE("settings come from defaults, files, environment and flags in that ord
                    dir / "etc.toml");
   s.config_file = dir / "mine.toml";
   s.flags["controller.policy"] = {"--policy", "fifo"};
-  Config c = load_config(s);
+  Settings c = load_config(s);
 
   CHECK(c.controller.round == 20);
   CHECK(setting(c, "controller.round").source == dir / "xdg/sia/config.toml");
@@ -75,7 +75,7 @@ TEST_CASE("settings come from defaults, files, environment and flags in that ord
 TEST_CASE("SIA_CONFIG names the file when --config does not", "[config]") {
   TempDir dir;
   write_text(dir / "c.toml", "[controller]\nround = 5\n");
-  Config c = load_config(sources({{"SIA_CONFIG", dir / "c.toml"}}, ""));
+  Settings c = load_config(sources({{"SIA_CONFIG", dir / "c.toml"}}, ""));
   CHECK(c.controller.round == 5);
   auto e = sia::test::error_of([&] {
     load_config(sources({{"SIA_CONFIG", dir / "nope.toml"}}, ""));

@@ -28,7 +28,7 @@ struct Fixture {
   ct::TempDir dir;
   std::string cluster_file = ct::write_cluster(dir);
   std::string state = dir / "state";
-  ctl::Config config;
+  ctl::Settings config;
   Cluster cluster = read_cluster(cluster_file);
   StateStore store{state};
   ct::FakeDriver driver{cluster};

@@ -101,7 +101,7 @@ TEST_CASE("report lines are journaled once, across restarts") {
 TEST_CASE("the clients' service journals a submission before it answers") {
   TempDir dir;
   std::string cluster = write_cluster(dir);
-  ctl::Config config = test_config(dir / "state", cluster);
+  ctl::Settings config = test_config(dir / "state", cluster);
   ctl::StateStore store(config.controller.state_dir);
   store.create();
   ctl::JobBook book;

@@ -1,4 +1,4 @@
-#include "exec/report.hpp"
+#include "exec/run_documents.hpp"
 
 #include <nlohmann/json.hpp>
 
