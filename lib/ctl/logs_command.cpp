@@ -33,7 +33,19 @@ int run_logs_command(const CtlArgs& args, const LogsRequest& request) {
   std::string node;
   bool ended_seen = false;
   for (;;) {
-    nlohmann::json d = backend->logs(q)["data"];
+    nlohmann::json d;
+    try {
+      d = backend->logs(q)["data"];
+    } catch (const Error& e) {
+      // Following a job that has been read from: its rank may be moving to another node
+      // (no log there yet, 66) or its node may be away for a while (69). Wait for it.
+      const bool transient =
+          e.status() == ExitStatus::no_input || e.status() == ExitStatus::unavailable;
+      if (!request.follow || node.empty() || !transient) throw;
+      std::this_thread::sleep_for(kFollowPoll);
+      if (stopped()) return 0;
+      continue;
+    }
     if (!node.empty() && d.value("node", node) != node && q.tail < 0 && q.offset > 0) {
       q.offset = 0;  // the rank moved to another node: its log there from the start
       node = d.value("node", node);
