@@ -56,10 +56,7 @@ JobBook LocalBackend::load_existing() const {
 json LocalBackend::submit(const std::vector<JobSpec>& jobs) {
   JobBook book = load();
   auto pending = pending_requests(store_);
-  std::set<std::string> waiting;
-  for (const auto& p : pending) {
-    if (p.type == "submit") waiting.insert(p.jobs.begin(), p.jobs.end());
-  }
+  const std::set<std::string> waiting = pending_submissions(pending);
   for (const auto& s : jobs) {
     check_name_unused(book, s.name);
     if (waiting.count(s.name)) {

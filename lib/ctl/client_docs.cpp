@@ -45,6 +45,15 @@ std::string silence(const BookJob& b, double now, double silent_after) {
               : "");
 }
 
+// The placer's note on why `job` waits, from the last round's placement ("" none).
+std::string waiting_note(const JobBook& book, const std::string& job) {
+  const json& p = book.last_placement();
+  if (!p.is_object() || !p.contains("waiting_reasons")) return "";
+  const json& wr = p["waiting_reasons"];
+  return wr.is_object() && wr.contains(job) && wr[job].is_string() ? wr[job].get<std::string>()
+                                                                   : "";
+}
+
 std::string need_text(int n) {
   return std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
 }
@@ -97,14 +106,8 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
   } catch (const Error&) {
     most_up = most_free = need;  // a cluster that does not read: say what the policy said
   }
-  std::string note;
-  const json& wr =
-      book.last_placement().is_object() && book.last_placement().contains("waiting_reasons")
-          ? book.last_placement()["waiting_reasons"]
-          : json();
-  if (wr.is_object() && wr.contains(b.spec.name) && wr[b.spec.name].is_string()) {
-    note = "; placer: " + wr[b.spec.name].get<std::string>();
-  }
+  std::string note = waiting_note(book, b.spec.name);
+  if (!note.empty()) note = "; placer: " + note;
   if (most_up < need) {
     return {"resources", "no room: it needs " + need_text(need) + " of one type (" +
                              (types.empty() ? "none of its types is up" : types) + "), at most " +
@@ -436,14 +439,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   const json* alloc = find_named(book.last_allocation(), "jobs", job);
   const json* placed = find_named(book.last_placement(), "jobs", job);
   data["allocation"] = alloc ? *alloc : json(nullptr);
-  std::string note;
-  if (placed) {
-    note = placed->value("note", "");
-  } else if (book.last_placement().is_object() &&
-             book.last_placement().contains("waiting_reasons") &&
-             book.last_placement()["waiting_reasons"].contains(job)) {
-    note = book.last_placement()["waiting_reasons"][job].get<std::string>();
-  }
+  const std::string note = placed ? placed->value("note", "") : waiting_note(book, job);
   data["note"] = note;
   // Queue position: waiting jobs in submission order.
   int position = 0, waiting = 0;
@@ -516,6 +512,14 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   if (b->placed && !note.empty()) lines.push_back("placer: " + note);
   data["lines"] = lines;
   return envelope("JobExplanation", data);
+}
+
+std::set<std::string> pending_submissions(const std::vector<PendingRequest>& pending) {
+  std::set<std::string> out;
+  for (const auto& p : pending) {
+    if (p.type == "submit") out.insert(p.jobs.begin(), p.jobs.end());
+  }
+  return out;
 }
 
 std::vector<PendingRequest> pending_requests(const StateStore& store) {

@@ -30,6 +30,7 @@
 // Thread-safety: pure, but for pending_requests(), which reads the inbox.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ struct PendingRequest {
 // file order. A file a round took in meanwhile, or a malformed one, is left out (the
 // round reports it). Reads files: not pure.
 std::vector<PendingRequest> pending_requests(const StateStore& store);
+// The jobs submitted in `pending` (waiting in the inbox to be taken in).
+std::set<std::string> pending_submissions(const std::vector<PendingRequest>& pending);
 
 // Status 66 for a named job that is neither known nor pending. A running job whose workers
 // have been quiet for more than `silent_after` seconds (controller.silent_after) is flagged

@@ -1,6 +1,6 @@
 #include "ctl/job_requests.hpp"
 
-#include <algorithm>
+#include <set>
 
 #include "core/error.hpp"
 
@@ -24,13 +24,11 @@ void check_job_request(const JobBook& book, const std::vector<PendingRequest>& p
   if (jobs.empty()) {
     throw Error(ExitStatus::usage, std::string(to_string(request)) + ": expected job names");
   }
+  const std::set<std::string> waiting = pending_submissions(pending);
   for (const auto& name : jobs) {
     const BookJob* b = book.find(name);
     if (!b) {
-      const bool waiting = std::any_of(pending.begin(), pending.end(), [&](const auto& p) {
-        return p.type == "submit" && std::count(p.jobs.begin(), p.jobs.end(), name);
-      });
-      if (!waiting) {
+      if (!waiting.count(name)) {
         throw Error(ExitStatus::no_input, "job \"" + name + "\" is not known to the controller");
       }
       continue;

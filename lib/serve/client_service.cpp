@@ -106,10 +106,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   std::optional<Cluster> cluster;
   if (!config_.controller.cluster.empty()) cluster = read_cluster(config_.controller.cluster);
   auto pending = ctl::pending_requests(store_);
-  std::set<std::string> waiting;
-  for (const auto& p : pending) {
-    if (p.type == "submit") waiting.insert(p.jobs.begin(), p.jobs.end());
-  }
+  const std::set<std::string> waiting = ctl::pending_submissions(pending);
   std::vector<JobSpec> specs;
   std::set<std::string> names;
   std::vector<std::string> list;

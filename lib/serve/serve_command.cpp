@@ -145,7 +145,7 @@ struct Serving {
   HubDriver& driver;
   ClientService& service;
   ctl::RoundEngine& engine;
-  long reports = 0;  // journaled since the last round's log line
+  long& reports;  // journaled since the last round's log line
 };
 
 // Runs one round and logs it; a round that fails is a warning unless the state cannot be
@@ -267,10 +267,9 @@ int run_serve_command(const ctl::CtlArgs& args) {
   dopt.log = log;
   dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
   dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
-  long* reports = nullptr;  // the loop's count, once it exists
+  long reports = 0;  // journaled since the last round's log line
   dopt.on_reports = [&](std::vector<ctl::ReportLine> lines) {
-    const int n = journal_reports(store, book, lines, ctl::wall_clock(), warn);
-    if (reports) *reports += n;
+    reports += journal_reports(store, book, lines, ctl::wall_clock(), warn);
   };
   dopt.on_late_ack = [&](const std::string& node, const channel::Ack& ack) {
     if (ack.round != book.round()) return;  // a round that is over; the next one counts
@@ -288,8 +287,7 @@ int run_serve_command(const ctl::CtlArgs& args) {
       (ho.server_key ? " (CURVE, allow-list " + cc.allow + ")" : " (no CURVE: local endpoint)") +
       ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
       " s; " + std::to_string(book.active().size()) + " active jobs");
-  Serving serving{cc, book, store, hub, driver, service, engine};
-  reports = &serving.reports;
+  Serving serving{cc, book, store, hub, driver, service, engine, reports};
   serve_rounds(serving, [] { return cli::stop_signals().load() > 0; });
 
   log("stopping: compacting the state and saying BYE to the agents");
