@@ -23,7 +23,10 @@ unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
 unset SIA_CHECKPOINT_ROOT
 export XDG_CONFIG_HOME=$tmp/xdg
 PATH=$BIN:$PATH
-STEPS=300
+# Enough steps that no phase below (grow, batch change, move) can be outrun by the job
+# while a loaded machine delays the controller's rounds: with 300, the job once reached
+# its end before the round that resized it had delivered the batch plan.
+STEPS=1200
 pids_to_kill=
 cd "$tmp" || exit 1
 
