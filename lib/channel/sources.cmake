@@ -10,10 +10,8 @@ sia_module(channel
   channel/hub.cpp
   channel/sia_run_node.cpp
   channel/agent.cpp
-  channel/agent_command.cpp
   channel/node_logs.cpp
   channel/client_rpc.cpp
-  channel/keygen_command.cpp
 )
 target_link_libraries(sia_channel
   PUBLIC sia_cli sia_core sia_exec sia_os PkgConfig::LIBZMQ)

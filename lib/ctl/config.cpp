@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "cli/table.hpp"
 #include "core/document.hpp"
@@ -18,65 +20,98 @@ using nlohmann::json;
 
 namespace {
 
-enum class Kind { string, path, number, integer, strings };
+// Where a setting's value lives in Settings; its type is the setting's type.
+using Field = std::variant<std::string*, double*, int*, std::vector<std::string>*>;
 
+// One row per key, in documentation order (sia-config(5) follows it): where the value
+// lives, whether it is a path (relative ones are taken from the file's directory), its
+// environment variable and flag ("" when none), and what it is.
 struct Def {
   const char* key;
-  Kind kind;
+  Field (*field)(Settings&);
+  bool path;
   const char* env;
+  const char* flag;
   const char* description;
 };
 
-// Documentation order; sia-config(5) follows it.
+#define SIA_FIELD(member) [](Settings& s) -> Field { return &s.member; }
+
 const Def kDefs[] = {
-    {"controller.state_dir", Kind::path, "SIA_CTL_STATE_DIR", "controller state directory"},
-    {"controller.cluster", Kind::path, "SIA_CLUSTER", "cluster.toml the controller schedules"},
-    {"controller.catalog", Kind::path, "SIA_CATALOG", "model catalog directory"},
-    {"controller.bind", Kind::string, "SIA_CTL_BIND", "endpoint serve binds"},
-    {"controller.round", Kind::number, "SIA_CTL_ROUND", "seconds between serve's rounds"},
-    {"controller.retention", Kind::integer, "SIA_CTL_RETENTION", "rounds kept in STATE/rounds"},
-    {"controller.history_days", Kind::number, "SIA_CTL_HISTORY_DAYS",
-     "days an ended job stays in the book and in history (0: forever)"},
-    {"controller.policy", Kind::string, "SIA_CTL_POLICY", "scheduling policy"},
-    {"controller.p", Kind::number, "SIA_CTL_P", "Sia's fairness power"},
-    {"controller.lambda_n", Kind::number, "SIA_CTL_LAMBDA_N", "Sia's lambda_n"},
-    {"controller.lambda_a", Kind::number, "SIA_CTL_LAMBDA_A", "Sia's lambda_a"},
-    {"controller.time_limit", Kind::number, "SIA_CTL_TIME_LIMIT", "solver time limit, seconds"},
-    {"controller.stage_timeout", Kind::number, "SIA_CTL_STAGE_TIMEOUT",
-     "seconds an external stage may run"},
-    {"controller.heartbeat_interval", Kind::number, "SIA_CTL_HEARTBEAT_INTERVAL",
-     "seconds between heartbeats"},
-    {"controller.heartbeat_liveness", Kind::integer, "SIA_CTL_HEARTBEAT_LIVENESS",
-     "missed heartbeats before a peer is down"},
-    {"controller.fence_after", Kind::number, "SIA_CTL_FENCE_AFTER",
+    {"controller.state_dir", SIA_FIELD(controller.state_dir), true, "SIA_CTL_STATE_DIR",
+     "--state-dir", "controller state directory"},
+    {"controller.cluster", SIA_FIELD(controller.cluster), true, "SIA_CLUSTER", "--cluster",
+     "cluster.toml the controller schedules"},
+    {"controller.catalog", SIA_FIELD(controller.catalog), true, "SIA_CATALOG", "",
+     "model catalog directory"},
+    {"controller.bind", SIA_FIELD(controller.bind), false, "SIA_CTL_BIND", "--bind",
+     "endpoint serve binds"},
+    {"controller.round", SIA_FIELD(controller.round), false, "SIA_CTL_ROUND", "--round",
+     "seconds between serve's rounds"},
+    {"controller.retention", SIA_FIELD(controller.retention), false, "SIA_CTL_RETENTION", "",
+     "rounds kept in STATE/rounds"},
+    {"controller.history_days", SIA_FIELD(controller.history_days), false, "SIA_CTL_HISTORY_DAYS",
+     "", "days an ended job stays in the book and in history (0: forever)"},
+    {"controller.policy", SIA_FIELD(controller.policy), false, "SIA_CTL_POLICY", "--policy",
+     "scheduling policy"},
+    {"controller.p", SIA_FIELD(controller.policy_options.p), false, "SIA_CTL_P", "",
+     "Sia's fairness power"},
+    {"controller.lambda_n", SIA_FIELD(controller.policy_options.lambda_n), false,
+     "SIA_CTL_LAMBDA_N", "", "Sia's lambda_n"},
+    {"controller.lambda_a", SIA_FIELD(controller.policy_options.lambda_a), false,
+     "SIA_CTL_LAMBDA_A", "", "Sia's lambda_a"},
+    {"controller.time_limit", SIA_FIELD(controller.policy_options.time_limit), false,
+     "SIA_CTL_TIME_LIMIT", "", "solver time limit, seconds"},
+    {"controller.stage_timeout", SIA_FIELD(controller.stage_timeout), false,
+     "SIA_CTL_STAGE_TIMEOUT", "", "seconds an external stage may run"},
+    {"controller.heartbeat_interval", SIA_FIELD(controller.heartbeat_interval), false,
+     "SIA_CTL_HEARTBEAT_INTERVAL", "", "seconds between heartbeats"},
+    {"controller.heartbeat_liveness", SIA_FIELD(controller.heartbeat_liveness), false,
+     "SIA_CTL_HEARTBEAT_LIVENESS", "", "missed heartbeats before a peer is down"},
+    {"controller.fence_after", SIA_FIELD(controller.fence_after), false, "SIA_CTL_FENCE_AFTER", "",
      "seconds without the controller before an agent stops its jobs"},
-    {"controller.secret_key", Kind::path, "SIA_CTL_SECRET_KEY", "controller's secret key file"},
-    {"controller.allow", Kind::path, "SIA_CTL_ALLOW", "allow-list of agent and client keys"},
-    {"controller.checkpoint_root", Kind::path, "SIA_CHECKPOINT_ROOT",
-     "where jobs checkpoint (ROOT/JOB), the same path on every node"},
-    {"controller.silent_after", Kind::number, "SIA_CTL_SILENT_AFTER",
-     "seconds without a report before a running job is flagged silent"},
-    {"controller.hung_timeout", Kind::number, "SIA_CTL_HUNG_TIMEOUT",
-     "seconds without a report before a running job is restarted (0: never)"},
-    {"controller.hung_retries", Kind::integer, "SIA_CTL_HUNG_RETRIES",
-     "restarts of a silent job before it fails"},
-    {"stages.estimate", Kind::string, "SIA_STAGE_ESTIMATE", "estimate stage program"},
-    {"stages.solve", Kind::string, "SIA_STAGE_SOLVE", "solve stage program"},
-    {"stages.place", Kind::string, "SIA_STAGE_PLACE", "place stage program"},
-    {"nodes.apply", Kind::strings, "", "command giving a node its placement"},
-    {"nodes.reports", Kind::strings, "", "command reading a node's reports"},
-    {"nodes.status", Kind::strings, "", "command reading what a node runs"},
-    {"nodes.logs", Kind::strings, "", "command reading a rank's log on a node"},
-    {"nodes.timeout", Kind::number, "SIA_NODES_TIMEOUT", "seconds one node command may run"},
-    {"agent.connect", Kind::string, "SIA_AGENT_CONNECT", "controller endpoint"},
-    {"agent.node", Kind::string, "SIA_AGENT_NODE", "this node's name"},
-    {"agent.state_dir", Kind::path, "SIA_STATE_DIR", "sia-run state directory"},
-    {"agent.server_key", Kind::path, "SIA_AGENT_SERVER_KEY", "controller's public key file"},
-    {"agent.secret_key", Kind::path, "SIA_AGENT_SECRET_KEY", "node's secret key file"},
-    {"client.connect", Kind::string, "SIA_CLIENT_CONNECT", "controller endpoint"},
-    {"client.server_key", Kind::path, "SIA_CLIENT_SERVER_KEY", "controller's public key file"},
-    {"client.secret_key", Kind::path, "SIA_CLIENT_SECRET_KEY", "client's secret key file"},
+    {"controller.secret_key", SIA_FIELD(controller.secret_key), true, "SIA_CTL_SECRET_KEY", "",
+     "controller's secret key file"},
+    {"controller.allow", SIA_FIELD(controller.allow), true, "SIA_CTL_ALLOW", "",
+     "allow-list of agent and client keys"},
+    {"controller.checkpoint_root", SIA_FIELD(controller.checkpoint_root), true,
+     "SIA_CHECKPOINT_ROOT", "", "where jobs checkpoint (ROOT/JOB), the same path on every node"},
+    {"controller.silent_after", SIA_FIELD(controller.silent_after), false, "SIA_CTL_SILENT_AFTER",
+     "", "seconds without a report before a running job is flagged silent"},
+    {"controller.hung_timeout", SIA_FIELD(controller.hung_timeout), false, "SIA_CTL_HUNG_TIMEOUT",
+     "", "seconds without a report before a running job is restarted (0: never)"},
+    {"controller.hung_retries", SIA_FIELD(controller.hung_retries), false, "SIA_CTL_HUNG_RETRIES",
+     "", "restarts of a silent job before it fails"},
+    {"stages.estimate", SIA_FIELD(stages.estimate), false, "SIA_STAGE_ESTIMATE", "--stage",
+     "estimate stage program"},
+    {"stages.solve", SIA_FIELD(stages.solve), false, "SIA_STAGE_SOLVE", "--stage",
+     "solve stage program"},
+    {"stages.place", SIA_FIELD(stages.place), false, "SIA_STAGE_PLACE", "--stage",
+     "place stage program"},
+    {"nodes.apply", SIA_FIELD(nodes.apply), false, "", "", "command giving a node its placement"},
+    {"nodes.reports", SIA_FIELD(nodes.reports), false, "", "", "command reading a node's reports"},
+    {"nodes.status", SIA_FIELD(nodes.status), false, "", "", "command reading what a node runs"},
+    {"nodes.logs", SIA_FIELD(nodes.logs), false, "", "", "command reading a rank's log on a node"},
+    {"nodes.timeout", SIA_FIELD(nodes.timeout), false, "SIA_NODES_TIMEOUT", "",
+     "seconds one node command may run"},
+    {"agent.connect", SIA_FIELD(agent.connect), false, "SIA_AGENT_CONNECT", "--connect",
+     "controller endpoint"},
+    {"agent.node", SIA_FIELD(agent.node), false, "SIA_AGENT_NODE", "--node", "this node's name"},
+    {"agent.state_dir", SIA_FIELD(agent.state_dir), true, "SIA_STATE_DIR", "--state-dir",
+     "sia-run state directory"},
+    {"agent.server_key", SIA_FIELD(agent.server_key), true, "SIA_AGENT_SERVER_KEY", "--server-key",
+     "controller's public key file"},
+    {"agent.secret_key", SIA_FIELD(agent.secret_key), true, "SIA_AGENT_SECRET_KEY", "--secret-key",
+     "node's secret key file"},
+    {"client.connect", SIA_FIELD(client.connect), false, "SIA_CLIENT_CONNECT", "--connect",
+     "controller endpoint"},
+    {"client.server_key", SIA_FIELD(client.server_key), true, "SIA_CLIENT_SERVER_KEY",
+     "--server-key", "controller's public key file"},
+    {"client.secret_key", SIA_FIELD(client.secret_key), true, "SIA_CLIENT_SECRET_KEY",
+     "--secret-key", "client's secret key file"},
 };
+
+#undef SIA_FIELD
 
 const Def* find_def(const std::string& key) {
   for (const auto& d : kDefs) {
@@ -90,119 +125,110 @@ std::string env_or(const ConfigSources& s, const char* name) {
   return v ? v : "";
 }
 
+// The type of a setting, as messages name it.
+std::string kind_text(const Def& d) {
+  Settings probe;
+  return std::visit(
+      [](auto* p) -> std::string {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, std::string>) return "a string";
+        if constexpr (std::is_same_v<T, double>) return "a number";
+        if constexpr (std::is_same_v<T, int>) return "an integer";
+        return "a list of strings";
+      },
+      d.field(probe));
+}
+
+// A setting's value as JSON, read from its field.
+json field_value(const Def& d, Settings& s) {
+  return std::visit([](auto* p) { return json(*p); }, d.field(s));
+}
+
+// The built-in layer: each field's initial value, and the state directory's default.
 json default_value(const Def& d, const ConfigSources& s) {
-  const std::string key = d.key;
-  if (key == "controller.state_dir") {
+  Settings defaults;
+  if (std::string(d.key) == "controller.state_dir") {
     if (auto x = env_or(s, "XDG_STATE_HOME"); !x.empty()) return x + "/sia/ctl";
     if (auto h = env_or(s, "HOME"); !h.empty()) return h + "/.local/state/sia/ctl";
     return "";
   }
-  static const PolicyOptions po;
-  if (key == "controller.bind") return "tcp://127.0.0.1:7400";
-  if (key == "controller.round") return 60.0;
-  if (key == "controller.retention") return 200;
-  if (key == "controller.history_days") return 90.0;
-  if (key == "controller.policy") return "sia";
-  if (key == "controller.p") return po.p;
-  if (key == "controller.lambda_n") return po.lambda_n;
-  if (key == "controller.lambda_a") return po.lambda_a;
-  if (key == "controller.time_limit") return po.time_limit;
-  if (key == "controller.stage_timeout") return 120.0;
-  if (key == "controller.heartbeat_interval") return channel::kChannelTiming.heartbeat_interval;
-  if (key == "controller.heartbeat_liveness") return channel::kChannelTiming.heartbeat_liveness;
-  if (key == "controller.fence_after") return channel::kChannelTiming.fence_after;
-  if (key == "controller.silent_after") return 120.0;
-  if (key == "controller.hung_timeout") return 600.0;
-  if (key == "controller.hung_retries") return 2;
-  if (key == "nodes.apply") {
-    return json::array({"sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node",
-                        "{node}", "--cluster", "{cluster}", "--jobs", "{jobs}", "-o", "json", "-"});
-  }
-  if (key == "nodes.reports") {
-    return json::array(
-        {"sia-run", "--state-dir", "{state}/nodes/{node}", "reports", "-o", "jsonl"});
-  }
-  if (key == "nodes.status") {
-    return json::array({"sia-run", "--state-dir", "{state}/nodes/{node}", "status", "-o", "json"});
-  }
-  if (key == "nodes.logs") {
-    return json::array({"sia-run", "--state-dir", "{state}/nodes/{node}", "logs"});
-  }
-  if (key == "nodes.timeout") return 300.0;
-  if (key == "agent.connect") return "tcp://127.0.0.1:7400";
-  return "";
+  return field_value(d, defaults);
 }
 
-const char* kind_text(Kind k) {
-  switch (k) {
-    case Kind::string:
-    case Kind::path:
-      return "a string";
-    case Kind::number:
-      return "a number";
-    case Kind::integer:
-      return "an integer";
-    case Kind::strings:
-      return "a list of strings";
-  }
-  return "a value";
+// Stores a checked value into its field; `where` names the setting and its source.
+void store(const Def& d, const json& v, Settings& s, const std::string& where) {
+  std::visit(
+      [&](auto* p) {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, int>) {
+          double x = v.get<double>();
+          if (x < -1e9 || x > 1e9) {
+            throw Error(ExitStatus::config, where + ": expected an integer of a sensible size");
+          }
+          *p = static_cast<int>(x);
+        } else {
+          *p = v.get<T>();
+        }
+      },
+      d.field(s));
 }
 
-// Checks a value read from a file (already JSON) against the key's kind.
+// Checks a value read from a file (already JSON) against the key's type.
 json from_file(const Def& d, const Node& n, const std::string& file) {
-  switch (d.kind) {
-    case Kind::string:
-      return n.as_string();
-    case Kind::path: {
-      std::string p = n.as_string();
-      if (!p.empty() && p[0] != '/') {
-        fs::path base = fs::absolute(file).parent_path();  // "c.toml": the working directory
-        p = (base / p).lexically_normal().string();
-      }
-      return p;
-    }
-    case Kind::number:
-      return n.as_number();
-    case Kind::integer:
-      return n.as_int();
-    case Kind::strings: {
-      auto v = n.as_strings();
-      if (v.empty()) n.expected("a non-empty list of strings (program and arguments)");
-      return v;
-    }
-  }
-  return nullptr;
+  Settings probe;
+  return std::visit(
+      [&](auto* p) -> json {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          std::string v = n.as_string();
+          if (d.path && !v.empty() && v[0] != '/') {
+            // "c.toml": relative to the working directory
+            fs::path base = fs::absolute(file).parent_path();
+            v = (base / v).lexically_normal().string();
+          }
+          return v;
+        } else if constexpr (std::is_same_v<T, double>) {
+          return n.as_number();
+        } else if constexpr (std::is_same_v<T, int>) {
+          return n.as_int();
+        } else {
+          auto v = n.as_strings();
+          if (v.empty()) n.expected("a non-empty list of strings (program and arguments)");
+          return v;
+        }
+      },
+      d.field(probe));
 }
 
 // Converts a value typed on the command line or in the environment.
 json from_text(const Def& d, const std::string& text, const std::string& where, ExitStatus status) {
   auto bad = [&]() -> json {
-    throw Error(status, where + ": expected " + kind_text(d.kind) + ", got \"" + text + "\"");
+    throw Error(status, where + ": expected " + kind_text(d) + ", got \"" + text + "\"");
   };
-  switch (d.kind) {
-    case Kind::string:
-      return text;
-    case Kind::path:
-      return text.empty() ? text : fs::absolute(text).lexically_normal().string();
-    case Kind::number: {
-      char* end = nullptr;
-      double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !std::isfinite(v)) return bad();
-      return v;
-    }
-    case Kind::integer: {
-      char* end = nullptr;
-      long long v = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0') return bad();
-      return v;
-    }
-    case Kind::strings: {
-      auto v = split_command(text);
-      if (v.empty()) return bad();
-      return v;
-    }
-  }
-  return nullptr;
+  Settings probe;
+  return std::visit(
+      [&](auto* p) -> json {
+        using T = std::remove_pointer_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          if (!d.path || text.empty()) return text;
+          return fs::absolute(text).lexically_normal().string();
+        } else if constexpr (std::is_same_v<T, double>) {
+          char* end = nullptr;
+          double v = std::strtod(text.c_str(), &end);
+          if (text.empty() || *end != '\0' || !std::isfinite(v)) return bad();
+          return v;
+        } else if constexpr (std::is_same_v<T, int>) {
+          char* end = nullptr;
+          long long v = std::strtoll(text.c_str(), &end, 10);
+          if (text.empty() || *end != '\0') return bad();
+          return v;
+        } else {
+          auto v = split_command(text);
+          if (v.empty()) return bad();
+          return v;
+        }
+      },
+      d.field(probe));
 }
 
 void read_file_layer(const std::string& file, std::map<std::string, Setting>& out) {
@@ -295,10 +321,30 @@ std::vector<std::string> split_command(const std::string& command) {
 const std::vector<SettingInfo>& setting_infos() {
   static const std::vector<SettingInfo> infos = [] {
     std::vector<SettingInfo> v;
-    for (const auto& d : kDefs) v.push_back({d.key, d.env, d.description});
+    for (const auto& d : kDefs) v.push_back({d.key, d.env, d.flag, d.description});
     return v;
   }();
   return infos;
+}
+
+const SettingInfo& setting_info(const std::string& key) {
+  for (const auto& info : setting_infos()) {
+    if (info.key == key) return info;
+  }
+  throw Error(ExitStatus::software, "unknown setting " + key);
+}
+
+std::string setting_flag_help(const std::string& key, const std::string& what,
+                              const std::string& otherwise) {
+  const SettingInfo& info = setting_info(key);
+  return what + " (default: " + key + (info.env.empty() ? "" : ", $" + info.env) +
+         (otherwise.empty() ? "" : ", else " + otherwise) + ")";
+}
+
+void ConfigSources::add_flags(const SettingFlags& values) {
+  for (const auto& [key, value] : values) {
+    if (!value.empty()) flags[key] = {setting_info(key).flag, value};
+  }
 }
 
 Settings load_config(const ConfigSources& sources) {
@@ -343,64 +389,17 @@ Settings load_config(const ConfigSources& sources) {
                          "flag " + flag.first};
   }
 
-  auto str = [&](const char* k) { return layer.at(k).value.get<std::string>(); };
-  auto num = [&](const char* k) { return layer.at(k).value.get<double>(); };
-  auto integer = [&](const char* k) -> int {
-    const json& v = layer.at(k).value;
-    double x = v.get<double>();
-    if (x < -1e9 || x > 1e9) {
-      throw Error(ExitStatus::config, std::string(k) + " (" + layer.at(k).source +
-                                          "): expected an integer of a sensible size");
-    }
-    return static_cast<int>(x);
-  };
-  auto strs = [&](const char* k) { return layer.at(k).value.get<std::vector<std::string>>(); };
-  auto& k = c.controller;
-  k.state_dir = str("controller.state_dir");
-  k.cluster = str("controller.cluster");
-  k.catalog = str("controller.catalog");
-  k.bind = str("controller.bind");
-  k.round = num("controller.round");
-  k.retention = integer("controller.retention");
-  k.history_days = num("controller.history_days");
-  k.policy = str("controller.policy");
-  k.policy_options.p = num("controller.p");
-  k.policy_options.lambda_n = num("controller.lambda_n");
-  k.policy_options.lambda_a = num("controller.lambda_a");
-  k.policy_options.time_limit = num("controller.time_limit");
-  k.stage_timeout = num("controller.stage_timeout");
-  k.heartbeat_interval = num("controller.heartbeat_interval");
-  k.heartbeat_liveness = integer("controller.heartbeat_liveness");
-  k.fence_after = num("controller.fence_after");
-  k.silent_after = num("controller.silent_after");
-  k.hung_timeout = num("controller.hung_timeout");
-  k.hung_retries = integer("controller.hung_retries");
-  k.secret_key = str("controller.secret_key");
-  k.allow = str("controller.allow");
   // Default: beside the controller's state, right for one machine; a cluster of several
   // machines sets it to storage that every node mounts at the same path.
-  if (layer.at("controller.checkpoint_root").value.get<std::string>().empty() &&
-      !k.state_dir.empty()) {
-    layer["controller.checkpoint_root"].value =
-        (fs::path(k.state_dir) / "ckpt").lexically_normal().string();
+  Setting& ckpt = layer.at("controller.checkpoint_root");
+  const std::string state_dir = layer.at("controller.state_dir").value.get<std::string>();
+  if (ckpt.value.get<std::string>().empty() && !state_dir.empty()) {
+    ckpt.value = (fs::path(state_dir) / "ckpt").lexically_normal().string();
   }
-  k.checkpoint_root = str("controller.checkpoint_root");
-  c.stages.estimate = str("stages.estimate");
-  c.stages.solve = str("stages.solve");
-  c.stages.place = str("stages.place");
-  c.nodes.apply = strs("nodes.apply");
-  c.nodes.reports = strs("nodes.reports");
-  c.nodes.status = strs("nodes.status");
-  c.nodes.logs = strs("nodes.logs");
-  c.nodes.timeout = num("nodes.timeout");
-  c.agent.connect = str("agent.connect");
-  c.agent.node = str("agent.node");
-  c.agent.state_dir = str("agent.state_dir");
-  c.agent.server_key = str("agent.server_key");
-  c.agent.secret_key = str("agent.secret_key");
-  c.client.connect = str("client.connect");
-  c.client.server_key = str("client.server_key");
-  c.client.secret_key = str("client.secret_key");
+  for (const auto& d : kDefs) {
+    const Setting& s = layer.at(d.key);
+    store(d, s.value, c, std::string(d.key) + " (" + s.source + ")");
+  }
   for (const auto& d : kDefs) c.settings.push_back(layer.at(d.key));
   check(c, [&](const std::string& key) { return key + " (" + layer.at(key).source + ")"; });
   return c;

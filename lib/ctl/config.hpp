@@ -68,12 +68,21 @@ struct StageSettings {
   std::string place;
 };
 
+// The commands run on (or for) each node; {state}, {node}, {cluster} and {jobs} are
+// replaced when run. The defaults run sia-run on this machine, a state directory per node.
 struct NodeCommandSettings {
-  std::vector<std::string> apply;
-  std::vector<std::string> reports;
-  std::vector<std::string> status;
-  std::vector<std::string> logs;  // `sia-run logs`: JOB and its flags are appended
-  double timeout = 300;           // seconds one node command may run
+  std::vector<std::string> apply = {"sia-run",   "--state-dir", "{state}/nodes/{node}",
+                                    "apply",     "--node",      "{node}",
+                                    "--cluster", "{cluster}",   "--jobs",
+                                    "{jobs}",    "-o",          "json",
+                                    "-"};
+  std::vector<std::string> reports = {"sia-run", "--state-dir", "{state}/nodes/{node}",
+                                      "reports", "-o",          "jsonl"};
+  std::vector<std::string> status = {"sia-run", "--state-dir", "{state}/nodes/{node}",
+                                     "status",  "-o",          "json"};
+  // `sia-run logs`: JOB and its flags are appended.
+  std::vector<std::string> logs = {"sia-run", "--state-dir", "{state}/nodes/{node}", "logs"};
+  double timeout = 300;  // seconds one node command may run
 };
 
 struct AgentSettings {
@@ -100,10 +109,15 @@ struct Settings {
   std::vector<std::string> files;  // the files read, lowest precedence first
 };
 
+// Values typed on a program's setting flags, by key ("controller.cluster" -> "c.toml").
+using SettingFlags = std::map<std::string, std::string>;
+
 struct ConfigSources {
   std::string config_file;  // --config; "" = $SIA_CONFIG, if set
   // Flag values by key, as typed: key -> {flag name for messages, value}.
   std::map<std::string, std::pair<std::string, std::string>> flags;
+  // Adds each non-empty value of `values` to `flags` under its key's flag.
+  void add_flags(const SettingFlags& values);
   std::function<const char*(const char*)> getenv;  // null: std::getenv
   std::string system_file = "/etc/sia/config.toml";
 };
@@ -114,13 +128,23 @@ Settings load_config(const ConfigSources& sources);
 std::vector<std::string> split_command(const std::string& command);
 
 // The keys load_config knows, in documentation order, with their environment variables
-// ("" when none): for `sia-ctl config`, the man page and tests.
+// and the flag that sets each ("" when none; sia-ctl's, or for agent.* sia-run agent's):
+// for `sia-ctl config`, the man page, the programs' flags and tests. A key's default is the
+// member's initial value in Settings (controller.state_dir's and checkpoint_root's are
+// derived: from $XDG_STATE_HOME or $HOME, and from the state directory).
 struct SettingInfo {
   std::string key;
   std::string env;
+  std::string flag;
   std::string description;
 };
 const std::vector<SettingInfo>& setting_infos();
+// The row of `key`; an unknown key is a programming error (status 70).
+const SettingInfo& setting_info(const std::string& key);
+// A setting flag's help: `what`, then where the value comes from without the flag, and
+// `otherwise` when given ("Cluster file (default: controller.cluster, $SIA_CLUSTER)").
+std::string setting_flag_help(const std::string& key, const std::string& what,
+                              const std::string& otherwise = "");
 
 // The Config document's data and its table.
 nlohmann::json config_to_json(const Settings& config);

@@ -2,7 +2,6 @@
 # round engine, node drivers, client operations).
 sia_module(ctl
   ctl/config.cpp
-  ctl/agent_config.cpp
   ctl/journal.cpp
   ctl/job_book.cpp
   ctl/report_records.cpp
@@ -18,10 +17,8 @@ sia_module(ctl
   ctl/history.cpp
   ctl/client_backend.cpp
   ctl/client_render.cpp
-  ctl/commands.cpp
   ctl/job_log.cpp
   ctl/local_logs.cpp
-  ctl/logs_command.cpp
 )
 target_link_libraries(sia_ctl
   PUBLIC sia_channel sia_cli sia_core sia_exec sia_model sia_policy

@@ -7,13 +7,35 @@
 
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "exec/commands.hpp"
+#include "cli/tool.hpp"
 #include "exec/executor.hpp"
+#include "exec/node_plan.hpp"
 #include "exec/reconcile.hpp"
 
 namespace sia::exec {
+
+// What every sia-run command reads: its state directory, output format, --dry-run.
+struct CommonArgs {
+  std::string state_dir;  // empty: default_state_dir()
+  cli::Format format = cli::Format::json;
+  bool dry_run = false;
+};
+
+// What `sia-run apply` and `run` are asked to do.
+struct ApplyArgs : CommonArgs {
+  std::string placement = "-";
+  std::string node;  // empty: the host name
+  std::vector<std::string> jobs;
+  std::string cluster;  // empty: nodes and addresses from the placement itself
+  std::string port_range = "29500-29999";
+  GenerationSettings settings;  // ckpt_root, report_interval, grace (the rest is filled in)
+};
+
+// "LO-HI" -> {LO, HI}; status 64 unless 1 <= LO <= HI <= 65535.
+std::pair<int, int> parse_port_range(const std::string& text);
 
 struct NodeWork {
   std::string node;

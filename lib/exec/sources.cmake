@@ -14,12 +14,7 @@ sia_module(exec
   exec/node_apply.cpp
   exec/run_documents.cpp
   exec/report_lines.cpp
-  exec/reports_command.cpp
   exec/rank_log.cpp
-  exec/logs.cpp
-  exec/apply.cpp
-  exec/foreground.cpp
-  exec/supervise.cpp
 )
 target_link_libraries(sia_exec
   PUBLIC sia_cli sia_core sia_model sia_os)

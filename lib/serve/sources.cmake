@@ -6,7 +6,6 @@ sia_module(serve
   serve/client_service.cpp
   serve/log_requests.cpp
   serve/remote_backend.cpp
-  serve/serve_command.cpp
 )
 target_link_libraries(sia_serve
   PUBLIC sia_channel sia_core sia_ctl sia_model sia_os

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "channel/agent_command.hpp"
+#include "app/sia-run/agent_command.hpp"
 #include "channel/allow_list.hpp"
 #include "channel/keys.hpp"
 #include "channel/security.hpp"

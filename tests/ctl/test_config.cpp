@@ -130,3 +130,32 @@ TEST_CASE("stage commands split on spaces", "[config]") {
         std::vector<std::string>{"sia-solve", "--policy", "themis"});
   CHECK(split_command("").empty());
 }
+
+TEST_CASE("a setting's flag, help and default come from its one row", "[config]") {
+  // The flag layer: each typed value under its key's flag; empty values are not given.
+  auto s = sources({}, "");
+  s.add_flags({{"controller.round", "15"}, {"controller.policy", ""}, {"agent.node", "t4-0"}});
+  Settings c = load_config(s);
+  CHECK(c.controller.round == 15);
+  CHECK(setting(c, "controller.round").source == "flag --round");
+  CHECK(setting(c, "controller.policy").source == "default");
+  CHECK(c.agent.node == "t4-0");
+  CHECK(setting(c, "agent.node").source == "flag --node");
+  CHECK(setting_flag_help("controller.cluster", "Cluster file") ==
+        "Cluster file (default: controller.cluster, $SIA_CLUSTER)");
+  CHECK(setting_flag_help("controller.state_dir", "State", "X") ==
+        "State (default: controller.state_dir, $SIA_CTL_STATE_DIR, else X)");
+  CHECK(sia::test::error_of([] { setting_info("controller.nope"); }).first == 70);
+
+  // Defaults are the members' initial values, whatever their type.
+  const Settings built_in;
+  Settings d = load_config(sources({}, ""));
+  CHECK(d.nodes.apply == built_in.nodes.apply);
+  CHECK(d.controller.heartbeat_liveness == built_in.controller.heartbeat_liveness);
+  CHECK(d.controller.policy_options.p == built_in.controller.policy_options.p);
+  CHECK(setting(d, "nodes.timeout").value == built_in.nodes.timeout);
+  CHECK(setting(d, "controller.hung_retries").value == built_in.controller.hung_retries);
+  // A value that does not fit its integer field is refused, never wrapped.
+  auto big = sources({{"SIA_CTL_RETENTION", "99999999999"}}, "");
+  CHECK(sia::test::error_of([&] { load_config(big); }).first == 78);
+}

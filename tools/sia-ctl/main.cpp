@@ -1,27 +1,28 @@
 // sia-ctl: the scheduler's control program. `simulate` runs the trace-driven simulator;
-// serve (lib/serve/serve_command.hpp), round, submit, status, history, cancel, hold,
+// serve, round, submit, status, history, cancel, hold,
 // release, requeue, nodes, explain, logs and config drive the controller
-// (lib/ctl/commands.hpp); keygen writes CURVE keys. Each is a row of kSubcommands
+// (lib/app/sia-ctl/); keygen writes CURVE keys. Each is a row of kSubcommands
 // (common/subcommands.hpp), which drives the CLI11 subcommands, dispatch and usage error.
-#include "app/simulate.hpp"
-#include "channel/keygen_command.hpp"
+#include "app/sia-ctl/commands.hpp"
+#include "app/sia-ctl/keygen_command.hpp"
+#include "app/sia-ctl/serve_command.hpp"
+#include "app/sia-ctl/simulate.hpp"
 #include "common/policy_flags.hpp"
+#include "common/setting_flags.hpp"
 #include "common/shared_flags.hpp"
 #include "common/subcommands.hpp"
-#include "ctl/commands.hpp"
 #include "serve/remote_backend.hpp"
-#include "serve/serve_command.hpp"
 
 namespace {
 
 struct Flags {
   sia::cli::CommonFlags common;
-  std::string config_file, state_dir, connect, server_key, secret_key;
-  sia::ctl::CtlArgs ctl;  // from the flags above and the subcommand's, before it runs
+  std::string config_file;
+  sia::ctl::SettingFlags settings;  // --state-dir, --cluster, ...: by configuration key
+  sia::ctl::CtlArgs ctl;            // from the flags above and the subcommand's, before it runs
   sia::app::SimulateArgs sim;
   sia::channel::KeygenArgs keygen;
-  std::string cluster, policy, bind, round;  // round, serve
-  std::vector<std::string> stages;           // round, serve
+  std::vector<std::string> stages;  // round, serve
   bool dry_run = false;
   std::vector<std::string> submit_files;
   std::vector<std::string> jobs;                         // status, cancel, hold, ...
@@ -81,22 +82,23 @@ void add_stage_flag(CLI::App& cmd, Flags& f) {
       ->allow_extra_args(false);
 }
 
-void add_round_flags(CLI::App& cmd, Flags& f) {
-  cmd.add_option("--cluster", f.cluster,
-                 "Cluster file (default: controller.cluster, $SIA_CLUSTER)");
-  cmd.add_option("--policy", f.policy, "Scheduling policy (default: controller.policy)");
+// round and serve: what the controller schedules, and how.
+void add_controller_flags(CLI::App& cmd, Flags& f) {
+  sia::cli::add_setting_flag(cmd, f.settings, "controller.cluster", "Cluster file");
+  sia::cli::add_setting_flag(cmd, f.settings, "controller.policy", "Scheduling policy");
   add_stage_flag(cmd, f);
+}
+
+void add_round_flags(CLI::App& cmd, Flags& f) {
+  add_controller_flags(cmd, f);
   cmd.add_flag("--dry-run", f.dry_run, "Decide and print the round; change nothing");
 }
 
 void add_serve_flags(CLI::App& cmd, Flags& f) {
-  cmd.add_option("--cluster", f.cluster,
-                 "Cluster file (default: controller.cluster, $SIA_CLUSTER)");
-  cmd.add_option("--policy", f.policy, "Scheduling policy (default: controller.policy)");
-  cmd.add_option("--bind", f.bind,
-                 "Endpoint to serve agents and clients on (default: controller.bind)");
-  cmd.add_option("--round", f.round, "Seconds between rounds (default: controller.round)");
-  add_stage_flag(cmd, f);
+  add_controller_flags(cmd, f);
+  sia::cli::add_setting_flag(cmd, f.settings, "controller.bind",
+                             "Endpoint to serve agents and clients on");
+  sia::cli::add_setting_flag(cmd, f.settings, "controller.round", "Seconds between rounds");
 }
 
 void add_submit_flags(CLI::App& cmd, Flags& f) {
@@ -245,21 +247,11 @@ void prepare(const CLI::App& app, Flags& f) {
     throw sia::Error(sia::ExitStatus::usage, "-o csv: only sia-ctl history writes CSV");
   }
   auto& ctl = f.ctl;
-  auto set = [&](const char* key, const char* flag, const std::string& value) {
-    if (!value.empty()) ctl.sources.flags[key] = {flag, value};
-  };
   ctl.sources.config_file = f.config_file;
   ctl.format =
       f.common.format() == sia::cli::Format::jsonl ? sia::cli::Format::json : f.common.format();
   ctl.dry_run = f.dry_run;
-  set("controller.state_dir", "--state-dir", f.state_dir);
-  set("controller.cluster", "--cluster", f.cluster);
-  set("controller.policy", "--policy", f.policy);
-  set("controller.bind", "--bind", f.bind);
-  set("controller.round", "--round", f.round);
-  set("client.connect", "--connect", f.connect);
-  set("client.server_key", "--server-key", f.server_key);
-  set("client.secret_key", "--secret-key", f.secret_key);
+  ctl.sources.add_flags(f.settings);
   for (const auto& st : f.stages) {
     auto [key, command] = sia::ctl::parse_stage_flag(st);
     ctl.sources.flags[key] = {"--stage", command};
@@ -287,18 +279,16 @@ int main(int argc, char** argv) {
   sia::cli::add_common_flags(app, flags.common, {"table", "json", "jsonl", "csv"});
   app.add_option("--config", flags.config_file,
                  "Configuration file (default $SIA_CONFIG; see sia-config(5))");
-  app.add_option("--state-dir", flags.state_dir,
-                 "Controller state directory (default: controller.state_dir, "
-                 "$SIA_CTL_STATE_DIR, else $XDG_STATE_HOME/sia/ctl)");
-  app.add_option("--connect", flags.connect,
-                 "Clients: ask the controller at this endpoint (sia-ctl serve) instead of "
-                 "acting on the state directory (default: client.connect)");
-  app.add_option("--server-key", flags.server_key,
-                 "Clients: the controller's public key file (CURVE; default: "
-                 "client.server_key)");
-  app.add_option("--secret-key", flags.secret_key,
-                 "Clients: this client's key file, mode 0600 (CURVE; default: "
-                 "client.secret_key)");
+  using sia::cli::add_setting_flag;
+  add_setting_flag(app, flags.settings, "controller.state_dir", "Controller state directory",
+                   "$XDG_STATE_HOME/sia/ctl");
+  add_setting_flag(app, flags.settings, "client.connect",
+                   "Clients: ask the controller at this endpoint (sia-ctl serve) instead of "
+                   "acting on the state directory");
+  add_setting_flag(app, flags.settings, "client.server_key",
+                   "Clients: the controller's public key file, for CURVE");
+  add_setting_flag(app, flags.settings, "client.secret_key",
+                   "Clients: this client's key file, mode 0600, for CURVE");
   return sia::cli::run_subcommands(app, argc, argv, flags.common, program, kSubcommands, flags,
                                    prepare);
 }

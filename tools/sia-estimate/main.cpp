@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "app/estimate.hpp"
+#include "app/sia-estimate/estimate.hpp"
 #include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
 #include "common/shared_flags.hpp"

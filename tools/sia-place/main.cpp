@@ -1,7 +1,7 @@
 // sia-place: Allocation (+ Cluster, previous Placement) -> Placement.
 #include <unistd.h>
 
-#include "app/solve.hpp"
+#include "app/sia-place/place.hpp"
 #include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
 #include "common/shared_flags.hpp"

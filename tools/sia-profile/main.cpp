@@ -2,7 +2,7 @@
 // catalog, print a catalog model's bootstrap profile, or measure a job's profile live.
 #include <cstdlib>
 
-#include "app/profile.hpp"
+#include "app/sia-profile/profile.hpp"
 #include "common/shared_flags.hpp"
 #include "common/subcommands.hpp"
 

@@ -2,11 +2,12 @@
 // restart the jobs' worker processes -- and say what runs.
 #include <unistd.h>
 
-#include "channel/agent_command.hpp"
+#include "app/sia-run/agent_command.hpp"
+#include "app/sia-run/agent_config.hpp"
+#include "app/sia-run/commands.hpp"
+#include "common/setting_flags.hpp"
 #include "common/shared_flags.hpp"
 #include "common/subcommands.hpp"
-#include "ctl/agent_config.hpp"
-#include "exec/commands.hpp"
 
 namespace {
 
@@ -21,6 +22,7 @@ struct Flags {
   sia::exec::LogsArgs logs;
   sia::channel::AgentArgs agent;
   std::string agent_config;
+  sia::ctl::SettingFlags agent_settings;  // --connect, --node, ...: by configuration key
   sia::exec::SuperviseArgs supervise;
 };
 
@@ -117,17 +119,14 @@ void add_agent_flags(CLI::App& cmd, Flags& f) {
   cmd.add_option("--config", f.agent_config,
                  "Configuration file whose [agent] section gives the settings no flag "
                  "gives (default $SIA_CONFIG; see sia-config(5))");
-  cmd.add_option("--connect", agent.connect,
-                 "The controller's endpoint (tcp://HOST:PORT, ipc://PATH; default: "
-                 "agent.connect)");
-  cmd.add_option("--node", agent.node,
-                 "This node's name (default: agent.node, else the host name)");
-  cmd.add_option("--server-key", agent.server_key,
-                 "The controller's public key file (CURVE; with --secret-key; default: "
-                 "agent.server_key)");
-  cmd.add_option("--secret-key", agent.secret_key,
-                 "This agent's key file, mode 0600 (CURVE; with --server-key; default: "
-                 "agent.secret_key)");
+  using sia::cli::add_setting_flag;
+  add_setting_flag(cmd, f.agent_settings, "agent.connect",
+                   "The controller's endpoint, tcp://HOST:PORT or ipc://PATH");
+  add_setting_flag(cmd, f.agent_settings, "agent.node", "This node's name", "the host name");
+  add_setting_flag(cmd, f.agent_settings, "agent.server_key",
+                   "The controller's public key file, for CURVE with --secret-key");
+  add_setting_flag(cmd, f.agent_settings, "agent.secret_key",
+                   "This agent's key file, mode 0600, for CURVE with --server-key");
   sia::cli::add_cluster_flag(cmd, agent.cluster, "Cluster file giving this node's inventory");
   cmd.add_option("--heartbeat-interval", agent.heartbeat_interval, "Seconds between heartbeats")
       ->check(CLI::Range(0.001, 3600.0))
@@ -153,8 +152,8 @@ void add_agent_flags(CLI::App& cmd, Flags& f) {
 }
 
 int run_agent(Flags& f) {
-  f.agent.state_dir = f.state_dir;
-  sia::ctl::apply_agent_config(f.agent, f.agent_config);
+  f.agent_settings["agent.state_dir"] = f.state_dir;
+  sia::ctl::apply_agent_config(f.agent, f.agent_config, f.agent_settings);
   return sia::channel::run_agent(f.agent);
 }
 

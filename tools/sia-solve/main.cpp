@@ -1,7 +1,7 @@
 // sia-solve: GoodputMatrix -> Allocation.
 #include <unistd.h>
 
-#include "app/solve.hpp"
+#include "app/sia-solve/solve.hpp"
 #include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
 #include "common/policy_flags.hpp"

@@ -3,8 +3,8 @@
 // every change of the job's status in status.json.
 #include <unistd.h>
 
+#include "app/sia-run/commands.hpp"
 #include "core/error.hpp"
-#include "exec/commands.hpp"
 #include "exec/local_launcher.hpp"
 #include "exec/supervisor.hpp"
 

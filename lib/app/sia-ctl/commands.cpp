@@ -1,4 +1,4 @@
-#include "ctl/commands.hpp"
+#include "app/sia-ctl/commands.hpp"
 
 #include "core/cluster.hpp"
 #include "core/document.hpp"

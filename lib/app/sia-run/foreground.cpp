@@ -5,9 +5,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "app/sia-run/commands.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "exec/commands.hpp"
 #include "exec/node_apply.hpp"
 #include "exec/run_documents.hpp"
 

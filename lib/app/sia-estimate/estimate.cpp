@@ -1,4 +1,4 @@
-#include "app/estimate.hpp"
+#include "app/sia-estimate/estimate.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -2,9 +2,9 @@
 #include <chrono>
 #include <thread>
 
+#include "app/sia-run/commands.hpp"
 #include "cli/stop_signals.hpp"
 #include "core/error.hpp"
-#include "exec/commands.hpp"
 
 namespace sia::exec {
 

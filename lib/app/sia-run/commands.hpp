@@ -9,29 +9,13 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "cli/tool.hpp"
-#include "exec/node_plan.hpp"
+#include "exec/node_apply.hpp"
 #include "exec/rank_log.hpp"
 
 namespace sia::exec {
-
-struct CommonArgs {
-  std::string state_dir;  // empty: default_state_dir()
-  cli::Format format = cli::Format::json;
-  bool dry_run = false;
-};
-
-struct ApplyArgs : CommonArgs {
-  std::string placement = "-";
-  std::string node;  // empty: the host name
-  std::vector<std::string> jobs;
-  std::string cluster;  // empty: nodes and addresses from the placement itself
-  std::string port_range = "29500-29999";
-  GenerationSettings settings;  // ckpt_root, report_interval, grace (the rest is filled in)
-};
 
 struct StopArgs : CommonArgs {
   std::vector<std::string> jobs;
@@ -65,8 +49,5 @@ int run_status(const StatusArgs& args);
 int run_reports(const ReportsArgs& args);
 int run_logs(const LogsArgs& args);
 int run_supervise(const SuperviseArgs& args);
-
-// "LO-HI" -> {LO, HI}; status 64 unless 1 <= LO <= HI <= 65535.
-std::pair<int, int> parse_port_range(const std::string& text);
 
 }  // namespace sia::exec

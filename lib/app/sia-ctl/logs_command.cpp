@@ -2,11 +2,11 @@
 #include <chrono>
 #include <thread>
 
+#include "app/sia-ctl/commands.hpp"
 #include "cli/stop_signals.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "ctl/client_backend.hpp"
-#include "ctl/commands.hpp"
 
 namespace sia::ctl {
 

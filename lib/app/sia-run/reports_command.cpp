@@ -1,11 +1,11 @@
 // sia-run reports (commands.hpp).
 #include <nlohmann/json.hpp>
 
+#include "app/sia-run/commands.hpp"
 #include "cli/table.hpp"
 #include "core/document.hpp"
 #include "core/json_limits.hpp"
 #include "core/log.hpp"
-#include "exec/commands.hpp"
 #include "exec/report_lines.hpp"
 
 namespace sia::exec {

@@ -1,4 +1,4 @@
-#include "serve/serve_command.hpp"
+#include "app/sia-ctl/serve_command.hpp"
 
 #include <algorithm>
 #include <atomic>

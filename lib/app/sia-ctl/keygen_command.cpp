@@ -1,4 +1,4 @@
-#include "channel/keygen_command.hpp"
+#include "app/sia-ctl/keygen_command.hpp"
 
 #include <filesystem>
 

@@ -1,8 +1,8 @@
 // sia-run apply, stop and status (commands.hpp).
 #include <algorithm>
 
+#include "app/sia-run/commands.hpp"
 #include "core/error.hpp"
-#include "exec/commands.hpp"
 #include "exec/node_apply.hpp"
 #include "exec/run_documents.hpp"
 

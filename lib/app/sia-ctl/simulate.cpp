@@ -1,4 +1,4 @@
-#include "app/simulate.hpp"
+#include "app/sia-ctl/simulate.hpp"
 
 #include <algorithm>
 #include <cstdio>

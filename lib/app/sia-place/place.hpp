@@ -1,23 +1,13 @@
-// sia-solve and sia-place as library calls.
+// sia-place as a library call: an Allocation (with its cluster, or --cluster, and the
+// previous Placement) to a Placement, or a table with --explain's notes.
+// Thread-safety: reads files and writes stdout; no shared state.
 #pragma once
 
 #include <string>
 
 #include "cli/tool.hpp"
-#include "policy/policy.hpp"
 
 namespace sia::app {
-
-struct SolveArgs {
-  std::string input = "-";  // GoodputMatrix
-  std::string previous;     // previous Allocation (optional)
-  std::string policy = "sia";
-  std::string compat = "default";
-  PolicyOptions options;
-  cli::Format format = cli::Format::json;
-};
-
-int run_solve(const SolveArgs& args);
 
 struct PlaceArgs {
   std::string input = "-";  // Allocation

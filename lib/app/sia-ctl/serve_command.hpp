@@ -19,7 +19,7 @@
 // Thread-safety: process-wide (signal handlers); one per process.
 #pragma once
 
-#include "ctl/commands.hpp"
+#include "app/sia-ctl/commands.hpp"
 
 namespace sia::serve {
 

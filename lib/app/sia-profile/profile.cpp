@@ -1,4 +1,4 @@
-#include "app/profile.hpp"
+#include "app/sia-profile/profile.hpp"
 
 #include <stdlib.h>
 

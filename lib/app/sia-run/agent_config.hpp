@@ -9,12 +9,15 @@
 
 #include <string>
 
-#include "channel/agent_command.hpp"
+#include "app/sia-run/agent_command.hpp"
+#include "ctl/config.hpp"
 
 namespace sia::ctl {
 
-// Fills each of args.connect, node, state_dir, server_key and secret_key that is empty
-// (no flag gave it) from the configuration; `config_file` is --config ("" for none).
-void apply_agent_config(channel::AgentArgs& args, const std::string& config_file);
+// Sets args.connect, node, state_dir, server_key and secret_key from the configuration,
+// with `flags` (sia-run's, by key: "agent.connect" -> "tcp://ctl:7400") as its top
+// layer; `config_file` is --config ("" for none).
+void apply_agent_config(channel::AgentArgs& args, const std::string& config_file,
+                        const SettingFlags& flags);
 
 }  // namespace sia::ctl

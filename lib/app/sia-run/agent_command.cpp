@@ -1,4 +1,4 @@
-#include "channel/agent_command.hpp"
+#include "app/sia-run/agent_command.hpp"
 
 #include <atomic>
 #include <cstdio>
