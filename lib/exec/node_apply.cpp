@@ -5,6 +5,7 @@
 #include <climits>
 #include <filesystem>
 
+#include "core/checkpoint_dir.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 
@@ -133,6 +134,16 @@ std::vector<PlannedAction> apply_node(const NodeWork& work, StateDir& state, Exe
         }
         JobLaunch l = want;
         prepare_generation(l, a.generation, state, work.settings);
+        if (auto done = checkpoint_finished(l.ckpt_dir)) {
+          // It finished on a node sharing the checkpoint directory: never again.
+          a.action = Action::leave;
+          a.generation = static_cast<int>(*done);
+          a.reason = "finished (round " + std::to_string(*done) + ", says " + l.ckpt_dir +
+                     "/finished): not started again";
+          continue;
+        }
+        // From now on a writer of an older generation cannot move the job's `latest`.
+        raise_checkpoint_generation(l.ckpt_dir, l.generation);
         if (l.restore_missing) {
           a.warning = "no checkpoint in " + l.ckpt_dir + " (the job was at step " +
                       std::to_string(l.expected_step) + "): it starts from step 0";

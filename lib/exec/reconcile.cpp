@@ -63,6 +63,14 @@ static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mo
   }
   a.action = Action::start;
   a.generation = next(current);
+  if (rec->status.state == RunState::finished) {
+    // Finished is final, whatever the placement says now (it may have been decided
+    // before the controller heard of the end).
+    a.action = Action::leave;
+    a.generation = current;
+    a.reason = change.empty() ? "finished" : "finished (not started again: " + change + ")";
+    return a;
+  }
   if (!change.empty()) {
     a.reason = ended_how(rec->status) + ", placement changed: " + change;
     return a;

@@ -107,6 +107,10 @@ void HubDriver::handle(std::vector<channel::HubEvent> events) {
         }
         break;
       case channel::HubEventType::ack: {
+        if (auto u = unsettled_.find(e.node);
+            u != unsettled_.end() && u->second.latest == std::make_pair(e.ack.round, e.ack.seq)) {
+          unsettled_.erase(u);
+        }
         auto it = awaited_.find(e.node);
         if (it != awaited_.end() && it->second.first == e.ack.round &&
             it->second.second == e.ack.seq) {
@@ -119,6 +123,7 @@ void HubDriver::handle(std::vector<channel::HubEvent> events) {
       }
       default:
         if (e.type == channel::HubEventType::ready) seen_.insert(e.node);
+        if (e.type == channel::HubEventType::fenced) unsettled_.erase(e.node);
         if (options_.on_event) options_.on_event(e);
         break;
     }
@@ -206,6 +211,11 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
     } else {
       awaited_[node] = {round, *seq};
     }
+    if (seq) {
+      Unsettled& u = unsettled_[node];
+      u.latest = {round, *seq};
+      for (const auto& j : part["data"]["jobs"]) u.jobs.insert(j.value("name", ""));
+    }
   }
   while (!awaited_.empty() && os::system_clock().now() < deadline) {
     if (options_.interrupted && options_.interrupted()) break;
@@ -258,6 +268,9 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
     json st = merged_status(v.run_status, v.jobs);
     for (const auto& j : st["jobs"]) {
       if (exec::holds_gpus(j.value("state", ""))) running_on[j.value("name", "")].insert(v.node);
+    }
+    if (auto u = unsettled_.find(v.node); u != unsettled_.end()) {
+      for (const auto& job : u->second.jobs) running_on[job].insert(v.node);
     }
   }
   std::map<std::string, json> full, first;

@@ -11,7 +11,9 @@
 //     JobSpecs; a node with nothing gets an empty placement and stops what it runs. A job
 //     that moves is started on its new nodes only after the nodes it leaves acknowledged
 //     (two phases), so it resumes from the checkpoint its old workers wrote and never runs
-//     twice at once. deliver() waits, pumping the hub, until every connected node
+//     twice at once; a job is also held back while any node it was sent to has not
+//     acknowledged its latest ASSIGN (a slow apply may still be starting it there).
+//     deliver() waits, pumping the hub, until every connected node
 //     acknowledged or `ack_timeout` passed; an ACK that comes later is handed to
 //     on_late_ack;
 //   - drain_reports(): the report lines the hub handed out since the last call (none when
@@ -87,6 +89,14 @@ class HubDriver : public ctl::NodeDriver {
   // ASSIGNs deliver() waits for: node -> (round, seq), and the ACKs that came.
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> awaited_;
   std::map<std::string, channel::Ack> acks_;
+  // Per node, the jobs of the ASSIGNs sent since its last acknowledged one, and the
+  // latest's (round, seq): until that ACK the node may be starting any of them, so none
+  // starts elsewhere.
+  struct Unsettled {
+    std::pair<std::int64_t, std::int64_t> latest;
+    std::set<std::string> jobs;
+  };
+  std::map<std::string, Unsettled> unsettled_;
   double last_deliver_ = 0;
   std::set<std::string> seen_;  // nodes whose agent said READY since the start
   os::Clock::TimePoint hold_until_;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/atomic_file.hpp"
+#include "core/checkpoint_dir.hpp"
 #include "core/crc32.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
@@ -215,20 +216,25 @@ TrainState decode_state(std::string_view bytes, const std::string& name) {
   return s;
 }
 
-std::string save_checkpoint(const std::string& dir, const TrainState& s) {
+std::string save_checkpoint(const std::string& dir, const TrainState& s, long generation) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(ExitStatus::cant_create, dir + ": " + ec.message());
   const std::string name = checkpoint_name(s.step);
   const std::string path = (fs::path(dir) / name).string();
+  const std::string bytes = encode_state(s);
+  // Checked, written and made current as one step: a stale generation's writer neither
+  // replaces a file of the newer one nor moves `latest` nor prunes.
+  CheckpointDirLock lock(dir);
+  check_checkpoint_generation(dir, generation);
   const std::string previous = latest_name(dir);
-  write_file_atomic(path, encode_state(s));
+  write_file_atomic(path, bytes);
   write_file_atomic((fs::path(dir) / "latest").string(), name + "\n");
   prune(dir, name, valid_name(previous) ? previous : "");
   return path;
 }
 
-std::optional<TrainState> load_checkpoint(const std::string& dir) {
+std::optional<TrainState> load_checkpoint(const std::string& dir, std::string* note) {
   const std::string latest = (fs::path(dir) / "latest").string();
   std::error_code ec;
   if (!fs::exists(latest, ec)) return std::nullopt;
@@ -238,7 +244,30 @@ std::optional<TrainState> load_checkpoint(const std::string& dir) {
     throw Error(ExitStatus::data, latest + ": expected the name of a ckpt-<step>.bin file");
   }
   const std::string path = (fs::path(dir) / name).string();
-  return decode_state(read_input(path), path);
+  try {
+    return decode_state(read_input(path), path);
+  } catch (const Error& damaged) {
+    // The newest other checkpoint that is intact, said aloud; none: the first error.
+    std::vector<std::string> others;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::string n = e.path().filename().string();
+      if (valid_name(n) && n != name) others.push_back(n);
+    }
+    std::sort(others.rbegin(), others.rend());  // zero-padded steps: newest first
+    for (const auto& n : others) {
+      const std::string other = (fs::path(dir) / n).string();
+      try {
+        TrainState st = decode_state(read_input(other), other);
+        if (note) {
+          *note = std::string(damaged.what()) + "; restoring the newest intact checkpoint, " + n +
+                  " (step " + std::to_string(st.step) + "), instead";
+        }
+        return st;
+      } catch (const Error&) {
+      }
+    }
+    throw;
+  }
 }
 
 }  // namespace sia::worker

@@ -9,9 +9,12 @@
 // the current file. save_checkpoint writes the file atomically (temporary file, fsync,
 // rename, fsync of the directory), only then replaces `latest` the same way, and keeps just
 // that file and the one `latest` named before (other ckpt files and the temporary files of
-// dead writers are removed). load_checkpoint reads only what `latest` names, so a
-// half-written file is never used; a file that is truncated or fails its checksum is an
-// error (status 65), never silently replaced by an older one or by a fresh start.
+// dead writers are removed) -- all of it holding the directory's lock, and only while no
+// newer generation has started (core/checkpoint_dir.hpp; status 75 otherwise, nothing
+// written). load_checkpoint reads what `latest` names, so a half-written file is never
+// used; when that file is missing, truncated or fails its checksum it restores the newest
+// intact other checkpoint and says so in `note`; with none, the first error (66 or 65),
+// never a silent fresh start.
 // Thread-safety: functions on distinct directories may run concurrently.
 #pragma once
 
@@ -44,9 +47,11 @@ std::string encode_state(const TrainState& state);
 TrainState decode_state(std::string_view bytes, const std::string& name);
 
 // Writes the state as ckpt-<step>.bin and points `latest` at it; returns the file's path.
-std::string save_checkpoint(const std::string& dir, const TrainState& state);
-// The state `latest` names, or nullopt when the directory has no `latest`.
-std::optional<TrainState> load_checkpoint(const std::string& dir);
+// `generation` is the writer's SIA_ROUND (0: not started by sia-run, never fenced).
+std::string save_checkpoint(const std::string& dir, const TrainState& state, long generation = 0);
+// The state `latest` names (or the newest intact one, `note` saying why), or nullopt when
+// the directory has no `latest`.
+std::optional<TrainState> load_checkpoint(const std::string& dir, std::string* note = nullptr);
 // "ckpt-00000000000000000042.bin"
 std::string checkpoint_name(std::uint64_t step);
 

@@ -130,7 +130,9 @@ TrainState initial_state(const WorkerEnv& env, const TrainOptions& opt, Communic
     try {
       std::optional<TrainState> s;
       if (env.restore) {
-        s = load_checkpoint(env.ckpt_dir);
+        std::string note;
+        s = load_checkpoint(env.ckpt_dir, &note);
+        if (!note.empty()) log("warning: " + note);
         if (!s) {
           log("warning: SIA_RESTORE=1 but " + env.ckpt_dir +
               " has no checkpoint (no 'latest'): starting from step 0");
@@ -385,7 +387,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     if (root && opt.checkpoint_steps > 0 && st.step % opt.checkpoint_steps == 0) {
       st.model = backend->state();
       st.gns = gns.state();
-      save_checkpoint(env.ckpt_dir, st);
+      save_checkpoint(env.ckpt_dir, st, env.round);
     }
   }
   if (profiling) return to_int(kPreempted);  // stopped before the measurement ended
@@ -396,7 +398,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     st.model = backend->state();
     st.gns = gns.state();
     try {
-      std::string path = save_checkpoint(env.ckpt_dir, st);
+      std::string path = save_checkpoint(env.ckpt_dir, st, env.round);
       log(std::string(finished ? "done" : "preempted") + " at step " + std::to_string(st.step) +
           ": checkpoint " + path);
     } catch (const Error& e) {

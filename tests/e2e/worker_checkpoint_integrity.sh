@@ -1,8 +1,9 @@
 #!/bin/sh
 # Checkpoints are used only when complete: a crash mid-write (a truncated temporary file,
 # even a truncated newer ckpt file that `latest` does not name) leaves the previous
-# checkpoint in charge; a damaged file that `latest` does name fails the restore with
-# status 65 and a clear message -- never a silent restart from step 0.
+# checkpoint in charge; a damaged file that `latest` does name gives way to the newest
+# intact checkpoint, with a warning; with none intact the restore fails with status 65 and
+# a clear message -- never a silent restart from step 0.
 #   worker_checkpoint_integrity.sh BIN_DIR SOURCE_DIR
 set -eu
 BIN=$1
@@ -39,27 +40,36 @@ tail -1 "$SIA_REPORT" | grep -q '"step":70,' || fail "did not finish at step 70"
 [ "$(cat "$ck/latest")" = ckpt-000000000070.bin ] || fail "latest after step 70"
 [ ! -e "$ck/.ckpt-000000000060.bin.tmp.999999" ] || fail "stale temporary file kept"
 
-# The checkpoint `latest` names is truncated: refuse, say why, change nothing.
-lines=$(wc -l <"$SIA_REPORT")
+# The checkpoint `latest` names is truncated: the newest intact one instead, said aloud.
 truncate -s 100 "$ck/ckpt-000000000070.bin"
-run 65 1 90
-grep -q "ckpt-000000000070.bin: corrupt checkpoint: truncated" "$tmp/err" ||
+run 0 1 90
+grep -q "ckpt-000000000070.bin: corrupt checkpoint: truncated.*restoring the newest intact checkpoint, ckpt-000000000050.bin (step 50)" "$tmp/err" ||
+  fail "no warning about the fallback"
+grep -q "restored step 50 " "$tmp/err" || fail "did not fall back to step 50"
+[ "$(cat "$ck/latest")" = ckpt-000000000090.bin ] || fail "latest after step 90"
+cp "$ck/ckpt-000000000090.bin" "$tmp/good.bin"
+
+# None intact: refuse, say why, change nothing.
+lines=$(wc -l <"$SIA_REPORT")
+truncate -s 100 "$ck/ckpt-000000000090.bin"
+run 65 1 100
+grep -q "ckpt-000000000090.bin: corrupt checkpoint: truncated" "$tmp/err" ||
   fail "unclear message"
 [ "$(wc -l <"$SIA_REPORT")" -eq "$lines" ] || fail "a refused restore trained anyway"
-[ "$(cat "$ck/latest")" = ckpt-000000000070.bin ] || fail "latest changed"
+[ "$(cat "$ck/latest")" = ckpt-000000000090.bin ] || fail "latest changed"
 
 # A flipped byte: the checksum catches it.
-cp "$ck/ckpt-000000000050.bin" "$ck/ckpt-000000000070.bin"
-printf 'X' | dd of="$ck/ckpt-000000000070.bin" bs=1 seek=200 conv=notrunc 2>/dev/null
-run 65 1 90
+cp "$tmp/good.bin" "$ck/ckpt-000000000090.bin"
+printf 'X' | dd of="$ck/ckpt-000000000090.bin" bs=1 seek=200 conv=notrunc 2>/dev/null
+run 65 1 100
 grep -q "checksum mismatch" "$tmp/err" || fail "checksum not checked"
 
 # A 2-rank job: rank 0's refusal reaches rank 1, both exit 65.
 export WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000 + 7))
-RANK=1 SIA_RESTORE=1 "$W" --steps 90 2>"$tmp/err1" &
+RANK=1 SIA_RESTORE=1 "$W" --steps 100 2>"$tmp/err1" &
 p1=$!
 st0=0
-RANK=0 SIA_RESTORE=1 "$W" --steps 90 2>"$tmp/err" || st0=$?
+RANK=0 SIA_RESTORE=1 "$W" --steps 100 2>"$tmp/err" || st0=$?
 st1=0
 wait "$p1" || st1=$?
 [ "$st0" -eq 65 ] && [ "$st1" -eq 65 ] || fail "2 ranks exited $st0 and $st1, expected 65"

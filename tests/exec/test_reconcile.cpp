@@ -153,13 +153,18 @@ TEST_CASE("ended jobs: resumed, left alone or run again", "[reconcile]") {
   auto held = record(launch("a", {0}, 2), RunState::preempted, true);
   CHECK(only(reconcile({w}, {held}, {}, Mode::apply)).action == Action::leave);
   CHECK(only(reconcile({w}, {held}, {}, Mode::run)).action == Action::start);
-  // A changed placement starts any ended job, held or finished.
+  // A changed placement starts any ended job but a finished one: finished is final (the
+  // placement may have been decided before the controller heard of the end).
   auto w2 = launch("a", {1});
   a = only(reconcile({w2}, {held}, {}, Mode::apply));
   CHECK(a.action == Action::start);
   CHECK(a.reason == "preempted, placement changed: moved: GPUs 0 -> 1");
-  CHECK(only(reconcile({w2}, {record(launch("a", {0}, 2), RunState::finished)}, {}, Mode::apply))
-            .action == Action::start);
+  for (Mode m : {Mode::apply, Mode::run}) {
+    a = only(reconcile({w2}, {record(launch("a", {0}, 2), RunState::finished)}, {}, m));
+    CHECK(a.action == Action::leave);
+    CHECK(a.generation == 2);
+    CHECK(a.reason == "finished (not started again: moved: GPUs 0 -> 1)");
+  }
 }
 
 TEST_CASE("actions are sorted by job", "[reconcile]") {

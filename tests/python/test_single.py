@@ -59,7 +59,7 @@ class Single(unittest.TestCase):
                       "from step 0", err)
         self.assertEqual(reports(self.report)[-1]["step"], 3)
 
-    def test_restore_continues_and_corruption_is_65(self):
+    def test_restore_continues_falls_back_and_corruption_is_65(self):
         self.assertEqual(self.scenario("--steps", "4")[0], 0)
         status, out, err = self.scenario("--steps", "6", SIA_RESTORE=1)
         self.assertEqual(status, 0, err)
@@ -68,7 +68,18 @@ class Single(unittest.TestCase):
         path = os.path.join(self.ckpt, "ckpt-000000000006.pt")
         with open(path, "r+b") as f:
             f.truncate(os.path.getsize(path) - 7)
+        # The checkpoint latest names is damaged: the newest intact one, said aloud.
         status, out, err = self.scenario("--steps", "8", SIA_RESTORE=1)
+        self.assertEqual(status, 0, err)
+        self.assertIn("restoring the newest intact checkpoint, ckpt-000000000004.pt", err)
+        self.assertIn("restored step 4", err)
+        # None intact: 65, one line.
+        for name in os.listdir(self.ckpt):
+            if name.startswith("ckpt-"):
+                with open(os.path.join(self.ckpt, name), "r+b") as f:
+                    f.truncate(os.path.getsize(f.name) - 7)
+        path = os.path.join(self.ckpt, "ckpt-000000000008.pt")
+        status, out, err = self.scenario("--steps", "10", SIA_RESTORE=1)
         self.assertEqual(status, 65)
         [line] = err.splitlines()
         prefix = f"sia.torch: error: {path}: corrupt checkpoint: "
@@ -82,7 +93,7 @@ class Single(unittest.TestCase):
         saved = [line.split()[5].rstrip(":") for line in err.splitlines()
                  if "state crc" in line]
         self.assertEqual(saved, ["3", "6", "7"])
-        self.assertEqual(sorted(os.listdir(self.ckpt)),
+        self.assertEqual(sorted(e for e in os.listdir(self.ckpt) if e[0] != "."),
                          ["ckpt-000000000006.pt", "ckpt-000000000007.pt", "latest"])
 
     def lr_run(self, rule):

@@ -325,6 +325,8 @@ class FakeAgent {
     std::lock_guard<std::mutex> g(mu_);
     return assigns_;
   }
+  // Muted, it takes ASSIGNs but acknowledges none (an apply that takes long).
+  void mute(bool m) { mute_ = m; }
 
  private:
   void send(const channel::Message& m) {
@@ -355,6 +357,7 @@ class FakeAgent {
         std::lock_guard<std::mutex> g(mu_);
         assigns_.push_back(names);
       }
+      if (mute_) continue;
       channel::Ack ack;
       ack.round = a->round;
       ack.seq = a->seq;
@@ -367,6 +370,7 @@ class FakeAgent {
   zmq::socket_t socket_;
   std::string node_;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> mute_{false};
   std::mutex mu_;
   std::vector<std::vector<std::string>> assigns_;
   std::thread thread_;
@@ -413,6 +417,54 @@ TEST_CASE("a moved job starts on its new node only after its old node acknowledg
   REQUIRE(a1.size() == 2);
   CHECK(a1[0] == std::vector<std::string>{"b"});       // phase 1: not a yet
   CHECK(a1[1] == std::vector<std::string>{"a", "b"});  // phase 2: a, after t4-0's ACK
+}
+
+TEST_CASE("a job sent to a node that has not acknowledged it starts nowhere else") {
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  channel::HubOptions ho;
+  ho.bind = "ipc://" + (dir / "hub.sock");
+  ho.heartbeat_interval = 0.2;
+  ho.heartbeat_liveness = 100;
+  ho.log = [](const std::string&) {};
+  channel::Hub hub(ho, nullptr);
+  serve::HubDriverOptions opt;
+  opt.ack_timeout = 0.5;
+  serve::HubDriver driver(hub, cluster, opt);
+  zmq::context_t ctx;
+  FakeAgent t0(ctx, hub.endpoint(), "t4-0", {});
+  FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
+  for (int i = 0; i < 100 && driver.nodes_up().size() < 2; ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+  }
+  REQUIRE(driver.nodes_up().size() == 2);
+  auto on = [&](const std::string& node) {
+    json data = {
+        {"cluster_name", "box"},
+        {"jobs",
+         {{{"name", "a"}, {"gpu_type", "t4"}, {"nodes", {{{"name", node}, {"gpus", {0}}}}}}}},
+        {"evicted", json::array()},
+        {"waiting", json::array()}};
+    return parse_placement(Node(data, "test", ""), cluster);
+  };
+  const json jobs = {{"data", {{"jobs", json::array()}}}};
+  auto has_a = [](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), "a") != names.end();
+  };
+  // Round 3 places a on t4-0, whose apply takes longer than the round waits.
+  t0.mute(true);
+  auto r3 = driver.deliver(3, on("t4-0"), jobs);
+  CHECK_FALSE(r3[0].acknowledged);
+  // Round 4 moves it to t4-1; t4-0 may still be starting it, so t4-1 does not get it.
+  auto r4 = driver.deliver(4, on("t4-1"), jobs);
+  CHECK_FALSE(r4[0].acknowledged);
+  for (const auto& names : t1.assigns()) CHECK_FALSE(has_a(names));
+  // Once t4-0 acknowledges its latest ASSIGN (without a), a starts on t4-1.
+  t0.mute(false);
+  auto r5 = driver.deliver(5, on("t4-1"), jobs);
+  CHECK(r5[0].acknowledged);
+  REQUIRE_FALSE(t1.assigns().empty());
+  CHECK(has_a(t1.assigns().back()));
 }
 
 TEST_CASE("after a restart the last placement's nodes hold their jobs until fenced") {

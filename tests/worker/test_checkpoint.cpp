@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/atomic_file.hpp"
+#include "core/checkpoint_dir.hpp"
 #include "core/document.hpp"
 #include "test_util.hpp"
 #include "worker/checkpoint.hpp"
@@ -112,11 +113,56 @@ TEST_CASE("a half-written checkpoint is never used", "[worker][checkpoint]") {
   CHECK_FALSE(fs::exists(d.path / checkpoint_name(6)));
   CHECK_FALSE(fs::exists(d.path / ".ckpt-000000000006.bin.tmp.999999"));
   write_file_atomic((d.path / "latest").string(), checkpoint_name(5) + "\n");
-  // The file `latest` names, truncated, is an error -- not a silent fallback.
+  // The file `latest` names, truncated: the newest intact one instead, said aloud.
   fs::resize_file(d.path / checkpoint_name(5), 100);
+  std::string note;
+  s = load_checkpoint(d.path.string(), &note);
+  REQUIRE(s);
+  CHECK(s->step == 7);
+  CHECK(note.find("corrupt checkpoint: truncated") != std::string::npos);
+  CHECK(note.find("restoring the newest intact checkpoint, " + checkpoint_name(7)) !=
+        std::string::npos);
+  // None intact: the error, never a silent fresh start.
+  fs::resize_file(d.path / checkpoint_name(7), 100);
   auto e = test::error_of([&] { load_checkpoint(d.path.string()); });
   CHECK(e.first == 65);
   CHECK(e.second.find("corrupt checkpoint: truncated") != std::string::npos);
+}
+
+TEST_CASE("a missing checkpoint falls back to the newest intact one", "[worker][checkpoint]") {
+  TempDir d;
+  save_checkpoint(d.path.string(), sample_state(3));
+  save_checkpoint(d.path.string(), sample_state(4));
+  fs::remove(d.path / checkpoint_name(4));
+  std::string note;
+  auto s = load_checkpoint(d.path.string(), &note);
+  REQUIRE(s);
+  CHECK(s->step == 3);
+  CHECK(note.find(checkpoint_name(3)) != std::string::npos);
+}
+
+TEST_CASE("a stale generation cannot move latest", "[worker][checkpoint]") {
+  TempDir d;
+  const std::string dir = d.path.string();
+  save_checkpoint(dir, sample_state(10), 4);
+  raise_checkpoint_generation(dir, 5);  // sia-run starts generation 5
+  raise_checkpoint_generation(dir, 3);  // never lowered
+  CHECK(checkpoint_generation(dir) == 5);
+  // Generation 4, still running somewhere, checkpoints later: refused, nothing written.
+  auto e = test::error_of([&] { save_checkpoint(dir, sample_state(12), 4); });
+  CHECK(e.first == 75);
+  CHECK(e.second.find("generation 5 of this job has started") != std::string::npos);
+  CHECK(slurp(d.path / "latest") == checkpoint_name(10) + "\n");
+  CHECK_FALSE(fs::exists(d.path / checkpoint_name(12)));
+  // The current generation (and one sia-run did not start) write as before.
+  save_checkpoint(dir, sample_state(11), 5);
+  CHECK(slurp(d.path / "latest") == checkpoint_name(11) + "\n");
+  save_checkpoint(dir, sample_state(13));
+  CHECK(slurp(d.path / "latest") == checkpoint_name(13) + "\n");
+  // A finished job says which generation finished.
+  CHECK_FALSE(checkpoint_finished(dir));
+  mark_checkpoint_finished(dir, 5);
+  CHECK(checkpoint_finished(dir) == 5L);
 }
 
 TEST_CASE("latest must name a checkpoint file", "[worker][checkpoint]") {

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include "app/sia-run/commands.hpp"
+#include "core/checkpoint_dir.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "exec/local_launcher.hpp"
 #include "exec/supervisor.hpp"
 
@@ -27,7 +29,15 @@ int run_supervise(const SuperviseArgs& args) {
   Supervisor supervisor(
       launcher, clock, std::move(config), [&](const JobStatus& s) { state.write_status(s); },
       [&] { return state.read_stop(args.job); });
-  supervisor.run();
+  const JobStatus end = supervisor.run();
+  if (end.state == RunState::finished && !launch->ckpt_dir.empty()) {
+    // So that no node sharing the directory starts the job again.
+    try {
+      mark_checkpoint_finished(launch->ckpt_dir, args.generation);
+    } catch (const Error& e) {
+      log::info("job " + args.job + ": " + e.what());
+    }
+  }
   return 0;
 }
 

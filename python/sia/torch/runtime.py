@@ -187,7 +187,8 @@ class Session:
         verdict = [None]
         if self.root:
             try:
-                verdict[0] = ("ok", load_latest(c.ckpt_dir))
+                verdict[0] = ("ok", load_latest(
+                    c.ckpt_dir, warn=lambda why: log(f"warning: {why}", self.rank)))
             except SiaError as e:
                 verdict[0] = ("error", e.status, e.message)
         self.collective(lambda: dist.broadcast_object_list(verdict, src=0))

@@ -103,7 +103,8 @@ def write_checkpoint(s):
     payload = _payload(s)
     buffer = io.BytesIO()
     torch.save(payload, buffer)
-    path = checkpoint.save(s.contract.ckpt_dir, s.step, buffer.getbuffer())
+    path = checkpoint.save(s.contract.ckpt_dir, s.step, buffer.getbuffer(),
+                           generation=s.contract.round)
     if _debug():
         runtime.log(f"checkpoint step {s.step}: model and optimizer state crc "
                     f"{state_crc(payload['model'], payload['optimizer'])}", s.rank)

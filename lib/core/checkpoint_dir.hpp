@@ -1,0 +1,46 @@
+// The files sia-run and a job's checkpoint writers share in a job's checkpoint directory
+// (SIA_CKPT_DIR), beside the checkpoints and `latest` (sia-formats(5), CHECKPOINT
+// DIRECTORY). They fence out a stale generation and remember that a job finished:
+//   generation  one line, the newest generation (SIA_ROUND) sia-run started on the job;
+//               only ever raised. A writer of an older generation must not move `latest`
+//               or remove checkpoints (check_generation under the directory's lock).
+//   finished    one line, the generation whose ranks all exited 0. A job whose directory
+//               has it is not started again, on this node or any other sharing it.
+//   .lock       flock(2)ed while `generation` is raised and while a writer checks it and
+//               moves `latest`, so a check and the move it guards are one step.
+// Errors: status 73 when the directory or a file cannot be created or written, 75 from
+// check_generation when a newer generation has started.
+// Thread-safety: processes exclude each other through the lock; one CheckpointDirLock per
+// thread and directory.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace sia {
+
+// Holds DIR/.lock (waiting for it) from construction to destruction; creates DIR.
+class CheckpointDirLock {
+ public:
+  explicit CheckpointDirLock(const std::string& dir);
+  ~CheckpointDirLock();
+  CheckpointDirLock(const CheckpointDirLock&) = delete;
+  CheckpointDirLock& operator=(const CheckpointDirLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// The generation DIR/generation names; 0 without one (or an unreadable one).
+long checkpoint_generation(const std::string& dir);
+// Raises DIR/generation to `generation` (takes the lock); never lowers it.
+void raise_checkpoint_generation(const std::string& dir, long generation);
+// Status 75 unless `generation` is at least DIR/generation's (call it holding the lock).
+// Generation 0 (a writer sia-run did not start) is never fenced.
+void check_checkpoint_generation(const std::string& dir, long generation);
+
+// Records that `generation` finished; the generation that did, if one has.
+void mark_checkpoint_finished(const std::string& dir, long generation);
+std::optional<long> checkpoint_finished(const std::string& dir);
+
+}  // namespace sia
