@@ -22,7 +22,8 @@ sia_module(ctl
   ctl/job_log.cpp
   ctl/local_logs.cpp
   ctl/logs_command.cpp
+  ctl/plot_command.cpp
 )
 target_link_libraries(sia_ctl
   PUBLIC sia_channel sia_cli sia_core sia_exec sia_model sia_policy
-  PRIVATE sia_os sia_place)
+  PRIVATE sia_os sia_place sia_plot)
