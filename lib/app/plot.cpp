@@ -21,6 +21,7 @@ using nlohmann::json;
 namespace {
 
 constexpr int kChartWidth = 600, kChartHeight = 340;
+constexpr int kRestartBars = 15;  // bars of the restarts chart before "15+"
 
 struct JobRow {
   std::string workload, policy;
@@ -149,11 +150,12 @@ void add_summary(const Node& data, plot::Page& page, std::vector<std::string>& p
     add_unique(policies, name);
     Node s = p.at("summary");
     auto h = [&](const char* k) { return fixed(s.at(k).as_number() / 3600, 2); };
+    const double rho = s.at("worst_rho").as_number();  // 0: no rho measured (--no-fairness)
     t.rows.push_back({name, h("avg_jct"), h("median_jct"), h("p99_jct"), h("makespan"),
                       fixed(s.at("gpu_hours_per_job").as_number(), 2),
                       fixed(s.at("restarts_per_job").as_number(), 2),
-                      fixed(100 * s.at("unfair_fraction").as_number(), 1),
-                      fixed(s.at("worst_rho").as_number(), 2),
+                      rho ? fixed(100 * s.at("unfair_fraction").as_number(), 1) : "-",
+                      rho ? fixed(rho, 2) : "-",
                       fixed(1e3 * s.at("policy_runtime_median").as_number(), 2)});
   });
   page.sections.push_back({"Summary", {}, {t}, {}});
@@ -194,6 +196,15 @@ void add_job_charts(const std::vector<JobRow>& jobs, const std::vector<std::stri
   count_axis.integer = true;
   auto restarts =
       chart("Restarts per job", {"restarts of a job", "", false}, count_axis, plot::Mark::bars);
+  // One bar per restart count up to kRestartBars, the last one for that many or more.
+  int most = 0;
+  for (const auto& row : jobs) most = std::max(most, row.restarts);
+  const int last = std::min(most, kRestartBars);
+  restarts.x.min = 0.0;
+  restarts.x.max = static_cast<double>(last);
+  for (int k = 0; k <= last; ++k) {
+    restarts.categories.push_back(std::to_string(k) + (k == kRestartBars && most > k ? "+" : ""));
+  }
   for (std::size_t p = 0; p < policies.size(); ++p) {
     std::vector<double> j, r;
     std::map<int, int> count;
@@ -201,7 +212,7 @@ void add_job_charts(const std::vector<JobRow>& jobs, const std::vector<std::stri
       if (row.policy != policies[p]) continue;
       j.push_back(row.jct / 3600);
       if (row.rho) r.push_back(*row.rho);
-      ++count[row.restarts];
+      ++count[std::min(row.restarts, last)];
     }
     jct.series.push_back({policies[p], cdf(j), p});
     rho.series.push_back({policies[p], cdf(r), p});

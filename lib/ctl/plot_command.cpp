@@ -53,8 +53,17 @@ int run_plot_command(const CtlArgs& args, const std::string& out) {
   }
   plot::Axis x{"round"}, y{"GPUs held"};
   x.integer = y.integer = true;
-  plot::Chart by_type{"GPUs held per GPU type", x, y, plot::Mark::stacked, false, {}, 600, 340};
-  plot::Chart by_job{"GPUs held per job", x, y, plot::Mark::stacked, false, {}, 600, 340};
+  auto timeline = [&](const char* title) {
+    plot::Chart c;
+    c.title = title;
+    c.x = x;
+    c.y = y;
+    c.mark = plot::Mark::stacked;
+    c.width = 600;
+    c.height = 340;
+    return c;
+  };
+  plot::Chart by_type = timeline("GPUs held per GPU type"), by_job = timeline("GPUs held per job");
   for (std::size_t t = 0; t < types.size(); ++t) {
     plot::Series s{types[t], {}, t};
     for (const auto& r : rounds) {

@@ -117,7 +117,7 @@ std::string render_svg(const Chart& c) {
   std::vector<LegendItem> legend;
   const bool show_legend =
       c.series.size() > 1 || (c.series.size() == 1 && !c.series[0].name.empty());
-  double lx = 12, ly = kTitlePx + 4;
+  double lx = 12, ly = kTitlePx + 8;
   if (show_legend) {
     const std::size_t n = std::min(c.series.size(), kMaxLegend);
     for (std::size_t k = 0; k <= n; ++k) {
@@ -154,9 +154,13 @@ std::string render_svg(const Chart& c) {
     xs_.step = 1;
     xs_.ticks.clear();
     const double slot = (right - left) / (xs_.hi - xs_.lo);
-    const double label_w = (format_number(std::ceil(x1), 0).size() + 1) * kCharPx + 6;
+    std::size_t chars = format_number(std::ceil(x1), 0).size();
+    for (const auto& cat : c.categories) chars = std::max(chars, cat.size());
+    const double label_w = (chars + 1) * kCharPx + 6;
     const long every = std::max(1L, static_cast<long>(std::ceil(label_w / slot)));
-    for (double t = std::floor(x0); t <= std::ceil(x1); t += every) xs_.ticks.push_back(t);
+    // From the last down, so that the last category (often "N or more") has its label.
+    for (double t = std::ceil(x1); t >= std::floor(x0); t -= every) xs_.ticks.push_back(t);
+    std::reverse(xs_.ticks.begin(), xs_.ticks.end());
   }
 
   std::string s;
@@ -184,7 +188,9 @@ std::string render_svg(const Chart& c) {
     const double x = xs_(t);
     if (c.mark != Mark::bars) s += line(x, top, x, bottom, "stroke=\"#f0f0f0\"");
     s += line(x, bottom, x, bottom + 4, "stroke=\"#333333\"");
-    s += text(x, bottom + 17, xs_.label(t), "text-anchor=\"middle\"");
+    const auto i = static_cast<std::size_t>(std::max(t, 0.0));
+    const bool named = c.mark == Mark::bars && t >= 0 && i < c.categories.size();
+    s += text(x, bottom + 17, named ? c.categories[i] : xs_.label(t), "text-anchor=\"middle\"");
   }
   s += line(left, bottom, right, bottom, "stroke=\"#333333\"");
   s += text((left + right) / 2, H - 8, axis_title(c.x), "text-anchor=\"middle\"");

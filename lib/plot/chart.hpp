@@ -56,6 +56,7 @@ struct Chart {
   bool markers = false;  // a dot at each point (line and step charts)
   std::vector<Series> series;
   int width = 640, height = 360;
+  std::vector<std::string> categories;  // bars: the label of x = 0, 1, ... ("15+")
 };
 
 // The <svg> element (no XML declaration: it is meant to sit inside an HTML page).

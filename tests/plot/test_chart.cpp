@@ -81,6 +81,8 @@ TEST_CASE("stacked areas stack, bars group", "[plot][chart]") {
   b.mark = Mark::bars;
   b.series = {{"sia", {{0, 3}, {1, 2}}}, {"themis", {{0, 5}}}};
   CHECK(count(render_svg(b), "class=\"mark bar\"") == 3);
+  b.categories = {"0", "1+"};  // bars may name their categories
+  CHECK(render_svg(b).find(">1+<") != std::string::npos);
 }
 
 TEST_CASE("coordinates are plain numbers", "[plot][chart]") {
