@@ -68,19 +68,18 @@ std::vector<json> read_json_lines(const std::string& file) {
 // reader of streams does), but a record must say its type.
 template <class Fn>
 int each_record(const RecordsInput& in, const std::string& type, Fn fn) {
+  const std::string hint = std::string(" (is this the file sia-ctl simulate wrote with ") +
+                           (type == "job" ? "--jobs" : "--events") + "?)";
   int n = 0;
   for (std::size_t i = 0; i < in.records.size(); ++i) {
     if (in.records[i].is_null()) continue;
     Node r(in.records[i], in.file, line_path(i));
+    if (!r.has("type")) r.fail("expected a record with a \"type\" field" + hint);
     if (r.at("type").as_string() != type) continue;
     fn(r);
     ++n;
   }
-  if (n == 0) {
-    throw Error(ExitStatus::data, in.file + ": no \"" + type +
-                                      "\" records (is this the file sia-ctl simulate wrote with " +
-                                      (type == "job" ? "--jobs" : "--events") + "?)");
-  }
+  if (n == 0) throw Error(ExitStatus::data, in.file + ": no \"" + type + "\" records" + hint);
   return n;
 }
 
