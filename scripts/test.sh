@@ -4,8 +4,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 # Test-only weight: PyTorch for the Python library's tests and the PyTorch examples,
-# clang-format for the formatting check.
-SIA_EXTRA_PACKAGES="python3-torch clang-format" ./scripts/setup.sh
+# clang-format for the formatting check, chromium to render the plot report (e2e/plot_browser.sh).
+SIA_EXTRA_PACKAGES="python3-torch clang-format chromium" ./scripts/setup.sh
 status=0
 ctest --test-dir "${SIA_BUILD_DIR:-build}" --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" ||
   status=$?

@@ -45,11 +45,7 @@ JobBook LocalBackend::load() const {
 }
 
 JobBook LocalBackend::load_existing() const {
-  // A typo'd --state-dir must not read as an empty cluster.
-  if (!store_.exists()) {
-    throw Error(ExitStatus::no_input,
-                store_.root() + ": no such state directory (a submission or round creates it)");
-  }
+  store_.check_exists();
   return load();
 }
 

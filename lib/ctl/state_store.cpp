@@ -92,6 +92,13 @@ bool StateStore::exists() const {
   return fs::is_directory(root_, ec);
 }
 
+void StateStore::check_exists() const {
+  if (!exists()) {
+    throw Error(ExitStatus::no_input,
+                root_ + ": no such state directory (a submission or round creates it)");
+  }
+}
+
 void StateStore::create() const {
   os::make_dirs(path("inbox"));
   os::make_dirs(path("rounds"));

@@ -35,6 +35,9 @@ class StateStore {
   const std::string& root() const { return root_; }
   std::string path(const std::string& name) const { return root_ + "/" + name; }
   bool exists() const;
+  // Status 66 "DIR: no such state directory" unless it exists: a typo'd --state-dir
+  // must not read as an empty cluster.
+  void check_exists() const;
   // Creates the directory and its sub-directories.
   void create() const;
 

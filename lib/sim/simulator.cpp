@@ -154,6 +154,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     RoundRecord rec;
     rec.t = now;
     rec.active = static_cast<int>(active.size());
+    rec.gpus.assign(cluster.types.size(), 0);
     if (!active.empty()) {
       GoodputMatrix m;
       m.cluster = cluster;
@@ -181,7 +182,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       }
       const double t0 = os::now_seconds();
       Allocation alloc = policy->allocate(m, prev_alloc);
-      result.policy_runtimes.push_back(os::now_seconds() - t0);
+      rec.policy_runtime = os::now_seconds() - t0;
+      result.policy_runtimes.push_back(rec.policy_runtime);
       alloc.order = order;  // submission order: the reference placer breaks ties with it
       Placement place_now = opts.reference ? reference_placement(alloc, cluster, prev_place, &order)
                                            : place(alloc, cluster, prev_place);
@@ -239,6 +241,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       } else {
         ++rec.running;
         alloc_gpu_seconds[i] += jobs[i].gpus() * opts.round;
+        if (jobs[i].type() >= 0) rec.gpus[jobs[i].type()] += jobs[i].gpus();
       }
     }
     if (opts.record_rounds) {

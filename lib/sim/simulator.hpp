@@ -70,6 +70,8 @@ struct RoundRecord {
   double t = 0;
   int active = 0;
   int running = 0;
+  std::vector<int> gpus;       // GPUs held at the round's end, per cluster GPU type
+  double policy_runtime = 0;   // seconds (wall clock) the policy took; 0 without active jobs
   std::vector<RoundJob> jobs;  // filled when record_rounds
 };
 

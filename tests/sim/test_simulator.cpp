@@ -91,7 +91,7 @@ TEST_CASE("summary metrics on a hand-made result", "[metrics]") {
     j.rho = i < 10 ? 1.5 : 0.5;
     r.jobs.push_back(j);
   }
-  r.rounds = {{60, 4, 3, {}}, {120, 6, 6, {}}, {180, 2, 1, {}}};
+  r.rounds = {{60, 4, 3, {}, 0, {}}, {120, 6, 6, {}, 0, {}}, {180, 2, 1, {}, 0, {}}};
   r.policy_runtimes = {0.001, 0.002, 0.003};
   SimSummary s = summarize(r, false);
   CHECK(s.avg_jct == Approx(149.5));

@@ -1,10 +1,12 @@
-// sia-ctl: the scheduler's control program. `simulate` runs the trace-driven simulator;
-// serve, round, submit, status, history, cancel, hold,
+// sia-ctl: the scheduler's control program. `simulate` runs the trace-driven simulator,
+// `plot` draws its results or the state directory's rounds; serve, round, submit, status,
+// history, cancel, hold,
 // release, requeue, nodes, explain, logs and config drive the controller
 // (lib/app/sia-ctl/); keygen writes CURVE keys. Each is a row of kSubcommands
 // (common/subcommands.hpp), which drives the CLI11 subcommands, dispatch and usage error.
 #include "app/sia-ctl/commands.hpp"
 #include "app/sia-ctl/keygen_command.hpp"
+#include "app/sia-ctl/plot.hpp"
 #include "app/sia-ctl/serve_command.hpp"
 #include "app/sia-ctl/simulate.hpp"
 #include "common/policy_flags.hpp"
@@ -21,6 +23,7 @@ struct Flags {
   sia::ctl::SettingFlags settings;  // --state-dir, --cluster, ...: by configuration key
   sia::ctl::CtlArgs ctl;            // from the flags above and the subcommand's, before it runs
   sia::app::SimulateArgs sim;
+  sia::app::PlotArgs plot;
   sia::channel::KeygenArgs keygen;
   std::vector<std::string> stages;  // round, serve
   bool dry_run = false;
@@ -52,6 +55,8 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
   sia::cli::add_compat_flag(s, sim.compat);
   s.add_option("--jobs", sim.jobs_out, "Write per-job results here (JSON Lines)");
   s.add_option("--events", sim.events_out, "Write per-round records here (JSON Lines)");
+  s.add_option("--report", sim.report_out,
+               "Also write the HTML report of the run here (as sia-ctl plot draws it)");
   s.add_option("--save-rounds", sim.options.save_rounds_dir,
                "Write every round's stage inputs and outputs into this directory");
   s.add_flag(
@@ -63,6 +68,23 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
 int run_simulate(Flags& f) {
   f.sim.format = f.common.format();
   return sia::app::run_simulate(f.sim);
+}
+
+void add_plot_flags(CLI::App& cmd, Flags& f) {
+  cmd.add_option("file", f.plot.input,
+                 "A SimResult document (simulate -o json) or a Series document; with none, "
+                 "nor --jobs or --events: the state directory's rounds");
+  cmd.add_option("--jobs", f.plot.jobs, "Per-job records (simulate --jobs)");
+  cmd.add_option("--events", f.plot.events, "Per-round records (simulate --events)");
+  cmd.add_option("-o,--output", f.plot.out, "The HTML file to write (default: stdout)");
+}
+
+int run_plot(Flags& f) {
+  const auto& p = f.plot;
+  if (p.input.empty() && p.jobs.empty() && p.events.empty()) {
+    return sia::ctl::run_plot_command(f.ctl, p.out);
+  }
+  return sia::app::run_plot(p);
 }
 
 void add_keygen_flags(CLI::App& cmd, Flags& f) {
@@ -170,6 +192,15 @@ const sia::cli::Subcommand<Flags> kSubcommands[] = {
      "  sia-ctl simulate --policy sia,gavel,pollux,themis --workload data/workloads/saturn\n"
      "  sia-ctl simulate --workload jobs.csv --jobs results.jsonl --events rounds.jsonl",
      add_simulate_flags, run_simulate},
+    {"plot",
+     "Draw a simulation's results, a Series document, or the state directory's kept rounds "
+     "as one self-contained HTML page of SVG charts.\n\n"
+     "Examples:\n"
+     "  sia-ctl simulate -o json --jobs jobs.jsonl --events rounds.jsonl > result.json\n"
+     "  sia-ctl plot result.json --jobs jobs.jsonl --events rounds.jsonl -o report.html\n"
+     "  sia-ctl plot curve.json -o curve.html\n"
+     "  sia-ctl --state-dir /var/lib/sia/ctl plot -o cluster.html",
+     add_plot_flags, run_plot},
     {"serve",
      "Run the controller: a round every controller.round seconds, the sia-run agents and "
      "the clients served on the control channel (stops on SIGTERM).\n\n"
@@ -269,6 +300,7 @@ int main(int argc, char** argv) {
       "  sia-ctl simulate                      # bundled cluster and workload\n"
       "  sia-ctl simulate --workload data/workloads/saturn --compat reference -o json\n"
       "  sia-ctl simulate --cluster c.toml --workload jobs.csv --jobs results.jsonl\n"
+      "  sia-ctl simulate --policy sia,themis --report report.html\n"
       "  sia-ctl submit job.toml && sia-ctl round --cluster c.toml && sia-ctl status\n"
       "  sia-ctl serve --config /etc/sia/config.toml\n"
       "  sia-ctl --connect tcp://ctl:7400 --server-key ctl.pub --secret-key me.key status\n"

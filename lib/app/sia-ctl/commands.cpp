@@ -37,6 +37,8 @@ void warn(const std::string& w) {
   log::info("warning: " + w);
 }
 
+}  // namespace
+
 Settings config_of(const CtlArgs& args) {
   Settings c = load_config(args.sources);
   if (c.controller.state_dir.empty()) {
@@ -46,8 +48,6 @@ Settings config_of(const CtlArgs& args) {
   }
   return c;
 }
-
-}  // namespace
 
 std::pair<std::string, std::string> parse_stage_flag(const std::string& text) {
   auto eq = text.find('=');

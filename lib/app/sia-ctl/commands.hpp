@@ -10,6 +10,7 @@
 //   logs     a rank's log through the ClientBackend (the node that holds it reads it);
 //            --follow polls for what it appends until the job ends or SIGINT/SIGTERM
 //   config   the effective settings and where each came from
+//   plot     the allocation timeline of the kept rounds, as HTML
 // Each returns the exit status or throws sia::Error; documents go to stdout.
 // Thread-safety: process-wide (stdout, children).
 #pragma once
@@ -31,6 +32,9 @@ struct CtlArgs {
   bool dry_run = false;
 };
 
+// The settings from the flags and files, with a state directory (status 78 without one).
+Settings config_of(const CtlArgs& args);
+
 int run_round_command(const CtlArgs& args);
 int run_submit_command(const CtlArgs& args, const std::vector<std::string>& files);
 int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs,
@@ -44,6 +48,9 @@ int run_job_request_command(const CtlArgs& args, JobRequest request,
 int run_nodes_command(const CtlArgs& args);
 int run_explain_command(const CtlArgs& args, const std::string& job);
 int run_config_command(const CtlArgs& args);
+// plot: the allocation timeline (GPUs per GPU type and per job) over the rounds the state
+// directory keeps, as an HTML page written to `out` ("" or "-": stdout) (plot_command.cpp).
+int run_plot_command(const CtlArgs& args, const std::string& out);
 
 struct LogsRequest {
   std::string job;

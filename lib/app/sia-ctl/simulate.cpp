@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/sia-ctl/plot.hpp"
 #include "cli/table.hpp"
 #include "core/atomic_file.hpp"
 #include "core/compat.hpp"
@@ -110,8 +111,20 @@ json round_json(const RoundRecord& rec, const SimResult& r) {
                                 j.placement, j.batch_size, j.accum_steps, j.epoch, j.progress,
                                 j.restarts, j.completion ? json(*j.completion) : json(nullptr)}));
   }
-  return json{{"type", "round"},      {"workload", r.workload}, {"policy", r.policy}, {"t", rec.t},
-              {"active", rec.active}, {"running", rec.running}, {"jobs", jobs}};
+  json gpus = json::object();
+  for (std::size_t t = 0; t < r.gpu_types.size(); ++t) {
+    gpus[r.gpu_types[t]] = t < rec.gpus.size() ? rec.gpus[t] : 0;
+  }
+  return json{{"type", "round"},
+              {"workload", r.workload},
+              {"policy", r.policy},
+              {"t", rec.t},
+              {"active", rec.active},
+              {"running", rec.running},
+              {"queued", rec.active - rec.running},
+              {"gpus", gpus},
+              {"policy_runtime", rec.policy_runtime},
+              {"jobs", jobs}};
 }
 
 // Pools several workloads' results the way the paper reports them: jobs pooled for JCT
@@ -211,6 +224,9 @@ int run_simulate(const SimulateArgs& a) {
     std::snprintf(got, sizeof got, "%g", *a.round);
     throw Error(ExitStatus::usage,
                 "--round: expected seconds above 0 and at most 86400, got " + std::string(got));
+  }
+  if (a.report_out == "-") {
+    throw Error(ExitStatus::usage, "--report: expected a file name (stdout holds the result)");
   }
   const std::vector<std::string> policies = split_list(a.options.policy);
   if (policies.empty()) throw Error(ExitStatus::usage, "--policy: expected a policy name");
@@ -314,53 +330,62 @@ int run_simulate(const SimulateArgs& a) {
       for (auto& r : per) {
         r.policy_runtimes.clear();
         r.summary.policy_runtime_median = r.summary.policy_runtime_p95 = 0;
+        for (auto& rec : r.rounds) rec.policy_runtime = 0;
       }
     }
   }
   std::vector<SimSummary> totals;
   for (const auto& per : results) totals.push_back(pooled(per, reference));
 
+  std::vector<json> job_records, round_records;
+  for (const auto& per : results) {
+    for (const auto& r : per) {
+      for (const auto& j : r.jobs) job_records.push_back(job_json(j, r));
+      for (const auto& rec : r.rounds) round_records.push_back(round_json(rec, r));
+    }
+  }
   if (!a.jobs_out.empty() || a.format == cli::Format::jsonl) {
     std::string text;
-    for (const auto& per : results) {
-      for (const auto& r : per) {
-        for (const auto& j : r.jobs) text += dump_json(job_json(j, r), false) + "\n";
-      }
-    }
+    for (const auto& j : job_records) text += dump_json(j, false) + "\n";
     if (!a.jobs_out.empty()) write_file_atomic(a.jobs_out, text);
     if (a.format == cli::Format::jsonl) cli::write_stdout(text);
   }
   if (!a.events_out.empty()) {
     std::string text;
-    for (const auto& per : results) {
-      for (const auto& r : per) {
-        for (const auto& rec : r.rounds) text += dump_json(round_json(rec, r), false) + "\n";
-      }
-    }
+    for (const auto& rec : round_records) text += dump_json(rec, false) + "\n";
     write_file_atomic(a.events_out, text);
   }
-  if (a.format == cli::Format::json) {
-    json per_policy = json::array();
-    for (std::size_t p = 0; p < policies.size(); ++p) {
-      json per = json::array();
-      for (const auto& r : results[p]) {
-        per.push_back({{"workload", r.workload}, {"summary", summary_json(r.summary)}});
-      }
-      per_policy.push_back(
-          {{"policy", policies[p]},
-           {"round", results[p].front().round},
-           {"summary", summary_json(totals[p])},
-           {"avg_jct_ratio", totals[0].avg_jct > 0 ? totals[p].avg_jct / totals[0].avg_jct : 0.0},
-           {"workloads", per}});
+  json per_policy = json::array();
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    json per = json::array();
+    for (const auto& r : results[p]) {
+      per.push_back({{"workload", r.workload}, {"summary", summary_json(r.summary)}});
     }
-    json data{{"cluster", cluster.name},
-              {"policy", a.options.policy},
-              {"profile", compat_name(reference ? Compat::reference : Compat::standard)},
-              {"round", results[0].front().round},
-              {"workloads", per_policy[0]["workloads"]},
-              {"summary", summary_json(totals[0])},
-              {"policies", per_policy}};
-    cli::print_document("SimResult", json{{"generator", "sia-ctl simulate"}}, data);
+    per_policy.push_back(
+        {{"policy", policies[p]},
+         {"round", results[p].front().round},
+         {"summary", summary_json(totals[p])},
+         {"avg_jct_ratio", totals[0].avg_jct > 0 ? totals[p].avg_jct / totals[0].avg_jct : 0.0},
+         {"workloads", per}});
+  }
+  const json result{{"cluster", cluster.name},
+                    {"policy", a.options.policy},
+                    {"profile", compat_name(reference ? Compat::reference : Compat::standard)},
+                    {"round", results[0].front().round},
+                    {"workloads", per_policy[0]["workloads"]},
+                    {"summary", summary_json(totals[0])},
+                    {"policies", per_policy}};
+  const json metadata{{"generator", "sia-ctl simulate"}};
+  if (!a.report_out.empty()) {
+    const json doc{{"apiVersion", kApiVersion},
+                   {"kind", "SimResult"},
+                   {"metadata", metadata},
+                   {"data", result}};
+    write_simulation_report(a.report_out, {&doc, "sia-ctl simulate"},
+                            {job_records, "sia-ctl simulate"}, {round_records, "sia-ctl simulate"});
+  }
+  if (a.format == cli::Format::json) {
+    cli::print_document("SimResult", metadata, result);
   } else if (a.format == cli::Format::table) {
     const std::string where =
         cluster.name + " (" + std::to_string(cluster.total_gpus()) + " GPUs), " +
