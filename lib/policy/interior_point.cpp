@@ -24,8 +24,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Mehrotra's iterations until the duality measure falls below kSwitchMu, then centring
-// steps that divide the target by kShrink down to kFinalMu.
+// steps that divide the target by kShrink down to kFinalMu. Near the end the normal
+// equations may become too ill-conditioned to solve (a type whose every column is in use
+// on the optimal face); then the last point close to the path, at a target of at most
+// kEnoughMu, is the answer (its distance to the centre is of the order of its target).
 constexpr double kSwitchMu = 1e-8;
+constexpr double kEnoughMu = 1e-9;
 constexpr double kFinalMu = 1e-11;
 constexpr double kShrink = 0.1;
 constexpr double kToBoundary = 0.99;  // fraction of the step to the boundary
@@ -121,31 +125,36 @@ class Newton {
   }
 
  private:
-  // Gaussian elimination with partial pivoting (the system is small: one row per type).
+  // Gaussian elimination of the symmetric positive definite Schur complement (one row
+  // per type), without pivoting. A pivot that keeps less than 1e-12 of its row's diagonal
+  // is cancellation noise: it is replaced by a huge number, which sets that direction's
+  // component to zero (the small-pivot rule of interior-point codes; Wright, Primal-Dual
+  // Interior-Point Methods, SIAM 1997). False when the result is not finite.
   static bool solve_dense(std::vector<double> a, std::vector<double> b, std::vector<double>& x) {
+    // LU in place: the multipliers below the diagonal, U on and above it.
     const int n = static_cast<int>(b.size());
     for (int col = 0; col < n; ++col) {
-      int best = col;
-      for (int r = col + 1; r < n; ++r) {
-        if (std::abs(a[r * n + col]) > std::abs(a[best * n + col])) best = r;
+      const double diagonal = a[col * n + col];
+      for (int k = 0; k < col; ++k) a[col * n + col] -= a[col * n + k] * a[k * n + col];
+      if (!std::isfinite(a[col * n + col])) return false;
+      if (!(a[col * n + col] > 1e-12 * diagonal)) a[col * n + col] = 1e128;
+      const double pivot = a[col * n + col];
+      for (int k = col + 1; k < n; ++k) {
+        for (int m = 0; m < col; ++m) a[col * n + k] -= a[col * n + m] * a[m * n + k];
       }
-      if (!(std::abs(a[best * n + col]) > 0) || !std::isfinite(a[best * n + col])) return false;
-      if (best != col) {
-        for (int k = 0; k < n; ++k) std::swap(a[col * n + k], a[best * n + k]);
-        std::swap(b[col], b[best]);
-      }
       for (int r = col + 1; r < n; ++r) {
-        const double f = a[r * n + col] / a[col * n + col];
-        if (f == 0) continue;
-        for (int k = col; k < n; ++k) a[r * n + k] -= f * a[col * n + k];
-        b[r] -= f * b[col];
+        double v = a[r * n + col];
+        for (int m = 0; m < col; ++m) v -= a[r * n + m] * a[m * n + col];
+        a[r * n + col] = v / pivot;
       }
     }
-    x.assign(n, 0.0);
+    x = b;
+    for (int r = 0; r < n; ++r) {
+      for (int k = 0; k < r; ++k) x[r] -= a[r * n + k] * x[k];
+    }
     for (int r = n - 1; r >= 0; --r) {
-      double v = b[r];
-      for (int k = r + 1; k < n; ++k) v -= a[r * n + k] * x[k];
-      x[r] = v / a[r * n + r];
+      for (int k = r + 1; k < n; ++k) x[r] -= a[r * n + k] * x[k];
+      x[r] /= a[r * n + r];
       if (!std::isfinite(x[r])) return false;
     }
     return true;
@@ -272,6 +281,8 @@ std::optional<std::vector<double>> central_optimum(const AssignmentLp& lp, doubl
   // Down the central path: Newton steps towards x w = s y = target, the target shrinking
   // once the point is close to it, until the final target is reached closely.
   double target = duality_measure(z);
+  std::optional<std::vector<double>> near;  // the last x close to the path at <= kEnoughMu
+  auto stuck = [&] { return near; };
   for (;;) {
     double worst = 0;
     for (int i = 0; i < p.n; ++i) worst = std::max(worst, std::abs(z.x[i] * z.w[i] / target - 1));
@@ -279,15 +290,16 @@ std::optional<std::vector<double>> central_optimum(const AssignmentLp& lp, doubl
       worst = std::max(worst, std::abs(z.s[r] * z.y[r] / target - 1));
     }
     if (worst < 0.25) {
+      if (target <= kEnoughMu) near = z.x;
       if (target <= kFinalMu && worst < 1e-3) break;
       if (target > kFinalMu) target = std::max(kFinalMu, target * kShrink);
     }
-    if (++steps > kMaxSteps || out_of_time()) return std::nullopt;
+    if (++steps > kMaxSteps || out_of_time()) return stuck();
     t.xw.assign(p.n, 0.0);
     t.sy.assign(p.rows(), 0.0);
     for (int i = 0; i < p.n; ++i) t.xw[i] = target - z.x[i] * z.w[i];
     for (int r = 0; r < p.rows(); ++r) t.sy[r] = target - z.s[r] * z.y[r];
-    if (!newton.direction(z, t, d)) return std::nullopt;
+    if (!newton.direction(z, t, d)) return stuck();
     double step = step_to_boundary(z.x, d.x);
     step = step_to_boundary(z.s, d.s, step);
     step = step_to_boundary(z.w, d.w, step);
@@ -296,7 +308,7 @@ std::optional<std::vector<double>> central_optimum(const AssignmentLp& lp, doubl
     move(z.s, d.s, step);
     move(z.w, d.w, step);
     move(z.y, d.y, step);
-    if (!finite(z)) return std::nullopt;
+    if (!finite(z)) return stuck();
   }
   return z.x;
 }

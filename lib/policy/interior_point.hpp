@@ -15,10 +15,11 @@
 //
 // central_optimum runs a primal-dual Mehrotra predictor-corrector method from a strictly
 // feasible start, then follows the central path with pure Newton centring steps down to
-// a duality measure of 1e-11 (relative to the largest value), so the answer is within
-// about that of the analytic centre; the normal equations are solved through the Schur
-// complement on the type rows (O(columns x types^2) per step). Deterministic: symmetric
-// jobs get bit-for-bit symmetric arithmetic and so equal values.
+// a duality measure of 1e-11 (relative to the largest value; at least 1e-9 when the
+// normal equations grow too ill-conditioned before), so the answer is within about that
+// of the analytic centre; the normal equations are solved through the Schur complement
+// on the type rows (O(columns x types^2) per step). Deterministic: symmetric jobs get
+// bit-for-bit symmetric arithmetic and so equal values.
 // Thread-safety: a pure function.
 #pragma once
 
@@ -40,7 +41,7 @@ struct AssignmentLp {
 };
 
 // x per column at the analytic centre of the optimal face; nullopt when the method did
-// not converge within its iteration limit or `seconds` (the caller falls back).
+// not get that close within its iteration limit or `seconds` (the caller falls back).
 std::optional<std::vector<double>> central_optimum(const AssignmentLp& lp, double seconds);
 
 }  // namespace sia::baseline
