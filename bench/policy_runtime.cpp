@@ -1,7 +1,10 @@
 // Sia policy runtime on synthetic rounds shaped like the paper's scaling study (3 GPU
 // types; 64 .. 2,048 GPUs; about one active job per two GPUs): per cluster size, the
 // median and p95 of the solve time over 20 rounds, the worst gap and the statuses; then
-// the wall time of the whole `sia-estimate | sia-solve | sia-place` pipeline through pipes.
+// Gavel's throughput LP on the same matrices, answered with the simplex's vertex (the
+// default profile) and with the analytic centre of the optimal face after it (--compat
+// reference); then the wall time of the whole `sia-estimate | sia-solve |
+// sia-place` pipeline through pipes.
 //   bench/policy_runtime [BIN_DIR [KEEP_DIR]]
 //     BIN_DIR holds the sia-* programs (default: beside this binary); with KEEP_DIR the
 //     first round of each size is left there (cluster-N.json, jobs-N.json and the
@@ -19,6 +22,7 @@
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "model/estimator.hpp"
+#include "policy/gavel_common.hpp"
 #include "policy/sia_policy.hpp"
 #include "synthetic.hpp"
 
@@ -38,6 +42,8 @@ int main(int argc, char** argv) {
                       : fs::temp_directory_path() / ("sia-bench-" + std::to_string(::getpid()));
   fs::create_directories(tmp);
   std::map<int, std::pair<std::string, std::string>> files;
+  // Gavel's LP per scale: {vertex, centre} times in ms.
+  std::map<int, std::pair<std::vector<double>, std::vector<double>>> gavel;
   for (int scale : {1, 4, 8, 16, 32}) {
     const int njobs = scale * 32;
     std::vector<double> t;
@@ -53,6 +59,13 @@ int main(int argc, char** argv) {
       t.push_back(1e3 * sia.last_solve_seconds());
       worst_gap = std::max(worst_gap, a.gap);
       ++statuses[sia.last_solution().status + "/" + sia.last_solution().method];
+      const std::vector<baseline::Job> jobs = baseline::jobs_of(m, std::nullopt);
+      for (bool centre : {false, true}) {
+        const double t0 = now_seconds();
+        baseline::max_sum_throughput(jobs, m.cluster, 2.0, centre);
+        auto& out = centre ? gavel[scale].second : gavel[scale].first;
+        out.push_back(1e3 * (now_seconds() - t0));
+      }
       columns = 0;
       for (const auto& row : m.jobs) columns += row.entries.size();
       if (r == 0) {
@@ -69,6 +82,15 @@ int main(int argc, char** argv) {
     for (const auto& [k, v] : statuses) st += k + " x" + std::to_string(v) + " ";
     std::printf("%6d %6d %8zu %10.2f %10.2f %10.2f %10.1e  %s\n", 64 * scale, njobs, columns,
                 median(t), percentile(t, 95), percentile(t, 100), worst_gap, st.c_str());
+  }
+  std::printf(
+      "\nGavel's throughput LP (in-process, same matrices): the simplex's vertex, and "
+      "with the analytic centre after it (--compat reference)\n");
+  std::printf("%6s %12s %12s %14s %14s\n", "GPUs", "vertex med", "vertex p95", "centre med",
+              "centre p95");
+  for (const auto& [scale, t] : gavel) {
+    std::printf("%6d %12.2f %12.2f %14.2f %14.2f\n", 64 * scale, median(t.first),
+                percentile(t.first, 95), median(t.second), percentile(t.second, 95));
   }
   std::printf(
       "\nPipeline through pipes: sia-estimate | sia-solve | sia-place (fits cached in "

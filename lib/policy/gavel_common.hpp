@@ -92,9 +92,13 @@ struct LpResult {
 };
 
 // Gavel's max-sum-throughput LP: maximise sum T_it x_it subject to sum_t x_it <= 1 and,
-// per type, sum_i gpus_it x_it <= GPUs of the type.
-LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster,
-                            double time_limit);
+// per type, sum_i gpus_it x_it <= GPUs of the type. The simplex answers with a vertex of
+// the optimal face; with `centre` the answer is that face's analytic centre instead (the
+// interior point of interior_point.hpp, as the artifact's ECOS answers): equal jobs get
+// equal time, the objective stays the optimum. When the interior point does not converge
+// the vertex is kept and `note` says so.
+LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster, double time_limit,
+                            bool centre);
 
 // The finish-time-fairness LP (what the Sia artifact calls Themis, Gavel's
 // FinishTimeFairness_Perf with Sia's denominator): minimise max_i rho_i over the same

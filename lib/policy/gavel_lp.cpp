@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <glpk.h>
 
 #include "policy/gavel_common.hpp"
+#include "policy/interior_point.hpp"
 
 namespace sia::baseline {
 
@@ -148,21 +150,57 @@ std::vector<std::vector<double>> isolated(const std::vector<Job>& jobs, const Cl
   return x;
 }
 
+// The analytic centre of the throughput LP's optimal face, rounded as values() rounds;
+// nullopt when the interior point did not converge or its objective falls short of the
+// simplex's `optimum` (it never should by more than its tolerance).
+std::optional<std::vector<std::vector<double>>> centre_of_optimum(const std::vector<Job>& jobs,
+                                                                  const Cluster& cluster,
+                                                                  double optimum, double seconds) {
+  AssignmentLp lp;
+  lp.jobs = static_cast<int>(jobs.size());
+  for (const auto& t : cluster.types) lp.capacity.push_back(t.capacity());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    for (const auto& o : jobs[j].options) {
+      lp.columns.push_back({static_cast<int>(j), o.type, static_cast<double>(o.gpus), o.rate});
+    }
+  }
+  auto flat = central_optimum(lp, seconds);
+  if (!flat) return std::nullopt;
+  double value = 0;
+  for (std::size_t i = 0; i < flat->size(); ++i) value += lp.columns[i].value * (*flat)[i];
+  if (value < optimum * (1 - 1e-6) - 1e-9) return std::nullopt;
+  std::vector<std::vector<double>> x(jobs.size());
+  std::size_t i = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    for (std::size_t k = 0; k < jobs[j].options.size(); ++k) x[j].push_back(round5((*flat)[i++]));
+  }
+  return x;
+}
+
 }  // namespace
 
-LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster,
-                            double time_limit) {
+LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster, double time_limit,
+                            bool centre) {
   OptionLp lp(jobs, cluster, false, [](int, std::size_t) { return 0.0; });
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     for (std::size_t k = 0; k < jobs[j].options.size(); ++k) {
       lp.set_objective(static_cast<int>(j), static_cast<int>(k), jobs[j].options[k].rate);
     }
   }
+  const auto t0 = Clock::now();
   LpResult r;
   int st = lp.solve(time_limit);
   if (st == GLP_OPT) {
     r.status = "optimal";
     r.x = lp.values();
+    if (centre) {
+      if (auto x = centre_of_optimum(jobs, cluster, lp.objective(),
+                                     std::max(1e-3, time_limit - seconds_since(t0)))) {
+        r.x = std::move(*x);
+      } else {
+        r.note = "the interior point did not converge; the simplex vertex is used";
+      }
+    }
   } else {
     // x = 0 is always feasible; without an answer every job gets priority 0, which still
     // fills the cluster greedily.

@@ -54,16 +54,16 @@ void validate_policy_options(const PolicyOptions& o) {
 
 const std::vector<PolicyInfo>& policy_table() {
   static const std::vector<PolicyInfo> table = {
-      {"sia", 60, false,
+      {"sia", 60, false, false,
        [](const PolicyOptions& o) -> std::unique_ptr<Policy> {
          return std::make_unique<SiaPolicy>(o);
        }},
-      {"gavel", 360, true, make_gavel_policy},
-      {"pollux", 60, false, make_pollux_policy},
-      {"themis", 360, true, make_themis_policy},
-      {"ftf-lp", 360, true, make_ftf_lp_policy},
-      {"fifo", 60, true, make_fifo_policy},
-      {"srtf", 60, true, make_srtf_policy},
+      {"gavel", 360, true, true, make_gavel_policy},
+      {"pollux", 60, false, false, make_pollux_policy},
+      {"themis", 360, true, false, make_themis_policy},
+      {"ftf-lp", 360, true, false, make_ftf_lp_policy},
+      {"fifo", 60, true, false, make_fifo_policy},
+      {"srtf", 60, true, false, make_srtf_policy},
   };
   return table;
 }
@@ -96,6 +96,11 @@ double default_round(const std::string& policy) {
 bool uses_tuned_jobs(const std::string& policy) {
   const PolicyInfo* p = find_policy(policy);
   return p && p->tuned_jobs;
+}
+
+bool reads_true_rates(const std::string& policy) {
+  const PolicyInfo* p = find_policy(policy);
+  return p && p->reference_true_rates;
 }
 
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options) {

@@ -60,6 +60,10 @@ struct PolicyInfo {
   // Runs jobs at their tuned fixed GPU count and batch ("+TJ" in the Sia paper): the
   // simulator treats their jobs as rigid.
   bool tuned_jobs;
+  // Under --compat reference the simulator shows the policy the true throughput of each
+  // tuned configuration instead of its estimate, as the published simulator's Gavel reads
+  // its throughputs from the measured tables (Subramanya et al., SOSP '23, artifact).
+  bool reference_true_rates;
   std::unique_ptr<Policy> (*make)(const PolicyOptions& options);  // options validated
 };
 
@@ -76,6 +80,8 @@ std::string policy_list();
 double default_round(const std::string& policy);
 // The row's tuned_jobs (false for an unknown name).
 bool uses_tuned_jobs(const std::string& policy);
+// The row's reference_true_rates (false for an unknown name).
+bool reads_true_rates(const std::string& policy);
 // Checks the round and the knobs; throws Error(usage) for an unknown name.
 std::unique_ptr<Policy> make_policy(const std::string& name, const PolicyOptions& options);
 

@@ -8,6 +8,7 @@ sia_module(policy
   policy/gavel.cpp
   policy/gavel_common.cpp
   policy/gavel_lp.cpp
+  policy/interior_point.cpp
   policy/pollux.cpp
   policy/pollux_ga.cpp
   policy/themis.cpp

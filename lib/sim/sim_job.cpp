@@ -2,11 +2,32 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "core/error.hpp"
 #include "model/goodput.hpp"
 
 namespace sia {
+
+namespace {
+
+// A fixed global batch on `replicas` GPUs whose local batch may be at most `max_local`
+// (the published simulator's rigid split): {per-GPU batch, accumulation steps}, at least
+// one accumulation step on one GPU above the initial batch, the per-GPU batch clamped so
+// the global batch stays within the application's maximum.
+std::pair<int, int> split_fixed(double batch, int replicas, int max_local, double init_batch,
+                                double max_batch) {
+  const int local = static_cast<int>(std::ceil(batch / replicas - 1e-8));
+  int s = static_cast<int>(std::ceil(static_cast<double>(local) / max_local - 1e-8)) - 1;
+  if (replicas == 1 && batch > init_batch) s = std::max(1, s);
+  s = std::max(s, 0);
+  int b = static_cast<int>(std::ceil(static_cast<double>(local) / (s + 1) - 1e-8));
+  b = std::min(b, static_cast<int>(max_batch / (static_cast<double>(replicas) * (s + 1))));
+  return {b, s};
+}
+
+}  // namespace
 
 SimJob::SimJob(JobState job, const ModelInfo& model, std::vector<GroundTruth*> truth,
                const ValidationTruth& validation, const Cluster& cluster, double restart_cost,
@@ -70,11 +91,7 @@ void SimJob::update_local_bsz(Estimator& estimator) {
     b = c.local_bsz;
     s = c.accum_steps;
   } else {
-    const int local = static_cast<int>(std::ceil(batch / replicas - 1e-8));
-    s = static_cast<int>(std::ceil(static_cast<double>(local) / max_b - 1e-8)) - 1;
-    if (replicas == 1 && batch > b0) s = std::max(1, s);
-    s = std::max(s, 0);
-    b = static_cast<int>(std::ceil(static_cast<double>(local) / (s + 1) - 1e-8));
+    std::tie(b, s) = split_fixed(batch, replicas, max_b, b0, app_max);
   }
   // Memory: never above what was ever profiled with this many replicas.
   if (int mr = truth.max_local_for_replicas(replicas); mr > 0) b = std::min(b, mr);
@@ -164,6 +181,31 @@ void SimJob::apply(int type, const std::vector<int>& placement, bool restart,
     start();
   } else {
     placement_ = placement;
+  }
+}
+
+void SimJob::show_true_rates(GoodputRow& row) const {
+  const double batch = row.fixed_batch;
+  if (!(batch > 0)) return;
+  for (auto& e : row.fixed) {
+    const int t = e.config.type;
+    if (t < 0 || t >= static_cast<int>(truth_.size()) || !truth_[t]) continue;
+    // Whole nodes first, then the remainder.
+    const int gpn = cluster_->types[t].gpus_per_node;
+    std::vector<int> placement;
+    for (int left = e.config.gpus; left > 0; left -= gpn) placement.push_back(std::min(left, gpn));
+    GroundTruth& truth = *truth_[t];
+    const auto [b, s] = split_fixed(batch, e.config.gpus, truth.max_local_bsz(placement),
+                                    model_->init_batch_size, model_->max_batch_size);
+    if (b < 1) continue;
+    StepSync st;
+    try {
+      st = truth.step_sync(placement, b);
+    } catch (const Error&) {
+      continue;  // outside the measurements: the estimate stands
+    }
+    const double iteration = st.step + (st.step - st.sync) * s;
+    if (iteration > 0) e.throughput = batch * calibration_ / iteration;
   }
 }
 

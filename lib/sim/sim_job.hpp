@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/goodput_matrix.hpp"
 #include "model/estimator.hpp"
 #include "model/job_state.hpp"
 #include "sim/ground_truth.hpp"
@@ -40,6 +41,13 @@ class SimJob {
   // Applies a new allocation: GPU type (-1: none) and GPUs per node. `restart` says
   // whether the workers must restart (a new start, another shape or type, moved GPUs).
   void apply(int type, const std::vector<int>& placement, bool restart, Estimator& estimator);
+
+  // The true throughput of the job's tuned configuration on every type of `row.fixed`:
+  // each entry's throughput becomes the global batch x the true iterations/s of the
+  // configuration packed whole nodes first, from the measured tables and the calibration
+  // (entries outside the measurements keep the estimate). The published simulator's
+  // Gavel reads its throughputs so (Subramanya et al., SOSP '23, artifact).
+  void show_true_rates(GoodputRow& row) const;
 
   // What the scheduler sees this round (age, restarts, observations, fitted models...).
   JobState& scheduler_view(double now, const std::optional<Config>& decided);

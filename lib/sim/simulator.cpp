@@ -81,6 +81,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   po.reference = opts.reference;
   po.round = opts.round;
   std::unique_ptr<Policy> policy = make_policy(opts.policy, po);
+  const bool true_rates = opts.reference && reads_true_rates(opts.policy);
   // Baselines "+TJ" run every job at its tuned GPU count and batch.
   std::vector<JobSpec> workload = workload_in;
   if (uses_tuned_jobs(opts.policy)) {
@@ -166,6 +167,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         JobState& view = jobs[i].scheduler_view(
             now, d == decided.end() ? std::optional<Config>() : std::optional<Config>(d->second));
         m.jobs.push_back(est.estimate_job(view));
+        if (true_rates) jobs[i].show_true_rates(m.jobs.back());
         order.push_back(jobs[i].name());
         views.push_back(&view);
       }

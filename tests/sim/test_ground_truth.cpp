@@ -79,18 +79,32 @@ TEST_CASE("unprofiled placements interpolate; out of range is an error", "[groun
   CHECK(test::error_of([&] { v.grad_stats(64, 0); }).first == 70);
 }
 
-TEST_CASE("a simulated job: first chunk, epochs, restarts, restore delays", "[sim_job]") {
-  Catalog c(test::catalog_dir());
+namespace {
+
+// cifar10 on the bundled heterogeneous cluster, with its ground truth per type.
+struct Cifar10 {
+  Catalog c{test::catalog_dir()};
   Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
-  Estimator est(cl, c, estimator_options(Compat::reference));
   const ModelInfo& m = c.get("cifar10");
   TruthStore store;
   std::vector<GroundTruth*> truth;
-  for (const auto& t : cl.types) truth.push_back(store.truth(m, t.name));
-  JobState js;
-  js.spec.name = "cifar10-0";
-  js.spec.model = "cifar10";
-  SimJob job(js, m, truth, store.validation(m), cl, m.restart_cost, SimJobOptions{true});
+  Cifar10() {
+    for (const auto& t : cl.types) truth.push_back(store.truth(m, t.name));
+  }
+  // A job "cifar10-0" as the reference simulator runs it.
+  SimJob job(JobState js) {
+    js.spec.name = "cifar10-0";
+    js.spec.model = "cifar10";
+    return SimJob(js, m, truth, store.validation(m), cl, m.restart_cost, SimJobOptions{true});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a simulated job: first chunk, epochs, restarts, restore delays", "[sim_job]") {
+  Cifar10 f;
+  Estimator est(f.cl, f.c, estimator_options(Compat::reference));
+  SimJob job = f.job(JobState{});
   job.step(60, est);  // not placed: nothing happens
   CHECK(job.progress() == 0);
   CHECK_FALSE(job.started());
@@ -121,4 +135,43 @@ TEST_CASE("a simulated job: first chunk, epochs, restarts, restore delays", "[si
   REQUIRE(job.completed());
   CHECK(*job.completion_time() == std::floor(*job.completion_time()));
   CHECK(job.epoch() == 100);
+}
+
+// Under --compat reference the simulator shows gavel the true throughput of each tuned
+// configuration, as the artifact's Gavel reads it from the measured tables.
+TEST_CASE("a rigid job's true throughputs, for the reference Gavel", "[sim_job]") {
+  Cifar10 f;
+  const ModelInfo& m = f.m;
+  const Cluster& cl = f.cl;
+  const auto& truth = f.truth;
+  JobState js;
+  js.spec.gpus = 4;
+  js.spec.batch_size = 2048;
+  js.spec.adaptivity = Adaptivity::rigid;
+  SimJob job = f.job(js);
+
+  GoodputRow row;
+  row.job = "cifar10-0";
+  row.fixed_gpus = 4;
+  row.fixed_batch = 2048;
+  for (int t = 0; t < static_cast<int>(cl.types.size()); ++t) {
+    GoodputEntry e;
+    e.config = Config{t, 1, 4};
+    e.throughput = 1;  // the estimate, replaced
+    row.fixed.push_back(e);
+  }
+  job.show_true_rates(row);
+  // On the T4s (4 per node) the gang is one whole node; 512 samples per GPU fit in memory
+  // there, so no accumulation: one iteration per step time, divided by the slowdown.
+  REQUIRE(truth[0]->max_local_bsz({4}) >= 512);
+  REQUIRE(m.max_batch_size >= 2048);
+  const double step = truth[0]->step_sync({4}, 512).step;
+  CHECK(row.fixed[0].throughput == Approx(2048 / step / m.slowdown).epsilon(1e-12));
+  for (const auto& e : row.fixed) CHECK(e.throughput != 1);
+
+  // And the job runs there with that split.
+  Estimator est(cl, f.c, estimator_options(Compat::reference));
+  job.apply(0, {4}, true, est);
+  CHECK(job.local_bsz() == 512);
+  CHECK(job.accum_steps() == 0);
 }
