@@ -118,7 +118,7 @@ start_ctl() {  # start_ctl LOG [BIND]
 }
 start_ctl ctl-0.log
 serving() { grep -q "serving tcp://127.0.0.1:[0-9]" ctl-0.log; }
-wait_for 30 "serve did not start: $(cat ctl-0.log)" serving
+wait_for 30 "serve did not start" serving
 EP=$(sed -n 's/.*serving \(tcp:\/\/127.0.0.1:[0-9]*\).*/\1/p' ctl-0.log | head -1)
 { cat config.toml; printf '[client]\nconnect = "%s"\n' "$EP"; } >client.toml
 start_agent() {  # start_agent NODE LOG
