@@ -221,3 +221,37 @@ TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 
   }
   CHECK(checked > 100);
 }
+
+TEST_CASE("profiling levels name what the estimator seeds", "[estimator]") {
+  CHECK(parse_profiling("oracle") == Profiling::oracle);
+  auto e = test::error_of([] { parse_profiling("full"); });
+  CHECK(e.first == 64);
+  CHECK(e.second == "--profiling: expected none, bootstrap or oracle, got \"full\"");
+  EstimatorOptions none;
+  apply_profiling(none, Profiling::none);
+  CHECK_FALSE(none.seed_profiles);
+  CHECK_FALSE(none.project);
+  EstimatorOptions oracle;
+  apply_profiling(oracle, Profiling::oracle);
+  CHECK(oracle.oracle_profiles);
+}
+
+TEST_CASE("without profiling every type looks alike; an oracle offers many GPUs at once",
+          "[estimator]") {
+  Fixture f;
+  EstimatorOptions none;
+  apply_profiling(none, Profiling::none);
+  Estimator blind(f.cluster, f.catalog, none);
+  JobState j = job("new", "cifar10");
+  GoodputRow r = blind.estimate_job(j);
+  REQUIRE(r.entries.size() == 3);
+  for (const auto& e : r.entries) CHECK(e.goodput == Approx(r.entries[0].goodput));
+
+  EstimatorOptions oracle;
+  apply_profiling(oracle, Profiling::oracle);
+  Estimator knows(f.cluster, f.catalog, oracle);
+  JobState k = job("new", "cifar10");
+  GoodputRow o = knows.estimate_job(k);
+  CHECK(o.max_gpus > 1);
+  CHECK(find(o, 1, 8) != nullptr);
+}
