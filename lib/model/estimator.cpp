@@ -292,9 +292,7 @@ void Estimator::replica_bounds(JobView& v, GoodputRow& row) const {
     const double batch_cap = q.catalog_batch_cap && v.info ? v.info->max_batch_size : v.bmax;
     cap[t] = std::max(1, static_cast<int>(std::floor(batch_cap / tms[t].min_local + 1e-9)));
     if (q.max_replicas_per_type > 0) cap[t] = std::min(cap[t], q.max_replicas_per_type);
-    int grow = options_.oracle_profiles
-                   ? cap[t]
-                   : std::max(options_.scale_up * observed(observed_anywhere ? "" : type), 1);
+    int grow = std::max(options_.scale_up * observed(observed_anywhere ? "" : type), 1);
     if (q.scale_up_per_type) grow = std::min(grow, cap[t]);  // cap per type, then share
     v.max_rep[t] = grow;
     shared = std::max(shared, grow);

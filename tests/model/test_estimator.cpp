@@ -236,7 +236,7 @@ TEST_CASE("profiling levels name what the estimator seeds", "[estimator]") {
   CHECK(oracle.oracle_profiles);
 }
 
-TEST_CASE("without profiling every type looks alike; an oracle offers many GPUs at once",
+TEST_CASE("without profiling every type looks alike; an oracle knows every placement",
           "[estimator]") {
   Fixture f;
   EstimatorOptions none;
@@ -250,8 +250,18 @@ TEST_CASE("without profiling every type looks alike; an oracle offers many GPUs 
   EstimatorOptions oracle;
   apply_profiling(oracle, Profiling::oracle);
   Estimator knows(f.cluster, f.catalog, oracle);
+  Estimator boot(f.cluster, f.catalog);
   JobState k = job("new", "cifar10");
-  GoodputRow o = knows.estimate_job(k);
-  CHECK(o.max_gpus > 1);
-  CHECK(find(o, 1, 8) != nullptr);
+  JobState b = job("new", "cifar10");
+  TypeModel a100 = knows.type_model(k, 1);
+  CHECK(a100.multi_gpu);
+  CHECK(a100.points > boot.type_model(b, 1).points);
+  // The scale-up rule still holds: a job that never ran gets one GPU.
+  CHECK(knows.estimate_job(k).max_gpus == 1);
+  // Once it ran on 4 A100s it may use 8 on any type, valued by the oracle's own models.
+  JobState ran = ran_on_a100(f.catalog);
+  GoodputRow o = knows.estimate_job(ran);
+  CHECK(o.max_gpus == 8);
+  REQUIRE(find(o, 0, 8) != nullptr);
+  CHECK(find(o, 0, 8)->source == GoodputSource::model);
 }
