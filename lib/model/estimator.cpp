@@ -20,6 +20,23 @@ EstimatorOptions estimator_options(Compat compat) {
   return o;
 }
 
+Profiling parse_profiling(const std::string& name) {
+  if (name == "none") return Profiling::none;
+  if (name == "bootstrap") return Profiling::bootstrap;
+  if (name == "oracle") return Profiling::oracle;
+  throw Error(ExitStatus::usage,
+              "--profiling: expected none, bootstrap or oracle, got \"" + name + "\"");
+}
+
+void apply_profiling(EstimatorOptions& options, Profiling p) {
+  if (p == Profiling::none) {
+    options.seed_profiles = false;
+    options.project = false;
+  } else if (p == Profiling::oracle) {
+    options.oracle_profiles = true;
+  }
+}
+
 namespace {
 
 // The measurements as the fit takes them (compute time: step time less sync time).
@@ -92,7 +109,11 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   std::vector<ProfilePoint> pts;
   const bool seeded = with_seed || options_.seed_profiles;
   const std::string cache_key = seeded && !options_.seed_profiles ? type + "+seed" : type;
-  if (seeded) {
+  if (options_.oracle_profiles && g) {
+    for (const auto& r : g->placements) {
+      pts.push_back({type, r.nodes, r.replicas, r.local_bsz, r.step_time, r.sync_time});
+    }
+  } else if (seeded) {
     if (job.spec.profile) {
       for (const auto& p : job.spec.profile->points) {
         if (p.gpu_type == type) pts.push_back(p);
@@ -226,7 +247,7 @@ Estimator::JobView Estimator::resolve(JobState& job) {
   v.own.assign(ntypes, false);
   for (std::size_t t = 0; t < ntypes; ++t) {
     if (!v.tms[t].usable || !v.tms[t].has_model) continue;
-    v.own[t] = !q.models_only_from_running ||
+    v.own[t] = options_.oracle_profiles || !q.models_only_from_running ||
                (v.gradient && max_observed_replicas(job, cluster_.types[t].name) > 0);
   }
   for (std::size_t t = 0; t < ntypes; ++t) v.any_multi |= v.own[t] && v.tms[t].multi_gpu;

@@ -40,6 +40,10 @@ struct EstimatorOptions {
   bool share_max_replicas = true;
   bool project = true;        // estimate unvisited types from visited ones
   bool seed_profiles = true;  // use the catalog's single-GPU rows as bootstrap profile
+  // Seed every measured placement of the catalog on every type (an oracle that has
+  // profiled each job everywhere; Profiling::oracle). The scale-up rule still applies, as
+  // in the published simulator's oracle runs: it depends on what the job ran with.
+  bool oracle_profiles = false;
   int scale_up = 2;
   ConfigLimits limits;              // per-configuration caps (reference: 64 GPUs)
   bool cap_profiled_nodes = false;  // no more nodes than the catalog ever measured
@@ -107,6 +111,18 @@ class Estimator {
   EstimatorOptions options_;
   std::vector<std::vector<Config>> configs_;  // per type
 };
+
+// What the scheduler knows of a job's throughput before it runs (the Sia paper's profiling
+// study, Subramanya et al., SOSP '23, §5.7): nothing (every type looks alike until the job
+// has run there), the bootstrap (single-GPU throughputs per type, projected with Eq. 1; the
+// profile's default), or an oracle (every measured placement on every type; the scale-up
+// rule still bounds the GPU count by what the job has run with).
+enum class Profiling { none, bootstrap, oracle };
+
+// "none" | "bootstrap" | "oracle"; throws Error(usage) naming --profiling otherwise.
+Profiling parse_profiling(const std::string& name);
+// Sets the options' seeding and projection for `p` (bootstrap leaves the profile's own).
+void apply_profiling(EstimatorOptions& options, Profiling p);
 
 // The options of a profile: the defaults above for Compat::standard; for
 // Compat::reference its quirks, no bootstrap seeding, at most 64 GPUs per configuration

@@ -60,6 +60,10 @@ SimSummary summarize(const SimResult& r, bool reference) {
     s.policy_runtime_median = nearest_rank(r.policy_runtimes, 50);
     s.policy_runtime_p95 = nearest_rank(r.policy_runtimes, 95);
   }
+  if (!r.round_runtimes.empty()) {
+    s.round_runtime_median = nearest_rank(r.round_runtimes, 50);
+    s.round_runtime_p95 = nearest_rank(r.round_runtimes, 95);
+  }
   return s;
 }
 

@@ -75,6 +75,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   if (!(opts.round > 0)) throw Error(ExitStatus::usage, "--round: must be > 0 seconds");
   EstimatorOptions eo = estimator_options(opts.reference ? Compat::reference : Compat::standard);
   eo.cap_profiled_nodes = true;  // the ground truth ends where the measurements end
+  apply_profiling(eo, opts.profiling);
   eo.baseline_info = opts.policy != "sia";
   Estimator est(cluster, catalog, eo);
   PolicyOptions po = opts.policy_options;
@@ -136,7 +137,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   double now = 0;
   int done = 0, round_no = 0;
   const int total = static_cast<int>(jobs.size());
-  while (done < total) {
+  while (done < total && !(opts.horizon > 0 && now >= opts.horizon)) {
     std::vector<char> was_done(total);
     for (int i = 0; i < total; ++i) was_done[i] = jobs[i].completed();
     for (auto& j : jobs) j.step(opts.round, est);
@@ -157,6 +158,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     rec.active = static_cast<int>(active.size());
     rec.gpus.assign(cluster.types.size(), 0);
     if (!active.empty()) {
+      const double estimate_start = os::now_seconds();
       GoodputMatrix m;
       m.cluster = cluster;
       m.profile = result.profile;
@@ -184,8 +186,10 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       }
       const double t0 = os::now_seconds();
       Allocation alloc = policy->allocate(m, prev_alloc);
-      rec.policy_runtime = os::now_seconds() - t0;
+      const double t1 = os::now_seconds();
+      rec.policy_runtime = t1 - t0;
       result.policy_runtimes.push_back(rec.policy_runtime);
+      result.round_runtimes.push_back(t1 - estimate_start);
       alloc.order = order;  // submission order: the reference placer breaks ties with it
       Placement place_now = opts.reference ? reference_placement(alloc, cluster, prev_place, &order)
                                            : place(alloc, cluster, prev_place);
@@ -273,6 +277,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
 
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const SimJob& j = jobs[i];
+    if (!j.completion_time()) continue;  // past the horizon
     JobResult r;
     r.name = j.name();
     r.model = j.state().spec.model;
@@ -296,7 +301,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     r.contention = j.contention().empty() ? 0 : c / j.contention().size();
     result.jobs.push_back(std::move(r));
   }
-  if (opts.fairness) {
+  if (opts.fairness && opts.horizon == 0) {
     SimOptions with_store = opts;
     with_store.truths = store;
     add_finish_time_fairness(result, cluster, catalog, workload_in, with_store);

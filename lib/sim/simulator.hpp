@@ -29,11 +29,16 @@ struct SimOptions {
   double round = 0;  // seconds; 0: the policy's own (default_round)
   std::string policy = "sia";
   PolicyOptions policy_options;
-  bool reference = false;          // --compat reference
-  bool fairness = true;            // finish-time fairness (isolated runs per job)
-  double max_time = 60 * 86400.0;  // give up (error) past this simulated time
-  std::string save_rounds_dir;     // write every round's stage inputs and outputs here
-  bool record_rounds = false;      // keep per-round snapshots in the result
+  bool reference = false;                      // --compat reference
+  bool fairness = true;                        // finish-time fairness (isolated runs per job)
+  Profiling profiling = Profiling::bootstrap;  // what the scheduler knows before a job runs
+  double max_time = 60 * 86400.0;              // give up (error) past this simulated time
+  // Stop after this much simulated time (0: when every job is done). Jobs unfinished by
+  // then are left out of the results and no fairness runs are made (a policy-runtime
+  // study needs only the rounds).
+  double horizon = 0;
+  std::string save_rounds_dir;  // write every round's stage inputs and outputs here
+  bool record_rounds = false;   // keep per-round snapshots in the result
   std::function<void(double now, int done, int total)> progress;  // once per round
   // Ground truth to share between runs (isolated fair-share runs reuse the workload's);
   // made on demand when null.
@@ -86,6 +91,7 @@ struct SimSummary {
   double unfair_fraction = 0, worst_rho = 0;
   int rho_jobs = 0;  // jobs with a finish-time fairness figure
   double policy_runtime_median = 0, policy_runtime_p95 = 0;  // seconds (wall clock)
+  double round_runtime_median = 0, round_runtime_p95 = 0;    // estimate + policy, seconds
   int rounds = 0;
 };
 
@@ -99,6 +105,7 @@ struct SimResult {
   std::vector<JobResult> jobs;  // workload order
   std::vector<RoundRecord> rounds;
   std::vector<double> policy_runtimes;  // seconds per round (wall clock)
+  std::vector<double> round_runtimes;   // the estimate and the policy together, per round
   SimSummary summary;
 };
 

@@ -221,3 +221,47 @@ TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 
   }
   CHECK(checked > 100);
 }
+
+TEST_CASE("profiling levels name what the estimator seeds", "[estimator]") {
+  CHECK(parse_profiling("oracle") == Profiling::oracle);
+  auto e = test::error_of([] { parse_profiling("full"); });
+  CHECK(e.first == 64);
+  CHECK(e.second == "--profiling: expected none, bootstrap or oracle, got \"full\"");
+  EstimatorOptions none;
+  apply_profiling(none, Profiling::none);
+  CHECK_FALSE(none.seed_profiles);
+  CHECK_FALSE(none.project);
+  EstimatorOptions oracle;
+  apply_profiling(oracle, Profiling::oracle);
+  CHECK(oracle.oracle_profiles);
+}
+
+TEST_CASE("without profiling every type looks alike; an oracle knows every placement",
+          "[estimator]") {
+  Fixture f;
+  EstimatorOptions none;
+  apply_profiling(none, Profiling::none);
+  Estimator blind(f.cluster, f.catalog, none);
+  JobState j = job("new", "cifar10");
+  GoodputRow r = blind.estimate_job(j);
+  REQUIRE(r.entries.size() == 3);
+  for (const auto& e : r.entries) CHECK(e.goodput == Approx(r.entries[0].goodput));
+
+  EstimatorOptions oracle;
+  apply_profiling(oracle, Profiling::oracle);
+  Estimator knows(f.cluster, f.catalog, oracle);
+  Estimator boot(f.cluster, f.catalog);
+  JobState k = job("new", "cifar10");
+  JobState b = job("new", "cifar10");
+  TypeModel a100 = knows.type_model(k, 1);
+  CHECK(a100.multi_gpu);
+  CHECK(a100.points > boot.type_model(b, 1).points);
+  // The scale-up rule still holds: a job that never ran gets one GPU.
+  CHECK(knows.estimate_job(k).max_gpus == 1);
+  // Once it ran on 4 A100s it may use 8 on any type, valued by the oracle's own models.
+  JobState ran = ran_on_a100(f.catalog);
+  GoodputRow o = knows.estimate_job(ran);
+  CHECK(o.max_gpus == 8);
+  REQUIRE(find(o, 0, 8) != nullptr);
+  CHECK(find(o, 0, 8)->source == GoodputSource::model);
+}

@@ -76,6 +76,26 @@ TEST_CASE("a small workload runs to completion, deterministically", "[simulator]
   }
 }
 
+TEST_CASE("a horizon stops the simulation and leaves unfinished jobs out", "[simulator]") {
+  Catalog c(test::catalog_dir());
+  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  auto w = small_workload(c);
+  SimOptions o;
+  o.horizon = 600;
+  SimResult r = simulate(cl, c, w, o);
+  CHECK(r.rounds.size() == 10);
+  CHECK(r.rounds.back().t == 600);
+  CHECK(r.jobs.size() < w.size());
+  CHECK(r.summary.jobs == static_cast<int>(r.jobs.size()));
+  for (const auto& j : r.jobs) CHECK_FALSE(j.rho);  // no fairness runs past a horizon
+  // Every round with active jobs is timed; the estimate adds to the policy's time.
+  REQUIRE(r.round_runtimes.size() == r.policy_runtimes.size());
+  REQUIRE_FALSE(r.round_runtimes.empty());
+  for (std::size_t i = 0; i < r.round_runtimes.size(); ++i) {
+    CHECK(r.round_runtimes[i] >= r.policy_runtimes[i]);
+  }
+}
+
 TEST_CASE("summary metrics on a hand-made result", "[metrics]") {
   SimResult r;
   r.round = 60;
@@ -93,6 +113,7 @@ TEST_CASE("summary metrics on a hand-made result", "[metrics]") {
   }
   r.rounds = {{60, 4, 3, {}, 0, {}}, {120, 6, 6, {}, 0, {}}, {180, 2, 1, {}, 0, {}}};
   r.policy_runtimes = {0.001, 0.002, 0.003};
+  r.round_runtimes = {0.004, 0.003, 0.005, 0.010};
   SimSummary s = summarize(r, false);
   CHECK(s.avg_jct == Approx(149.5));
   CHECK(s.median_jct == 149);                // nearest rank: the 50th of 100
@@ -107,4 +128,6 @@ TEST_CASE("summary metrics on a hand-made result", "[metrics]") {
   CHECK(s.contention_max == 6);
   CHECK(s.queue_mean == Approx(2.0 / 3));
   CHECK(s.policy_runtime_median == Approx(0.002));
+  CHECK(s.round_runtime_median == Approx(0.004));
+  CHECK(s.round_runtime_p95 == Approx(0.010));
 }

@@ -62,6 +62,25 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
   s.add_flag(
       "--no-fairness", [&sim](std::int64_t) { sim.options.fairness = false; },
       "Skip the isolated runs behind finish-time fairness");
+  s.add_option("--profiling", sim.profiling,
+               "What Sia knows of a job before it runs: none, bootstrap (single-GPU "
+               "throughputs per type) or oracle (every measured placement)")
+      ->capture_default_str();
+  s.add_option("--rigid-share", sim.rigid_share,
+               "Make this fraction of the jobs rigid (tuned GPU count and batch; a seeded draw)")
+      ->capture_default_str();
+  s.add_option("--strong-scaling-share", sim.strong_share,
+               "Make this fraction of the jobs strong-scaling (tuned batch, up to the tuned "
+               "GPU count; a seeded draw)")
+      ->capture_default_str();
+  s.add_option("--category-seed", sim.category_seed,
+               "Seed of the --rigid-share and --strong-scaling-share draw")
+      ->capture_default_str();
+  s.add_option("--horizon", sim.horizon,
+               "Stop after this many simulated seconds; unfinished jobs are left out");
+  s.add_option("--scale", sim.scale,
+               "Repeat every job K times and give every node group K times the nodes")
+      ->capture_default_str();
   s.add_flag("--no-timing", sim.no_timing, "Report no wall-clock figures (reproducible output)");
 }
 

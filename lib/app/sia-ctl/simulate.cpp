@@ -17,6 +17,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "sim/workload.hpp"
+#include "sim/workload_transform.hpp"
 
 namespace sia::app {
 
@@ -81,6 +82,8 @@ json summary_json(const SimSummary& s) {
               {"worst_rho", s.worst_rho},
               {"policy_runtime_median", s.policy_runtime_median},
               {"policy_runtime_p95", s.policy_runtime_p95},
+              {"round_runtime_median", s.round_runtime_median},
+              {"round_runtime_p95", s.round_runtime_p95},
               {"rounds", s.rounds}};
 }
 
@@ -138,6 +141,8 @@ SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
     all.jobs.insert(all.jobs.end(), r.jobs.begin(), r.jobs.end());
     all.policy_runtimes.insert(all.policy_runtimes.end(), r.policy_runtimes.begin(),
                                r.policy_runtimes.end());
+    all.round_runtimes.insert(all.round_runtimes.end(), r.round_runtimes.begin(),
+                              r.round_runtimes.end());
     makespan += r.summary.makespan;
     cmean += r.summary.contention_mean;
     qmean += r.summary.queue_mean;
@@ -219,18 +224,23 @@ int run_simulate(const SimulateArgs& a) {
   const std::string workload_path =
       a.workload.empty() ? (fs::path(data) / "workloads" / "philly" / "workload-1.csv").string()
                          : a.workload;
-  if (a.round && !(*a.round > 0 && *a.round <= kMaxRound)) {
-    char got[32];
-    std::snprintf(got, sizeof got, "%g", *a.round);
-    throw Error(ExitStatus::usage,
-                "--round: expected seconds above 0 and at most 86400, got " + std::string(got));
-  }
+  // Seconds above 0 and at most `max` ("86400", "1e+09" as %g writes them).
+  auto check_seconds = [](const char* flag, const std::optional<double>& v, double max) {
+    if (!v || (*v > 0 && *v <= max)) return;
+    char msg[128];
+    std::snprintf(msg, sizeof msg, "%s: expected seconds above 0 and at most %g, got %g", flag, max,
+                  *v);
+    throw Error(ExitStatus::usage, msg);
+  };
+  check_seconds("--round", a.round, kMaxRound);
+  check_seconds("--horizon", a.horizon, kMaxSeconds);
   if (a.report_out == "-") {
     throw Error(ExitStatus::usage, "--report: expected a file name (stdout holds the result)");
   }
   const std::vector<std::string> policies = split_list(a.options.policy);
   if (policies.empty()) throw Error(ExitStatus::usage, "--policy: expected a policy name");
-  Cluster cluster = read_cluster(cluster_file);
+  const Profiling profiling = parse_profiling(a.profiling);
+  const Cluster cluster = scale_cluster(read_cluster(cluster_file), a.scale);
   Catalog catalog(a.catalog.empty() ? default_catalog_dir() : a.catalog);
   // Check every policy and its knobs before any simulation starts.
   for (const auto& p : policies) {
@@ -240,7 +250,11 @@ int run_simulate(const SimulateArgs& a) {
   }
   const auto files = workload_files(workload_path);
   std::vector<std::vector<JobSpec>> workloads;
-  for (const auto& f : files) workloads.push_back(read_workload(f, catalog));
+  for (const auto& f : files) {
+    std::vector<JobSpec> jobs = scale_workload(read_workload(f, catalog), a.scale);
+    assign_categories(jobs, a.rigid_share, a.strong_share, a.category_seed);
+    workloads.push_back(std::move(jobs));
+  }
   for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it
 
   // One task per (policy, workload), run on the machine's cores.
@@ -262,6 +276,8 @@ int run_simulate(const SimulateArgs& a) {
     SimOptions o = a.options;
     o.policy = policies[t.policy];
     o.reference = reference;
+    o.profiling = profiling;
+    o.horizon = a.horizon ? *a.horizon : 0;
     o.record_rounds = !a.events_out.empty();
     o.round = a.round ? *a.round : a.options.round > 0 ? a.options.round : default_round(o.policy);
     if (!a.options.save_rounds_dir.empty()) {
@@ -329,8 +345,10 @@ int run_simulate(const SimulateArgs& a) {
     for (auto& per : results) {
       for (auto& r : per) {
         r.policy_runtimes.clear();
+        r.round_runtimes.clear();
         r.summary.policy_runtime_median = r.summary.policy_runtime_p95 = 0;
         for (auto& rec : r.rounds) rec.policy_runtime = 0;
+        r.summary.round_runtime_median = r.summary.round_runtime_p95 = 0;
       }
     }
   }

@@ -4,6 +4,7 @@
 // and the HTML report of all three (app/plot.hpp).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -22,7 +23,14 @@ struct SimulateArgs {
   std::string report_out;       // the HTML report (sia-ctl plot's), written after the run
   bool no_timing = false;       // zero the wall-clock figures (byte-identical reruns)
   std::optional<double> round;  // --round: seconds, above 0 and at most a day; unset: the policy's
-  SimOptions options;           // options.round is set from `round` by run_simulate
+  // Study transformations (sim/workload_transform.hpp), applied to every workload read.
+  double rigid_share = 0;
+  double strong_share = 0;
+  std::uint64_t category_seed = 1;
+  std::optional<double> horizon;        // --horizon: seconds of simulated time
+  int scale = 1;                        // workload copies and cluster multiple
+  std::string profiling = "bootstrap";  // none | bootstrap | oracle
+  SimOptions options;                   // options.round is set from `round` by run_simulate
   cli::Format format = cli::Format::table;
 };
 
