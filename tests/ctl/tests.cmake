@@ -2,6 +2,7 @@
 sia_test(ctl
   ctl/test_config.cpp
   ctl/test_journal.cpp
+  ctl/test_fsck.cpp
   ctl/test_job_book.cpp
   ctl/test_round_engine.cpp
   ctl/test_pipe_process.cpp
