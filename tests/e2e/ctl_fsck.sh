@@ -10,6 +10,7 @@
 #   ctl_fsck.sh BIN_DIR SOURCE_DIR
 set -u
 BIN="$(cd "$1" && pwd)"
+SRC="$(cd "$2" && pwd)"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
 command -v flock >/dev/null 2>&1 || { echo "SKIP: no flock(1)"; exit 77; }
 tmp=$(mktemp -d)
@@ -37,24 +38,15 @@ gpu_type = "t4"
 gpus_per_node = 2
 count = 2
 TOML
-# Nodes that are up, run nothing and report nothing.
-cat >node.sh <<'SH'
-#!/bin/sh
-case "$1" in
-status) printf '{"apiVersion":"sia/v1","kind":"RunStatus","metadata":{},"data":{"node":"%s","jobs":[]}}\n' "$2" ;;
-apply) cat >/dev/null; printf '{"apiVersion":"sia/v1","kind":"RunPlan","metadata":{},"data":{"node":"%s","actions":[]}}\n' "$2" ;;
-esac
-SH
-chmod +x node.sh
 cat >config.toml <<TOML
 [controller]
 state_dir = "state"
 cluster = "cluster.toml"
 time_limit = 1
 [nodes]
-status = ["$tmp/node.sh", "status", "{node}"]
-reports = ["$tmp/node.sh", "reports", "{node}"]
-apply = ["$tmp/node.sh", "apply", "{node}"]
+status = ["$SRC/tests/data/ctl/fake_node.sh", "status", "{node}", "$tmp"]
+reports = ["$SRC/tests/data/ctl/fake_node.sh", "reports", "{node}", "$tmp"]
+apply = ["$SRC/tests/data/ctl/fake_node.sh", "apply", "{node}", "$tmp"]
 TOML
 for j in a b; do
   printf 'name = "%s"\nmodel = "cifar10"\nmax_gpus = 2\ncommand = ["/bin/true"]\n' $j >$j.toml
