@@ -64,6 +64,9 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
       "--no-fairness", [&sim](std::int64_t) { sim.options.fairness = false; },
       "Skip the isolated runs behind finish-time fairness");
   s.add_flag("--no-timing", sim.no_timing, "Report no wall-clock figures (reproducible output)");
+  s.add_option("--max-jobs", sim.max_jobs, "Refuse a workload of more jobs than this")
+      ->check(CLI::Range(1L, 100000000L))
+      ->capture_default_str();
 }
 
 int run_simulate(Flags& f) {
