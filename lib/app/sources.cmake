@@ -16,6 +16,7 @@ target_link_libraries(sia_app_place PUBLIC sia_cli PRIVATE sia_core sia_os sia_p
 sia_module(app_ctl
   app/sia-ctl/simulate.cpp
   app/sia-ctl/commands.cpp
+  app/sia-ctl/fsck_command.cpp
   app/sia-ctl/logs_command.cpp
   app/sia-ctl/serve_command.cpp
   app/sia-ctl/keygen_command.cpp

@@ -43,7 +43,9 @@ std::vector<Document> read_documents(const std::string& file, const std::vector<
 // Exactly one document.
 Document read_document(const std::string& file, const std::vector<std::string>& kinds,
                        ExitStatus status = ExitStatus::data);
-// Same, from text already in memory (tests, the in-process pipeline).
+// Same, from text already in memory (tests, the in-process pipeline, a program's output).
+// Text that is empty or only white space is an error ("FILE: empty input, expected a sia
+// document").
 std::vector<Document> parse_documents(std::string_view text, const std::string& file,
                                       const std::vector<std::string>& kinds,
                                       ExitStatus status = ExitStatus::data);

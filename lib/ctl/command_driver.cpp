@@ -19,8 +19,24 @@ namespace {
 
 constexpr std::size_t kParallel = 16;
 
+// A node command's output is read up to this many bytes (see the header).
+constexpr std::size_t kMaxOutput = kMaxNodeOutputMiB << 20;
+
+PipedResult run_node_command(const std::vector<std::string>& argv, const std::string& input,
+                             double timeout) {
+  return run_piped(argv, input, timeout, {}, kMaxOutput);
+}
+
+bool failed(const PipedResult& r) {
+  return r.status != 0 || r.timed_out || r.oversized;
+}
+
 std::string failure(const PipedResult& r) {
   std::string why = last_line(r.err);
+  if (r.oversized) {
+    return "printed more than " + std::to_string(kMaxNodeOutputMiB) +
+           " MiB on standard output (the limit); stopped";
+  }
   if (r.timed_out) return "timed out after " + std::to_string(static_cast<int>(r.seconds)) + " s";
   std::string status = "exit status " + std::to_string(r.status);
   return why.empty() ? status : why + " (" + status + ")";
@@ -101,15 +117,15 @@ json CommandDriver::read_log(const std::string& node, const std::vector<std::str
   }
   std::vector<std::string> argv = expand(templates_.logs, *n, 0);
   argv.insert(argv.end(), args.begin(), args.end());
-  PipedResult r = run_piped(argv, "", templates_.timeout);
+  PipedResult r = run_node_command(argv, "", templates_.timeout);
   const bool refused = r.status == static_cast<int>(ExitStatus::usage) ||
                        r.status == static_cast<int>(ExitStatus::no_input);
-  if (refused && !r.timed_out && !last_line(r.err).empty()) {
+  if (refused && !r.timed_out && !r.oversized && !last_line(r.err).empty()) {
     std::string why = last_line(r.err);
     if (auto colon = why.find(": error: "); colon != std::string::npos) why = why.substr(colon + 9);
     throw Error(static_cast<ExitStatus>(r.status), "node " + node + ": " + why);
   }
-  if (r.status != 0 || r.timed_out) {
+  if (failed(r)) {
     throw Error(ExitStatus::unavailable, "node " + node + ": cannot read the log: " + failure(r));
   }
   return document_data(r.out, "node " + node + ": logs", "RunLog");
@@ -128,14 +144,14 @@ std::vector<NodeStatus> CommandDriver::observe() {
     NodeStatus& s = out[i];
     s.node = n.name;
     try {
-      PipedResult r = run_piped(expand(templates_.status, n, 0), "", templates_.timeout);
-      if (r.status == static_cast<int>(ExitStatus::no_input) && !r.timed_out) {
+      PipedResult r = run_node_command(expand(templates_.status, n, 0), "", templates_.timeout);
+      if (r.status == static_cast<int>(ExitStatus::no_input) && !r.timed_out && !r.oversized) {
         // `sia-run status` on a node never given work: no state directory yet, no jobs.
         s.status = {{"node", n.name}, {"jobs", json::array()}};
         s.ok = true;
         return;
       }
-      if (r.status != 0 || r.timed_out) {
+      if (failed(r)) {
         s.error = failure(r);
         return;
       }
@@ -187,8 +203,8 @@ std::vector<ReportLine> CommandDriver::drain_reports() {
       argv.push_back(it->first.second + "=" + std::to_string(it->second));
     }
     try {
-      PipedResult r = run_piped(argv, "", templates_.timeout);
-      if (r.status != 0 || r.timed_out) {
+      PipedResult r = run_node_command(argv, "", templates_.timeout);
+      if (failed(r)) {
         errors[i] = "node " + n.name + ": reports: " + failure(r);
         return;
       }
@@ -273,8 +289,9 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
       const ClusterNode& n = cluster_.nodes[i];
       NodeResult& res = out[i];
       try {
-        PipedResult r = run_piped(expand(templates_.apply, n, round), doc, templates_.timeout);
-        if (r.status != 0 || r.timed_out) {
+        PipedResult r =
+            run_node_command(expand(templates_.apply, n, round), doc, templates_.timeout);
+        if (failed(r)) {
           res.error = failure(r);
           res.acknowledged = false;
           return;

@@ -21,10 +21,16 @@
 // {address} (the node's address in the cluster file), {cluster} (the cluster file),
 // {jobs} (a Jobs document with the jobs' commands, STATE/run/jobs.json), {placement}
 // (the same Placement, STATE/run/placement.json), {round}.
-// Nodes' commands run in parallel, each with the [nodes] timeout.
+// Nodes' commands run in parallel, each with the [nodes] timeout, and each node command's
+// standard output is read up to kMaxNodeOutputMiB: past that the command is stopped.
+// A node whose command fails, times out, prints too much, or prints what does not parse
+// (nothing at all, where a document is expected) has failed for this round -- its error
+// names it (NodeStatus::error, NodeResult::error, a warning for reports) -- and the other
+// nodes are scheduled as usual.
 // Thread-safety: one thread calls it; it starts its own threads per call.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <set>
@@ -37,6 +43,9 @@
 #include "ctl/node_driver.hpp"
 
 namespace sia::ctl {
+
+// The most a node command may print on standard output (sia-config(5), [nodes]).
+inline constexpr std::size_t kMaxNodeOutputMiB = 64;
 
 using ReportOffsets = std::map<std::pair<std::string, std::string>, std::int64_t>;
 

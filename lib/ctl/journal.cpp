@@ -47,18 +47,44 @@ std::string data_checksum(const json& data) {
   return "crc32:" + hex8(crc32(data.dump()));
 }
 
-JournalRead read_journal(const std::string& path) {
-  JournalRead out;
+JournalLine parse_journal_line(std::string_view line) {
+  JournalLine out;
+  json rec = parse_json_bounded(line);
+  if (rec.is_discarded() || !rec.is_object()) {
+    out.error = "not a JSON object";
+  } else if (!rec.contains("crc") || !rec["crc"].is_string()) {
+    out.error = "no checksum";
+  } else {
+    std::string crc = rec["crc"].get<std::string>();
+    rec.erase("crc");
+    if (record_crc(rec) != crc) {
+      out.error = "checksum mismatch";
+    } else if (!rec.contains("seq") || !rec["seq"].is_number_integer() || !rec.contains("type") ||
+               !rec["type"].is_string()) {
+      out.error = "no sequence number or type";
+    } else {
+      out.record = std::move(rec);
+    }
+  }
+  return out;
+}
+
+std::string read_journal_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) return out;
+    if (!std::filesystem::exists(path, ec)) return "";
     throw Error(ExitStatus::io, path + ": cannot read: " + std::strerror(errno));
   }
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw Error(ExitStatus::io, path + ": read error");
-  const std::string text = ss.str();
+  return ss.str();
+}
+
+JournalRead read_journal(const std::string& path) {
+  JournalRead out;
+  const std::string text = read_journal_text(path);
   std::size_t pos = 0;
   std::size_t line_no = 0;
   std::int64_t prev_seq = -1;
@@ -79,16 +105,9 @@ JournalRead read_journal(const std::string& path) {
       throw Error(ExitStatus::data, path + ": line " + std::to_string(line_no) + ": corrupted (" +
                                         why + "); the file is left as it is for inspection");
     };
-    json rec = parse_json_bounded(line);
-    if (rec.is_discarded() || !rec.is_object()) corrupted("not a JSON object");
-    if (!rec.contains("crc") || !rec["crc"].is_string()) corrupted("no checksum");
-    std::string crc = rec["crc"].get<std::string>();
-    rec.erase("crc");
-    if (record_crc(rec) != crc) corrupted("checksum mismatch");
-    if (!rec.contains("seq") || !rec["seq"].is_number_integer() || !rec.contains("type") ||
-        !rec["type"].is_string()) {
-      corrupted("no sequence number or type");
-    }
+    JournalLine parsed = parse_journal_line(line);
+    if (!parsed.error.empty()) corrupted(parsed.error);
+    json& rec = parsed.record;
     std::int64_t seq = rec["seq"].get<std::int64_t>();
     if (prev_seq >= 0 && seq != prev_seq + 1) {
       corrupted("sequence " + std::to_string(seq) + " after " + std::to_string(prev_seq));

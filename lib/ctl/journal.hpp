@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,8 +34,19 @@ struct JournalRead {
   bool torn = false;
 };
 
+// The journal's bytes ("" for a missing file; status 74 when it cannot be read).
+std::string read_journal_text(const std::string& path);
 // Reads and checks the whole journal (a missing file is an empty journal).
 JournalRead read_journal(const std::string& path);
+
+// One line (without its newline) as a record, crc removed; or, in `error`, why it is not
+// one: "not a JSON object", "no checksum", "checksum mismatch", "no sequence number or
+// type". The sequence is the caller's to check (read_journal, fsck).
+struct JournalLine {
+  nlohmann::json record;
+  std::string error;  // "" when the record is intact
+};
+JournalLine parse_journal_line(std::string_view line);
 
 class Journal {
  public:

@@ -36,7 +36,8 @@ std::string last_line(const std::string& text) {
 }
 
 PipedResult run_piped(const std::vector<std::string>& argv, const std::string& input,
-                      double timeout, const std::vector<std::pair<std::string, std::string>>& env) {
+                      double timeout, const std::vector<std::pair<std::string, std::string>>& env,
+                      std::size_t max_out) {
   if (argv.empty()) throw Error(ExitStatus::software, "run_piped: no program");
   os::SpawnOptions o;
   o.argv = argv;
@@ -47,9 +48,10 @@ PipedResult run_piped(const std::vector<std::string>& argv, const std::string& i
   o.parent_death_signal = SIGTERM;
   o.default_signals = {SIGPIPE};
   o.blocked_signals = std::vector<int>{};
-  os::RunResult run = os::run_process(o, input, timeout, 5);
+  os::RunResult run = os::run_process(o, input, timeout, 5, max_out);
   PipedResult r;
   r.timed_out = run.timed_out;
+  r.oversized = run.out_overflow;
   r.out = std::move(run.out);
   r.err = std::move(run.err);
   r.seconds = run.seconds;

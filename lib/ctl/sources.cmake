@@ -7,6 +7,7 @@ sia_module(ctl
   ctl/report_records.cpp
   ctl/book_json.cpp
   ctl/state_store.cpp
+  ctl/fsck.cpp
   ctl/pipe_process.cpp
   ctl/command_driver.cpp
   ctl/submission.cpp

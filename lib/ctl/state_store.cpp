@@ -45,7 +45,8 @@ std::string slurp(const std::string& path, bool* missing) {
   return s.str();
 }
 
-// Reads the snapshot; an empty book when there is none.
+}  // namespace
+
 JobBook read_snapshot(const std::string& path) {
   bool missing = false;
   std::string text = slurp(path, &missing);
@@ -68,6 +69,8 @@ JobBook read_snapshot(const std::string& path) {
   }
   return JobBook::from_json(root["data"], path);
 }
+
+namespace {
 
 std::string inbox_name() {
   static std::atomic<int> counter{0};
@@ -160,6 +163,11 @@ int StateStore::commit(JobBook& book, std::vector<json> records) const {
 }
 
 void StateStore::compact(const JobBook& book) const {
+  write_snapshot(book);
+  Journal(path("journal.jsonl")).reset();
+}
+
+void StateStore::write_snapshot(const JobBook& book) const {
   json data = book.to_json();
   json root = {{"apiVersion", kApiVersion},
                {"kind", "ControllerState"},
@@ -167,7 +175,6 @@ void StateStore::compact(const JobBook& book) const {
                {"data", data},
                {"checksum", data_checksum(data)}};
   write_file_atomic(path("snapshot.json"), root.dump() + "\n");
-  Journal(path("journal.jsonl")).reset();
 }
 
 std::vector<std::string> StateStore::inbox_files() const {

@@ -53,6 +53,8 @@ class StateStore {
   int commit(JobBook& book, std::vector<nlohmann::json> records) const;
   // Writes `book` as the new snapshot, then empties the journal.
   void compact(const JobBook& book) const;
+  // Only the first half of compact(): `book` as the new snapshot (atomically).
+  void write_snapshot(const JobBook& book) const;
 
   // Inbox: request files in arrival order (names sort by time).
   std::vector<std::string> inbox_files() const;
@@ -71,6 +73,10 @@ class StateStore {
  private:
   std::string root_;
 };
+
+// Reads a snapshot file (STATE/snapshot.json); an empty book when there is none. Status 65
+// naming the file when it does not parse or its checksum does not match.
+JobBook read_snapshot(const std::string& path);
 
 // The request document written into the inbox: {"type": "submit"|"cancel"|"hold"|"release"|
 // "requeue", ...}.

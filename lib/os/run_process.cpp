@@ -44,7 +44,8 @@ ssize_t write_no_sigpipe(int fd, const char* data, std::size_t size) {
 }
 
 // Moves what is ready on the pipes: input to the program, its output to `r`.
-void pump(Process& p, const std::string& input, std::size_t& written, RunResult& r) {
+void pump(Process& p, const std::string& input, std::size_t& written, std::size_t max_out,
+          RunResult& r) {
   pollfd fds[3];
   int n = 0;
   if (p.stdin_fd() >= 0) fds[n++] = {p.stdin_fd(), POLLOUT, 0};
@@ -67,7 +68,16 @@ void pump(Process& p, const std::string& input, std::size_t& written, RunResult&
     const bool is_out = fd == p.stdout_fd();
     ssize_t got = ::read(fd, buf, sizeof buf);
     if (got > 0) {
-      (is_out ? r.out : r.err).append(buf, static_cast<std::size_t>(got));
+      std::string& to = is_out ? r.out : r.err;
+      std::size_t take = static_cast<std::size_t>(got);
+      if (max_out > 0 && to.size() + take > max_out) {
+        take = max_out - to.size();
+        if (is_out) {
+          r.out_overflow = true;
+          p.close_stdout();
+        }
+      }
+      to.append(buf, take);
     } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
       is_out ? p.close_stdout() : p.close_stderr();
     }
@@ -77,7 +87,7 @@ void pump(Process& p, const std::string& input, std::size_t& written, RunResult&
 }  // namespace
 
 RunResult run_process(const SpawnOptions& options, const std::string& input, double timeout,
-                      double kill_grace) {
+                      double kill_grace, std::size_t max_out) {
   Clock& clock = system_clock();
   const Clock::TimePoint t0 = clock.now();
   Process p = spawn(options);
@@ -92,9 +102,10 @@ RunResult run_process(const SpawnOptions& options, const std::string& input, dou
   std::optional<ProcessExit> ended;
   Clock::TimePoint ended_at{};
   Clock::TimePoint kill_at = Clock::TimePoint::max();  // when SIGKILL is due
+  bool stopping = false;  // SIGTERM sent (timed out, or too much output)
   for (;;) {
     if (p.stdin_fd() >= 0 || p.stdout_fd() >= 0 || p.stderr_fd() >= 0) {
-      pump(p, input, written, r);
+      pump(p, input, written, max_out, r);
     } else {
       clock.sleep_for(std::chrono::milliseconds(5));
     }
@@ -102,8 +113,10 @@ RunResult run_process(const SpawnOptions& options, const std::string& input, dou
     if (!ended && (ended = p.poll())) ended_at = now;
     // A grandchild that kept the pipes open must not hold us up once the program is gone.
     if (ended && ((p.stdout_fd() < 0 && p.stderr_fd() < 0) || now - ended_at > span(2))) break;
-    if (!ended && timeout > 0 && !r.timed_out && now - t0 > span(timeout)) {
-      r.timed_out = true;
+    const bool over_time = timeout > 0 && !r.timed_out && now - t0 > span(timeout);
+    if (!ended && !stopping && (over_time || r.out_overflow)) {
+      r.timed_out = over_time;
+      stopping = true;
       p.signal_group(SIGTERM);
       kill_at = now + span(kill_grace);
     } else if (now > kill_at) {
@@ -111,7 +124,7 @@ RunResult run_process(const SpawnOptions& options, const std::string& input, dou
       kill_at = Clock::TimePoint::max();
     }
   }
-  if (r.timed_out) p.signal_group(SIGKILL);  // whatever the program left behind
+  if (stopping) p.signal_group(SIGKILL);  // whatever the program left behind
   r.exit = *ended;
   r.seconds = to_seconds(clock.now() - t0);
   return r;

@@ -1,7 +1,7 @@
 // sia-ctl: the scheduler's control program. `simulate` runs the trace-driven simulator,
 // `plot` draws its results or the state directory's rounds; serve, round, submit, status,
 // history, cancel, hold,
-// release, requeue, nodes, explain, logs and config drive the controller
+// release, requeue, nodes, explain, logs, config and fsck drive the controller
 // (lib/app/sia-ctl/); keygen writes CURVE keys. Each is a row of kSubcommands
 // (common/subcommands.hpp), which drives the CLI11 subcommands, dispatch and usage error.
 #include "app/sia-ctl/commands.hpp"
@@ -33,6 +33,7 @@ struct Flags {
   std::string since;                                     // history
   std::string explain_job;
   sia::ctl::LogsRequest logs;
+  bool repair = false;  // fsck
 };
 
 void add_simulate_flags(CLI::App& s, Flags& f) {
@@ -82,6 +83,9 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
                "Repeat every job K times and give every node group K times the nodes")
       ->capture_default_str();
   s.add_flag("--no-timing", sim.no_timing, "Report no wall-clock figures (reproducible output)");
+  s.add_option("--max-jobs", sim.max_jobs, "Refuse a workload of more jobs than this")
+      ->check(CLI::Range(1L, 100000000L))
+      ->capture_default_str();
 }
 
 int run_simulate(Flags& f) {
@@ -202,6 +206,11 @@ void add_logs_flags(CLI::App& cmd, Flags& f) {
                "Keep printing what the rank writes until the job ends (or Ctrl-C)");
 }
 
+void add_fsck_flags(CLI::App& cmd, Flags& f) {
+  cmd.add_flag("--repair", f.repair,
+               "Salvage every intact record; move damaged files aside as FILE.damaged-TIME");
+}
+
 using sia::ctl::JobRequest;
 const sia::cli::Subcommand<Flags> kSubcommands[] = {
     {"simulate",
@@ -280,6 +289,13 @@ const sia::cli::Subcommand<Flags> kSubcommands[] = {
      "  sia-ctl logs my-job --tail 50\n"
      "  sia-ctl logs my-job --rank 3 --follow",
      add_logs_flags, [](Flags& f) { return sia::ctl::run_logs_command(f.ctl, f.logs); }},
+    {"fsck",
+     "Check the state directory (journal, snapshot, inbox, kept rounds) under its lock; "
+     "exit 65 when it is damaged, 75 while a controller holds it.\n\n"
+     "Examples:\n"
+     "  sia-ctl --state-dir /var/lib/sia/ctl fsck\n"
+     "  sia-ctl --state-dir /var/lib/sia/ctl fsck --repair -o json",
+     add_fsck_flags, [](Flags& f) { return sia::ctl::run_fsck_command(f.ctl, f.repair); }},
     {"config", "Print the effective settings and where each came from", nullptr,
      [](Flags& f) { return sia::ctl::run_config_command(f.ctl); }},
     {"keygen",

@@ -11,6 +11,7 @@
 //            --follow polls for what it appends until the job ends or SIGINT/SIGTERM
 //   config   the effective settings and where each came from
 //   plot     the allocation timeline of the kept rounds, as HTML
+//   fsck     checks every file the controller reads at start; --repair salvages them
 // Each returns the exit status or throws sia::Error; documents go to stdout.
 // Thread-safety: process-wide (stdout, children).
 #pragma once
@@ -48,6 +49,9 @@ int run_job_request_command(const CtlArgs& args, JobRequest request,
 int run_nodes_command(const CtlArgs& args);
 int run_explain_command(const CtlArgs& args, const std::string& job);
 int run_config_command(const CtlArgs& args);
+// fsck: checks the state directory under its lock (75 while a controller holds it); 0 when
+// clean or repaired, 65 when damage was found and not repaired (fsck_command.cpp).
+int run_fsck_command(const CtlArgs& args, bool repair);
 // plot: the allocation timeline (GPUs per GPU type and per job) over the rounds the state
 // directory keeps, as an HTML page written to `out` ("" or "-": stdout) (plot_command.cpp).
 int run_plot_command(const CtlArgs& args, const std::string& out);

@@ -1,6 +1,7 @@
 #include "app/sia-ctl/simulate.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -211,6 +212,8 @@ std::string comparison_table(const std::string& title, const std::vector<std::st
 
 // A round of a day is longer than any job's restart; beyond it time sums lose precision.
 constexpr double kMaxRound = 86400;  // as sia-solve --round
+// Progress shows once a run has lasted this long, then at most once a second.
+constexpr double kProgressAfter = 3;
 
 int run_simulate(const SimulateArgs& a) {
   const bool reference = parse_compat(a.compat) == Compat::reference;
@@ -252,6 +255,11 @@ int run_simulate(const SimulateArgs& a) {
   std::vector<std::vector<JobSpec>> workloads;
   for (const auto& f : files) {
     std::vector<JobSpec> jobs = scale_workload(read_workload(f, catalog), a.scale);
+    if (static_cast<long>(jobs.size()) > a.max_jobs) {
+      throw Error(ExitStatus::data, display_name(f) + ": " + std::to_string(jobs.size()) +
+                                        " jobs, more than the limit of " +
+                                        std::to_string(a.max_jobs) + " (--max-jobs raises it)");
+    }
     assign_categories(jobs, a.rigid_share, a.strong_share, a.category_seed);
     workloads.push_back(std::move(jobs));
   }
@@ -269,6 +277,8 @@ int run_simulate(const SimulateArgs& a) {
                                               std::vector<SimResult>(files.size()));
   std::vector<std::exception_ptr> errors(tasks.size());
   const bool tty = cli::stderr_is_tty() && cli::verbosity() >= 0;
+  const auto started = std::chrono::steady_clock::now();
+  bool progress_shown = false;  // a progress line waits for its newline
   std::mutex mu;
   std::size_t next = 0;
   int finished = 0;
@@ -286,14 +296,21 @@ int run_simulate(const SimulateArgs& a) {
       if (files.size() > 1) d /= fs::path(files[t.workload]).stem();
       o.save_rounds_dir = d.string();
     }
-    if (tty && tasks.size() == 1) {
-      o.progress = [&](double now, int done, int total) {
-        const int width = 30;
-        int filled = total ? width * done / total : width;
-        std::string bar(filled, '#');
-        bar.append(width - filled, '.');
-        cli::write_stderr("\r[" + bar + "] " + std::to_string(done) + "/" + std::to_string(total) +
-                          " jobs done, t = " + cli::duration(now) + "   ");
+    // One simulation: after kProgressAfter seconds, a line a second at most -- rewritten in
+    // place on a terminal, one after the other with -v.
+    if ((tty || cli::verbosity() >= 1) && tasks.size() == 1) {
+      o.progress = [&, rounds = 0L, last = 0.0](double now, int done, int total) mutable {
+        ++rounds;
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (wall < kProgressAfter || wall - last < 1) return;
+        last = wall;
+        const std::string line = "simulated " + cli::duration(now) + ": " + std::to_string(done) +
+                                 "/" + std::to_string(total) + " jobs done, " +
+                                 std::to_string(rounds) + " rounds, " + cli::duration(wall) +
+                                 " wall";
+        cli::write_stderr(tty ? "\r" + line + "   " : line + "\n");
+        progress_shown = tty;
       };
     }
     return o;
@@ -330,7 +347,7 @@ int run_simulate(const SimulateArgs& a) {
   for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  if (tty) cli::write_stderr("\n");
+  if (progress_shown || (tty && tasks.size() > 1)) cli::write_stderr("\n");
   for (std::size_t k = 0; k < tasks.size(); ++k) {
     if (!errors[k]) continue;
     const std::string where =

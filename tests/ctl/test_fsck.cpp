@@ -1,0 +1,220 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "ctl/fsck.hpp"
+#include "ctl/journal.hpp"
+#include "ctl/state_store.hpp"
+#include "ctl_test_util.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+using namespace sia::ctl;
+using nlohmann::json;
+using sia::ctl::test::slurp;
+using sia::ctl::test::TempDir;
+using sia::ctl::test::write_text;
+namespace ct = sia::ctl::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kNow = 1796083200;  // 2026-12-01T00:00:00Z
+const std::string kStamp = ".damaged-2026-12-01T00:00:00Z";
+
+// A state directory whose journal holds five records: jobs a, b, c submitted, nodes n1, n2
+// seen.
+struct Fixture {
+  TempDir dir;
+  StateStore store{dir / "state"};
+  std::string journal = store.path("journal.jsonl");
+  std::string snapshot = store.path("snapshot.json");
+  Fixture() {
+    store.create();
+    JobBook book;
+    store.commit(book, {make_submit("f1", "local:me", 10, {ct::spec("a")}),
+                        make_submit("f2", "local:me", 11, {ct::spec("b")}),
+                        make_submit("f3", "local:me", 12, {ct::spec("c")}),
+                        make_node_seen("n1", true, "", 100), make_node_seen("n2", true, "", 100)});
+  }
+  // The byte offset of line `n` (1-based) of the journal.
+  std::size_t line_start(int n) const {
+    std::string text = slurp(journal);
+    std::size_t pos = 0;
+    for (int i = 1; i < n; ++i) pos = text.find('\n', pos) + 1;
+    return pos;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fsck finds nothing wrong in an intact state directory", "[fsck]") {
+  Fixture f;
+  JobBook book = f.store.load(true, nullptr);
+  f.store.compact(book);
+  f.store.commit(book, {make_node_seen("n3", true, "", 200)});
+  f.store.write_inbox(inbox_request("cancel", "local:me", 300, {{"jobs", {"a"}}}));
+  FsckReport r = fsck(f.store, true, kNow);
+  CHECK(r.clean());
+  CHECK(!r.repaired);  // nothing to repair: nothing written
+  CHECK(r.moved.empty());
+  CHECK(r.journal_lines == 1);
+  CHECK(r.journal_intact == 1);
+  CHECK(r.snapshot_seq == 5);
+  CHECK(r.inbox_files == 1);
+  CHECK(fsck_to_json(r)["clean"] == true);
+  CHECK(fsck_table(r).find(f.store.root() + ": clean; journal: 1 of 1 records intact") == 0);
+}
+
+TEST_CASE("fsck: a torn tail is reported, and a repair cuts it", "[fsck]") {
+  Fixture f;
+  const std::string good = slurp(f.journal);
+  write_text(f.journal, good + "{\"crc\":\"0badf00d\",\"seq\":6,\"type\":\"node-s");
+  FsckReport r = fsck(f.store, false, kNow);
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].file == f.journal);
+  CHECK(r.problems[0].line == 6);
+  CHECK(r.problems[0].offset == static_cast<std::int64_t>(good.size()));
+  CHECK(r.problems[0].what.find("incomplete last record") == 0);
+  CHECK(r.journal_intact == 5);
+  CHECK(fsck_table(r).find(f.journal + ": line 6 (byte " + std::to_string(good.size()) +
+                           "): incomplete last record") == 0);
+
+  FsckReport fixed = fsck(f.store, true, kNow);
+  CHECK(fixed.repaired);
+  REQUIRE(fixed.moved == std::vector<std::string>{f.journal + kStamp});
+  CHECK(slurp(f.journal + kStamp).size() > good.size());  // the original, kept aside
+  CHECK(slurp(f.journal).empty());
+  JobBook back = f.store.load(true, nullptr);
+  CHECK(back.seq() == 5);
+  CHECK(back.find("c"));
+  CHECK(back.nodes().count("n2"));
+  CHECK(fsck(f.store, false, kNow).clean());
+}
+
+TEST_CASE("fsck: a flipped byte mid-journal drops that record alone, naming it", "[fsck]") {
+  Fixture f;
+  std::string text = slurp(f.journal);
+  const std::size_t at = text.find("\"b\"");  // job b's name, in record 2
+  text[at + 1] = 'x';
+  write_text(f.journal, text);
+  REQUIRE(sia::test::error_of([&] { f.store.load(true, nullptr); }).first == 65);
+
+  FsckReport r = fsck(f.store, false, kNow);
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].line == 2);
+  CHECK(r.problems[0].offset == static_cast<std::int64_t>(f.line_start(2)));
+  CHECK(r.problems[0].what == "corrupted (checksum mismatch)");
+  CHECK(r.problems[0].lost == "record 2 (submit: x)");
+  CHECK(r.journal_lines == 5);
+  CHECK(r.journal_intact == 4);
+  CHECK(slurp(f.journal) == text);  // a check changes nothing
+
+  FsckReport fixed = fsck(f.store, true, kNow);
+  CHECK(fixed.repaired);
+  REQUIRE(fixed.warnings.size() == 1);
+  CHECK(fixed.warnings[0] == f.journal + ": line 2: dropped record 2 (submit: x)");
+  CHECK(slurp(f.journal + kStamp) == text);
+  // Every intact record is kept, in order, and the controller loads and goes on.
+  JobBook back = f.store.load(true, nullptr);
+  CHECK(back.seq() == 5);
+  CHECK(back.find("a"));
+  CHECK(!back.find("b"));
+  CHECK(back.find("c"));
+  CHECK(back.nodes().count("n1"));
+  CHECK(back.nodes().count("n2"));
+  f.store.commit(back, {make_node_seen("n3", true, "", 200)});
+  CHECK(f.store.load(true, nullptr).seq() == 6);
+  CHECK(fsck(f.store, false, kNow).clean());
+}
+
+TEST_CASE("fsck: a line that is not JSON and a record out of order", "[fsck]") {
+  Fixture f;
+  std::string text = slurp(f.journal);
+  SECTION("garbage between records") {
+    text.insert(f.line_start(3), "garbage\n");
+    write_text(f.journal, text);
+    FsckReport r = fsck(f.store, false, kNow);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].line == 3);
+    CHECK(r.problems[0].what == "corrupted (not a JSON object)");
+    CHECK(r.problems[0].lost == "7 bytes that are not a JSON record");
+    CHECK(r.journal_intact == 5);
+  }
+  SECTION("a record repeated") {
+    text += text.substr(f.line_start(2), f.line_start(3) - f.line_start(2));
+    write_text(f.journal, text);
+    FsckReport r = fsck(f.store, false, kNow);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].line == 6);
+    CHECK(r.problems[0].what == "sequence 2 after 5 (a repeated or out-of-order record)");
+  }
+  SECTION("a record missing") {
+    text.erase(f.line_start(2), f.line_start(3) - f.line_start(2));
+    write_text(f.journal, text);
+    FsckReport r = fsck(f.store, false, kNow);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].line == 2);
+    CHECK(r.problems[0].what == "sequence 3, but the book ends at 1 (records 2..2 are missing)");
+  }
+  FsckReport fixed = fsck(f.store, true, kNow);
+  CHECK(fixed.repaired);
+  CHECK(f.store.load(true, nullptr).find("c"));
+}
+
+TEST_CASE("fsck: a bad snapshot is moved aside, the journal's records kept", "[fsck]") {
+  Fixture f;
+  JobBook book = f.store.load(true, nullptr);
+  f.store.compact(book);
+  f.store.commit(book, {make_submit("f4", "local:me", 20, {ct::spec("d")})});
+  std::string snap = slurp(f.snapshot);
+  snap.replace(snap.find("local:me"), 8, "local:yo");
+  write_text(f.snapshot, snap);
+
+  FsckReport r = fsck(f.store, false, kNow);
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].file == f.snapshot);
+  CHECK(r.problems[0].what.find("corrupted (checksum mismatch: recorded crc32:") == 0);
+  CHECK(r.snapshot_seq == -1);
+  CHECK(fsck_to_json(r)["checked"]["snapshot_seq"].is_null());
+
+  FsckReport fixed = fsck(f.store, true, kNow);
+  CHECK(fixed.repaired);
+  CHECK(fixed.moved == std::vector<std::string>{f.snapshot + kStamp});
+  CHECK(slurp(f.snapshot + kStamp) == snap);
+  JobBook back = f.store.load(true, nullptr);
+  CHECK(back.seq() == 6);
+  CHECK(back.find("d"));
+  CHECK(!back.find("a"));  // it was in the snapshot only
+}
+
+TEST_CASE("fsck: a malformed inbox file and a damaged round document", "[fsck]") {
+  Fixture f;
+  const std::string good =
+      f.store.write_inbox(inbox_request("cancel", "local:me", 300, {{"jobs", {"a"}}}));
+  const std::string bad = f.store.path("inbox/00000000000000000001-1-0.json");
+  write_text(bad,
+             "{\"apiVersion\": \"sia/v1\", \"kind\": \"ControllerRequest\", \"data\": "
+             "{\"type\": \"launch\"}}\n");
+  f.store.save_round(1, {{"cluster", "{\"apiVersion\": \"sia/v1\", \"kind\": \"Cluster\"\n"}});
+  const std::string round = f.store.round_file(1, "cluster");
+
+  FsckReport r = fsck(f.store, false, kNow);
+  REQUIRE(r.problems.size() == 2);
+  CHECK(r.problems[0].file == bad);
+  CHECK(r.problems[0].what.find("type") != std::string::npos);
+  CHECK(r.problems[1].file == round);
+  CHECK(r.inbox_files == 2);
+  CHECK(r.round_files == 1);
+  json doc = fsck_to_json(r);
+  CHECK(doc["problems"].size() == 2);
+  CHECK(doc["problems"][0]["file"] == bad);
+  CHECK(!doc["problems"][0].contains("line"));
+
+  FsckReport fixed = fsck(f.store, true, kNow);
+  CHECK(fixed.repaired);
+  CHECK(fs::exists(bad + kStamp));
+  CHECK(fs::exists(round + kStamp));
+  CHECK(f.store.inbox_files() == std::vector<std::string>{good});
+  CHECK(fsck(f.store, false, kNow).clean());
+}
