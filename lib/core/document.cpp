@@ -180,6 +180,9 @@ static std::string guess_toml_kind(const json& data, const std::string& assumed)
 std::vector<Document> parse_documents(std::string_view text, const std::string& file,
                                       const std::vector<std::string>& kinds, ExitStatus status) {
   const std::string name = display_name(file);
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    throw Error(status, name + ": empty input, expected a sia document");
+  }
   std::vector<Document> docs;
   if (looks_like_toml(text, file)) {
     auto data = std::make_shared<json>(toml_to_json(text, name, status));
@@ -278,11 +281,7 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
 
 std::vector<Document> read_documents(const std::string& file, const std::vector<std::string>& kinds,
                                      ExitStatus status) {
-  std::string text = read_input(file);
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw Error(status, display_name(file) + ": empty input, expected a sia document");
-  }
-  return parse_documents(text, file, kinds, status);
+  return parse_documents(read_input(file), file, kinds, status);
 }
 
 Document read_document(const std::string& file, const std::vector<std::string>& kinds,
