@@ -24,16 +24,16 @@ while [ $# -gt 0 ]; do
             limit="-max_total_time=$2"; shift 2 ;;
     --runs) [ $# -ge 2 ] || { echo "fuzz: --runs needs a count" >&2; exit 64; }
             limit="-runs=$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p;}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz: unknown option $1 (see scripts/fuzz.sh --help)" >&2; exit 64 ;;
     *) targets="$targets $1"; shift ;;
   esac
 done
 all="$(sed -n '/^set(SIA_FUZZ_TARGETS/,/)/{s/set(SIA_FUZZ_TARGETS//;s/)//;p;}' fuzz/CMakeLists.txt |
-  tr -s ' \n' '  ')"
+  tr -s ' \n' '  ' | sed 's/^ *//; s/ *$//')"
 [ -n "$targets" ] || targets="$all"
 for t in $targets; do
-  case " $all " in *" $t "*) ;; *) echo "fuzz: no target $t (known:$all)" >&2; exit 64 ;; esac
+  case " $all " in *" $t "*) ;; *) echo "fuzz: no target $t (known: $all)" >&2; exit 64 ;; esac
 done
 if ! command -v clang++ >/dev/null 2>&1; then
   echo "fuzz: clang++ not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2

@@ -50,9 +50,8 @@ TEST_CASE("TOML is held to the same nesting limit; 1e400 is bad data in TOML and
   auto toml = [](int depth) { return "a = " + nested(depth) + "\n"; };
   // The top table is one level, as a JSON document's object is.
   CHECK_NOTHROW(parse_documents(toml(kMaxJsonDepth - 1), "ok.toml", {"JobSpec"}));
-  auto deep = sia::test::error_of([&] {
-    parse_documents(toml(kMaxJsonDepth), "deep.toml", {"JobSpec"}, ExitStatus::config);
-  });
+  auto deep = sia::test::error_of(
+      [&] { parse_documents(toml(kMaxJsonDepth), "deep.toml", {"JobSpec"}, ExitStatus::config); });
   CHECK(deep.first == 78);
   CHECK(deep.second == "deep.toml: invalid TOML: nested more than 64 levels deep");
   for (const auto& [text, file] : std::vector<std::pair<std::string, std::string>>{
