@@ -88,6 +88,9 @@ TEST_CASE("Node accessors say what was expected and where", "[document]") {
         "g.json: jobs[1].f: expected an integer, got the number 1.5");
   CHECK(error_of([&] { jobs[1].at("missing"); }).second ==
         "g.json: jobs[1].missing: missing required field");
+  // Found by fuzz/document: an index past the end read outside the array.
+  CHECK(error_of([&] { jobs[2]; }).second ==
+        "g.json: jobs: expected an array of at least 3 elements, got an array");
   CHECK(error_of([&] {
           jobs[0].at("n").one_of({"a", "b"});
         }).second == "g.json: jobs[0].n: expected one of \"a\", \"b\", got the string \"s\"");
