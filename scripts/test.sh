@@ -4,11 +4,20 @@
 set -eu
 cd "$(dirname "$0")/.."
 # Test-only weight: PyTorch for the Python library's tests and the PyTorch examples,
-# clang-format for the formatting check, chromium to render the plot report (e2e/plot_browser.sh).
-SIA_EXTRA_PACKAGES="python3-torch clang-format chromium" ./scripts/setup.sh
+# clang-format for the formatting check, chromium to render the plot report
+# (e2e/plot_browser.sh), clang and its sanitizer and libFuzzer runtimes for the fuzz smoke.
+SIA_EXTRA_PACKAGES="python3-torch clang-format chromium clang libclang-rt-14-dev" ./scripts/setup.sh
 status=0
 ctest --test-dir "${SIA_BUILD_DIR:-build}" --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" ||
   status=$?
+# Fuzz smoke: every fuzz target (fuzz/) for a few seconds from its seed corpus; a crash,
+# leak, sanitizer report or internal error fails the test (scripts/fuzz.sh for long runs).
+if command -v clang++ >/dev/null 2>&1; then
+  ./scripts/fuzz.sh --time "${SIA_FUZZ_SMOKE_SECONDS:-20}" ||
+    { echo "test: fuzzing found something (see above; scripts/fuzz.sh)" >&2; status=1; }
+else
+  echo "test: no clang++: fuzz targets not built or run" >&2
+fi
 if command -v clang-format >/dev/null 2>&1; then
   ./scripts/format.sh || { echo "test: sources not formatted (scripts/format.sh --fix)" >&2; status=1; }
 else

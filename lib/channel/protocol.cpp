@@ -355,7 +355,7 @@ Message decode(std::string_view frame) {
     throw ProtocolError("message nested more than " + std::to_string(kMaxJsonDepth) +
                         " levels deep");
   }
-  json j = json::parse(frame, nullptr, false);
+  json j = parse_json_bounded(frame);
   if (j.is_discarded()) throw ProtocolError("message is not valid JSON");
   if (!j.is_object()) throw ProtocolError("message is not a JSON object");
   auto v = j.find("v");

@@ -143,6 +143,7 @@ std::size_t Node::size() const {
 
 Node Node::operator[](std::size_t i) const {
   if (!value_->is_array()) expected("an array");
+  if (i >= value_->size()) expected("an array of at least " + std::to_string(i + 1) + " elements");
   return Node((*value_)[i], file_, path_ + "[" + std::to_string(i) + "]", status_);
 }
 

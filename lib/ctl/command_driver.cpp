@@ -7,7 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
-#include "core/json_limits.hpp"
+#include "ctl/node_outputs.hpp"
 #include "ctl/pipe_process.hpp"
 #include "exec/job_status.hpp"
 
@@ -40,14 +40,6 @@ std::string failure(const PipedResult& r) {
   if (r.timed_out) return "timed out after " + std::to_string(static_cast<int>(r.seconds)) + " s";
   std::string status = "exit status " + std::to_string(r.status);
   return why.empty() ? status : why + " (" + status + ")";
-}
-
-// The data of the one document of `kind` a node command printed.
-json document_data(const std::string& out, const std::string& what, const std::string& kind) {
-  auto docs = parse_documents(out, what, {kind});
-  if (docs.size() != 1)
-    throw Error(ExitStatus::data, what + ": expected one " + kind + " document");
-  return docs.front().data().json();
 }
 
 }  // namespace
@@ -128,7 +120,7 @@ json CommandDriver::read_log(const std::string& node, const std::vector<std::str
   if (failed(r)) {
     throw Error(ExitStatus::unavailable, "node " + node + ": cannot read the log: " + failure(r));
   }
-  return document_data(r.out, "node " + node + ": logs", "RunLog");
+  return node_document(r.out, "node " + node + ": logs", "RunLog");
 }
 
 std::vector<std::string> CommandDriver::take_warnings() {
@@ -155,7 +147,7 @@ std::vector<NodeStatus> CommandDriver::observe() {
         s.error = failure(r);
         return;
       }
-      s.status = document_data(r.out, "node " + n.name + ": status", "RunStatus");
+      s.status = node_document(r.out, "node " + n.name + ": status", "RunStatus");
       s.ok = true;
     } catch (const std::exception& e) {  // a node's bad answer is that node's error
       s.error = e.what();
@@ -208,30 +200,7 @@ std::vector<ReportLine> CommandDriver::drain_reports() {
         errors[i] = "node " + n.name + ": reports: " + failure(r);
         return;
       }
-      std::size_t pos = 0;
-      while (pos < r.out.size()) {
-        std::size_t nl = r.out.find('\n', pos);
-        if (nl == std::string::npos) nl = r.out.size();
-        std::string line = r.out.substr(pos, nl - pos);
-        pos = nl + 1;
-        if (line.empty()) continue;
-        json j = parse_json_bounded(line);
-        if (j.is_discarded() || !j.is_object() || !j.contains("job") || !j["job"].is_string() ||
-            !j.contains("offset") || !j["offset"].is_number_integer() || !j.contains("report") ||
-            !j["report"].is_object()) {
-          errors[i] = "node " + n.name + ": reports: a line that is not {job, offset, report}";
-          continue;
-        }
-        ReportLine rl;
-        rl.node = n.name;
-        rl.job = j["job"].get<std::string>();
-        rl.offset = j["offset"].get<std::int64_t>();
-        rl.line = j["report"].dump();
-        if (j.contains("next") && j["next"].is_number_integer()) {
-          rl.next = j["next"].get<std::int64_t>();
-        }
-        per[i].push_back(std::move(rl));
-      }
+      per[i] = node_report_lines(n.name, r.out, &errors[i]);
     } catch (const std::exception& e) {  // a node's bad answer is that node's error
       errors[i] = "node " + n.name + ": reports: " + e.what();
     }
@@ -296,7 +265,7 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
           res.acknowledged = false;
           return;
         }
-        json plan = document_data(r.out, "node " + n.name + ": apply", "RunPlan");
+        json plan = node_document(r.out, "node " + n.name + ": apply", "RunPlan");
         if (res.plan.is_object() && res.plan.contains("actions") && plan.contains("actions")) {
           for (const auto& a : plan["actions"]) res.plan["actions"].push_back(a);
         } else {

@@ -32,11 +32,14 @@ double num_of(const json& r, const char* k, double fallback = 0) {
   auto it = r.find(k);
   return it != r.end() && it->is_number() ? it->get<double>() : fallback;
 }
+// The largest magnitude read as an integer (counts, offsets, steps): integers a double
+// holds exactly, far beyond any real count, and no overflow into the int64 it becomes.
+constexpr double kMaxExactInteger = 9e15;
 std::int64_t int_of(const json& r, const char* k, std::int64_t fallback = 0) {
   auto it = r.find(k);
   if (it == r.end() || !it->is_number()) return fallback;
   double v = it->get<double>();
-  if (!std::isfinite(v) || std::fabs(v) > 9e15) return fallback;
+  if (!std::isfinite(v) || std::fabs(v) > kMaxExactInteger) return fallback;
   return static_cast<std::int64_t>(v);
 }
 bool bool_of(const json& r, const char* k, bool fallback = false) {
@@ -50,6 +53,12 @@ std::optional<double> finite(const json& r, const char* k) {
   double v = it->get<double>();
   if (!std::isfinite(v)) return std::nullopt;
   return v;
+}
+// finite(r, k) when it lies in [lo, hi].
+std::optional<double> in_range(const json& r, const char* k, double lo, double hi) {
+  auto v = finite(r, k);
+  if (v && *v >= lo && *v <= hi) return v;
+  return std::nullopt;
 }
 const json& arr_of(const json& r, const char* k) {
   static const json empty = json::array();
@@ -422,15 +431,16 @@ bool JobBook::apply_report(const json& r) {
   BookJob& b = it->second;
   ++b.reports;
   b.last_report = rep;
-  auto step_time = finite(rep, "step_time");
-  auto world = finite(rep, "world_size");
-  auto local = finite(rep, "local_bsz");
+  // A worker's numbers are untrusted: counts and sizes outside what a job can have are
+  // ignored, so none overflows the int or int64 it becomes.
+  auto step_time = in_range(rep, "step_time", 0, kMaxSeconds);
+  auto world = in_range(rep, "world_size", 1, kMaxJobGpus);
+  auto local = in_range(rep, "local_bsz", 1, kMaxBatchSize);
   std::string gpu_type = str_of(rep, "gpu_type", b.placed ? b.placed->gpu_type : "");
-  if (step_time && *step_time > 0 && world && *world >= 1 && local && *local >= 1 &&
-      !gpu_type.empty()) {
+  if (step_time && *step_time > 0 && world && local && !gpu_type.empty()) {
     ProfilePoint p;
     p.gpu_type = gpu_type;
-    p.nodes = static_cast<int>(std::max<double>(1, finite(rep, "nodes").value_or(1)));
+    p.nodes = static_cast<int>(in_range(rep, "nodes", 1, kMaxJobGpus).value_or(1));
     p.replicas = static_cast<int>(*world);
     p.local_bsz = static_cast<int>(*local);
     p.step_time = *step_time;
@@ -456,7 +466,7 @@ bool JobBook::apply_report(const json& r) {
   // has reported.
   const bool current =
       node == b.report_node && b.generation > 0 && int_of(rep, "round", -1) == b.generation;
-  auto step = finite(rep, "step");
+  auto step = in_range(rep, "step", -kMaxExactInteger, kMaxExactInteger);
   if (current && step && *step >= 0 && *step < static_cast<double>(b.step)) {
     const auto at = static_cast<std::int64_t>(*step);
     b.lost_steps += b.step - at;

@@ -11,6 +11,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "ctl/job_requests.hpp"
+#include "ctl/node_outputs.hpp"
 #include "ctl/stages.hpp"
 #include "ctl/submission.hpp"
 #include "exec/job_status.hpp"
@@ -21,45 +22,6 @@ namespace sia::ctl {
 using nlohmann::json;
 
 namespace {
-
-struct JobOnNode {
-  std::string node;
-  std::optional<exec::RunState> state;  // nullopt: one this version does not know
-  std::int64_t generation = 0;
-  std::optional<int> exit_status;
-  std::string reason;
-  std::optional<LogTail> log_tail;  // a failed job: its failing rank and that rank's log tail
-};
-
-// Every job any node reports, by name.
-std::map<std::string, std::vector<JobOnNode>> jobs_on_nodes(const std::vector<NodeStatus>& st) {
-  std::map<std::string, std::vector<JobOnNode>> out;
-  for (const auto& s : st) {
-    if (!s.ok || !s.status.is_object() || !s.status.contains("jobs") ||
-        !s.status["jobs"].is_array()) {
-      continue;
-    }
-    for (const auto& j : s.status["jobs"]) {
-      if (!j.is_object() || !j.contains("name") || !j["name"].is_string()) continue;
-      JobOnNode x;
-      x.node = s.node;
-      if (j.contains("state") && j["state"].is_string()) {
-        x.state = exec::parse_run_state(j["state"].get<std::string>());
-      }
-      if (j.contains("round") && j["round"].is_number_integer()) x.generation = j["round"];
-      if (j.contains("exit_status") && j["exit_status"].is_number_integer()) {
-        x.exit_status = j["exit_status"].get<int>();
-      }
-      if (j.contains("reason") && j["reason"].is_string()) x.reason = j["reason"];
-      if (j.contains("failed_rank")) {
-        x.log_tail = log_tail_from_json(
-            {{"node", s.node}, {"rank", j["failed_rank"]}, {"text", j.value("log_tail", json())}});
-      }
-      out[j["name"].get<std::string>()].push_back(std::move(x));
-    }
-  }
-  return out;
-}
 
 json placement_jobs_only(const json& placement, const std::set<std::string>& keep) {
   json p = placement.is_object() ? placement : json::object();

@@ -9,6 +9,7 @@ sia_module(ctl
   ctl/state_store.cpp
   ctl/fsck.cpp
   ctl/pipe_process.cpp
+  ctl/node_outputs.cpp
   ctl/command_driver.cpp
   ctl/submission.cpp
   ctl/stages.cpp

@@ -53,6 +53,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "policy/baselines.hpp"
 #include "policy/gavel_common.hpp"
 
@@ -147,12 +148,8 @@ class RoundRobinPolicy : public Policy {
 
 std::string RoundRobinPolicy::load(const std::string& text) {
   const std::string where = "--previous: policy_state: ";
-  nlohmann::json s;
-  try {
-    s = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ExitStatus::data, where + "not JSON: " + e.what());
-  }
+  nlohmann::json s = parse_json_bounded(text);
+  if (s.is_discarded()) throw Error(ExitStatus::data, where + "not JSON, or nested too deeply");
   if (!s.is_object()) throw Error(ExitStatus::data, where + "expected an object");
   auto number = [&](const nlohmann::json& v, const std::string& path) {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {

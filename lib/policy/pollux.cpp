@@ -57,8 +57,11 @@
 // stays in the object only.
 // Thread-safety: as Policy.
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -156,7 +159,20 @@ class PolluxPolicy : public Policy {
 void PolluxPolicy::restore(const Allocation& previous, const std::vector<VNode>& layout, int v) {
   if (previous.policy != "pollux" || previous.policy_state.empty()) return;
   nlohmann::json s = parse_json_bounded(previous.policy_state);
-  if (!s.is_object() || s.value("vnode_gpus", 0) != v) return;
+  if (!s.is_object()) return;
+  // An integer field that fits an int, else nullopt (never a cast of 1e300 to int).
+  auto int_field = [&](const char* key) -> std::optional<int> {
+    auto it = s.find(key);
+    if (it == s.end() || !it->is_number_integer()) return std::nullopt;
+    if (it->is_number_unsigned()) {
+      if (it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT32_MAX)) return std::nullopt;
+      return static_cast<int>(it->get<std::uint64_t>());
+    }
+    const std::int64_t x = it->get<std::int64_t>();
+    if (x < INT32_MIN || x > INT32_MAX) return std::nullopt;
+    return static_cast<int>(x);
+  };
+  if (int_field("vnode_gpus") != v) return;
   std::vector<int> cap;
   for (const auto& x : s.value("capacity", nlohmann::json::array())) {
     if (!x.is_number_integer()) return;
@@ -184,7 +200,7 @@ void PolluxPolicy::restore(const Allocation& previous, const std::vector<VNode>&
   vnode_gpus_ = v;
   capacity_ = std::move(cap);
   base_ = std::move(base);
-  rounds_ = std::max(0, s.value("round", 0));
+  rounds_ = std::max(0, int_field("round").value_or(0));
 }
 
 std::vector<Plan> PolluxPolicy::plan_jobs(const GoodputMatrix& m,

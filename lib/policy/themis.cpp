@@ -62,6 +62,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 #include "core/node.hpp"
 #include "model/goodput.hpp"
 #include "place/placer.hpp"
@@ -136,39 +137,43 @@ std::string state_to_text(const State& s, const Cluster& cluster) {
   return out.dump();
 }
 
+// Read through Node's checked accessors: the state comes back from a file (sia-solve
+// --previous), so a count out of range is bad data, never a cast out of range.
 State state_from_text(const std::string& text, const Cluster& cluster) {
   State s;
-  try {
-    const json j = json::parse(text);
-    if (j.contains("placement")) {
-      const Node placement(j.at("placement"), "previous allocation", "policy_state.placement");
-      if (placement.string_or("cluster_name", "") == cluster.name) {
-        s.placement = parse_placement(placement, cluster);
-      }
+  const json j = parse_json_bounded(text);
+  if (j.is_discarded()) {
+    throw Error(ExitStatus::data,
+                "previous allocation: policy_state: not a themis state (not "
+                "JSON, or nested too deeply)");
+  }
+  const Node root(j, "previous allocation", "policy_state");
+  if (!root.is_object()) root.expected("a themis state (an object)");
+  if (auto placement = root.get("placement")) {
+    if (placement->string_or("cluster_name", "") == cluster.name) {
+      s.placement = parse_placement(*placement, cluster);
     }
-    s.round = j.at("round").get<long long>();
-    for (const auto& [name, v] : j.at("jobs").items()) {
-      Memory m;
-      m.contention_sum = v.at("contention_sum").get<double>();
-      m.rounds = v.at("rounds").get<long long>();
-      if (v.contains("lease")) {
-        const json& l = v.at("lease");
-        Lease lease;
-        lease.gpu_type = l.at("gpu_type").get<std::string>();
-        lease.nodes = l.at("nodes").get<int>();
-        lease.gpus = l.at("gpus").get<int>();
-        lease.start = l.at("start").get<long long>();
-        lease.end = l.at("end").get<long long>();
-        lease.payment = l.at("payment").get<double>();
-        lease.how = l.at("how").get<std::string>();
-        m.lease = lease;
-      }
-      s.jobs[name] = std::move(m);
+  }
+  s.round = root.at("round").as_int();
+  const Node jobs = root.at("jobs");
+  if (!jobs.is_object()) jobs.expected("an object");
+  for (const auto& name : jobs.keys()) {
+    const Node v = jobs.at(name);
+    Memory m;
+    m.contention_sum = v.at("contention_sum").as_number();
+    m.rounds = v.at("rounds").as_int();
+    if (auto l = v.get("lease")) {
+      Lease lease;
+      lease.gpu_type = l->at("gpu_type").as_string();
+      lease.nodes = l->at("nodes").int32();
+      lease.gpus = l->at("gpus").int32();
+      lease.start = l->at("start").as_int();
+      lease.end = l->at("end").as_int();
+      lease.payment = l->at("payment").as_number();
+      lease.how = l->at("how").as_string();
+      m.lease = lease;
     }
-  } catch (const json::exception& e) {
-    throw Error(
-        ExitStatus::data,
-        std::string("previous allocation: policy_state: not a themis state (") + e.what() + ")");
+    s.jobs[name] = std::move(m);
   }
   return s;
 }

@@ -63,10 +63,14 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
 }
 
 std::vector<JobSpec> read_workload(const std::string& file, const Catalog& catalog) {
-  std::string text = read_input(file);
+  return parse_workload(read_input(file), file, catalog);
+}
+
+std::vector<JobSpec> parse_workload(std::string_view text, const std::string& file,
+                                    const Catalog& catalog) {
   const bool csv = file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
   if (csv) return parse_workload_csv(text, display_name(file), catalog);
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw Error(ExitStatus::data, display_name(file) + ": empty workload");
   }
   std::vector<JobSpec> out;

@@ -18,6 +18,10 @@ namespace sia {
 // Reads a workload (by extension: .csv, else documents); jobs sorted by submission time,
 // ties in file order. Models are checked against `catalog`.
 std::vector<JobSpec> read_workload(const std::string& file, const Catalog& catalog);
+// The same, from text already in memory; `file` names it and its extension decides the
+// format.
+std::vector<JobSpec> parse_workload(std::string_view text, const std::string& file,
+                                    const Catalog& catalog);
 std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string& file,
                                         const Catalog& catalog);
 

@@ -42,6 +42,16 @@ TEST_CASE("invalid JSON names the file and position", "[document]") {
   CHECK(e.second.rfind("bad.json: invalid JSON: parse error at line 1, column 16", 0) == 0);
 }
 
+// Found by fuzz/document and fuzz/node_outputs: an empty text (a node command that printed
+// nothing) threw std::out_of_range from inside the JSON Lines fallback.
+TEST_CASE("an empty or blank text is bad data, not an internal error", "[document]") {
+  for (std::string text : {"", "\n", " \t\r\n "}) {
+    auto e = error_of([&] { parse_documents(text, "out.json", {"RunStatus"}); });
+    CHECK(e.first == 65);
+    CHECK(e.second == "out.json: empty input, expected a sia document");
+  }
+}
+
 TEST_CASE("JSON Lines give one document per line, errors cite the line", "[document]") {
   std::string text =
       "{\"apiVersion\":\"sia/v1\",\"kind\":\"JobSpec\",\"data\":{\"name\":\"a\"}}\n\n"
@@ -78,6 +88,9 @@ TEST_CASE("Node accessors say what was expected and where", "[document]") {
         "g.json: jobs[1].f: expected an integer, got the number 1.5");
   CHECK(error_of([&] { jobs[1].at("missing"); }).second ==
         "g.json: jobs[1].missing: missing required field");
+  // Found by fuzz/document: an index past the end read outside the array.
+  CHECK(error_of([&] { jobs[2]; }).second ==
+        "g.json: jobs: expected an array of at least 3 elements, got an array");
   CHECK(error_of([&] {
           jobs[0].at("n").one_of({"a", "b"});
         }).second == "g.json: jobs[0].n: expected one of \"a\", \"b\", got the string \"s\"");

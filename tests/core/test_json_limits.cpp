@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/document.hpp"
 #include "core/json_limits.hpp"
@@ -42,4 +44,23 @@ TEST_CASE("a document nested too deeply is bad data naming the file") {
   CHECK(e.first == 65);
   CHECK(e.second.find("deep.json") != std::string::npos);
   CHECK(e.second.find("nested more than 64 levels deep") != std::string::npos);
+}
+
+TEST_CASE("TOML is held to the same nesting limit; 1e400 is bad data in TOML and JSON") {
+  auto toml = [](int depth) { return "a = " + nested(depth) + "\n"; };
+  // The top table is one level, as a JSON document's object is.
+  CHECK_NOTHROW(parse_documents(toml(kMaxJsonDepth - 1), "ok.toml", {"JobSpec"}));
+  auto deep = sia::test::error_of(
+      [&] { parse_documents(toml(kMaxJsonDepth), "deep.toml", {"JobSpec"}, ExitStatus::config); });
+  CHECK(deep.first == 78);
+  CHECK(deep.second == "deep.toml: invalid TOML: nested more than 64 levels deep");
+  for (const auto& [text, file] : std::vector<std::pair<std::string, std::string>>{
+           {"name = \"a\"\nx = 1e400\n", "big.toml"},
+           {R"({"apiVersion": "sia/v1", "kind": "JobSpec", "data": {"x": -1e400}})", "big.json"},
+           {"{\"apiVersion\": \"sia/v1\", \"kind\": \"JobSpec\", \"data\": {}}\n{\"x\": 1e400}\n",
+            "big.jsonl"}}) {
+    auto e = sia::test::error_of([&] { parse_documents(text, file, {"JobSpec"}); });
+    CHECK(e.first == 65);
+    CHECK(e.second.rfind(file, 0) == 0);
+  }
 }

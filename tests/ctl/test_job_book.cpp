@@ -97,6 +97,35 @@ TEST_CASE("reports become observations, gradient statistics and progress", "[boo
   CHECK(a.done_reported);
 }
 
+// Found by fuzz/report_lines: a worker's world_size, local_bsz, nodes or step far out of
+// range (1e300) was cast to int / int64 (undefined behaviour); such numbers are ignored.
+TEST_CASE("a report's numbers out of range are ignored, not cast", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  json rep = {{"type", "report"},    {"round", 1},       {"step", 1e300},
+              {"progress", 2.0},     {"step_time", 0.2}, {"local_bsz", 16},
+              {"world_size", 1e300}, {"nodes", 1e300},   {"gpu_type", "t4"}};
+  CHECK(book.apply(make_report("t4-0", "a", 0, 100, rep)));
+  rep["world_size"] = 2;
+  rep["local_bsz"] = -1e300;
+  CHECK(book.apply(make_report("t4-0", "a", 100, 200, rep)));
+  rep["local_bsz"] = 16;
+  rep["step_time"] = 1e300;
+  CHECK(book.apply(make_report("t4-0", "a", 200, 300, rep)));
+  const BookJob& a = *book.find("a");
+  CHECK(a.observations.empty());
+  CHECK(a.step == 0);
+  CHECK(a.reports == 3);
+  rep["step_time"] = 0.2;
+  rep["step"] = 7;
+  CHECK(book.apply(make_report("t4-0", "a", 300, 400, rep)));
+  REQUIRE(a.observations.size() == 1);
+  CHECK(a.observations[0].point.nodes == 1);
+  CHECK(a.step == 7);
+}
+
 TEST_CASE("a resize keeps the generation; a start behind the last step is noticed", "[book]") {
   JobBook book;
   book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
+#include "core/document.hpp"
 #include "model/catalog.hpp"
 #include "test_util.hpp"
 
@@ -90,4 +93,22 @@ TEST_CASE("unknown models are reported with what the catalog has", "[catalog]") 
   CHECK(e.first == 65);
   CHECK(e.second.rfind("jobs.json: jobs[2].model: unknown model \"resnet9000\" (catalog ", 0) == 0);
   CHECK(e.second.find("has: bert, cifar10") != std::string::npos);
+}
+
+// Found by fuzz/document: a table row shorter than its columns was indexed past its end
+// (a heap-buffer-overflow under ASan); it is bad data naming the row.
+TEST_CASE("a model table row shorter than its columns is bad data", "[catalog]") {
+  Document doc = read_document(test::catalog_dir() + "/cifar10.json", {"Model"});
+  nlohmann::json data = doc.data().json();
+  data["gpu_types"][0]["placements"]["rows"][0] = {"1", 4, 0.5};
+  data["validation"][0]["rows"][0].erase(4);
+  auto e = test::error_of([&] { parse_model(Node(data, "m.json", "")); });
+  CHECK(e.first == 65);
+  CHECK(e.second ==
+        "m.json: gpu_types[0].placements.rows[0]: expected an array of at least 4 elements, got "
+        "an array");
+  data["gpu_types"][0]["placements"]["rows"][0] = {"1", 4, 0.5, 0.01};
+  e = test::error_of([&] { parse_model(Node(data, "m.json", "")); });
+  CHECK(e.second ==
+        "m.json: validation[0].rows[0]: expected an array of at least 5 elements, got an array");
 }

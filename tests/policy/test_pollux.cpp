@@ -362,3 +362,21 @@ TEST_CASE("pollux: policy_state carries the base state across CLI rounds", "[pol
   Allocation c = third->allocate(m, back);
   CHECK(nlohmann::json::parse(c.policy_state)["round"] == 1);
 }
+
+// Found by fuzz/document (an Allocation given back to the policy that wrote it):
+// vnode_gpus and round of 1e300 were converted to int (undefined behaviour); a state that
+// does not fit is ignored like any other that does not match.
+TEST_CASE("pollux: a policy_state with numbers out of range is ignored", "[pollux]") {
+  std::mt19937 rng(5);
+  GoodputMatrix m = random_matrix(rng, 4);
+  Allocation a = make_pollux_policy(options(1, 30, 30))->allocate(m, std::nullopt);
+  for (const char* key : {"vnode_gpus", "round"}) {
+    Allocation back = a;
+    auto s = nlohmann::json::parse(a.policy_state);
+    s[key] = 1e300;
+    back.policy_state = s.dump();
+    Allocation b = make_pollux_policy(options(1, 30, 1))->allocate(m, back);
+    auto sb = nlohmann::json::parse(b.policy_state);
+    CHECK(sb["round"] == 1);
+  }
+}

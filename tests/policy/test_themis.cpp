@@ -605,6 +605,34 @@ TEST_CASE("themis: knobs are checked", "[themis]") {
         }).first == 65);
 }
 
+// Found by fuzz/document (an Allocation given back to the policy that wrote it, as
+// sia-solve --previous does): counts of 1e300 in the state were cast to int and long long.
+TEST_CASE("themis: a policy_state with numbers out of range is bad data", "[themis]") {
+  auto previous = [](const std::string& state) {
+    Allocation a;
+    a.policy = "themis";
+    a.policy_state = state;
+    return a;
+  };
+  for (const auto& [state, field] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"round":1e300,"jobs":{}})", "policy_state.round"},
+           {R"({"round":3,"jobs":{"a":{"contention_sum":1,"rounds":1e300}}})",
+            "policy_state.jobs.a.rounds"},
+           {R"({"round":3,"jobs":{"a":{"contention_sum":1,"rounds":2,"lease":{"gpu_type":"t4",)"
+            R"("nodes":1e300,"gpus":1,"start":0,"end":1,"payment":1,"how":"auction"}}}})",
+            "policy_state.jobs.a.lease.nodes"},
+           {"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]"
+            "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+            "policy_state"}}) {
+    auto e = test::error_of([&] {
+      make_themis_policy({})->allocate(matrix_of(cluster_with({{"t4", 4, 1}}), {}),
+                                       previous(state));
+    });
+    CHECK(e.first == 65);
+    CHECK(e.second.find(field) != std::string::npos);
+  }
+}
+
 TEST_CASE("themis: the simulator runs a small workload to the end", "[themis]") {
   Catalog catalog(test::catalog_dir());
   const Cluster cluster = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
