@@ -2,8 +2,8 @@
 # The Sia paper's evaluation (Subramanya et al., SOSP '23, Tables 3-4, Figures 9-11, §5.7)
 # as runnable experiments on the bundled data: each runs `sia-ctl simulate` and writes, in
 # OUT/NAME/, the raw SimResult documents (one per run), table.md with the paper's numbers
-# beside ours, and for curves series.json (a Series document, man/sia-formats.5) that
-# `sia-ctl plot` draws.
+# beside ours, and for curves series.json (a Series document, man/sia-formats.5) with
+# series.html, its chart as `sia-ctl plot` draws it.
 #
 #   bench/paper/run.sh [--quick] [--bin DIR] [--out DIR] [--compat P] EXPERIMENT...
 #     EXPERIMENT: table3 table4 fig9 fig10 fig11 profiling, or all
@@ -150,4 +150,10 @@ for exp in "$@"; do
   [ $quick = 1 ] && mode=quick
   "$python" "$here/tables.py" "$exp" "$out/$exp" "$mode"
   echo "run.sh: wrote $out/$exp/table.md" >&2
+  # Its plots: one page per curve, as sia-ctl plot draws a Series.
+  for series in "$out/$exp"/series*.json; do
+    [ -f "$series" ] || continue
+    "$bin/sia-ctl" plot "$series" -o "${series%.json}.html"
+    echo "run.sh: wrote ${series%.json}.html" >&2
+  done
 done
