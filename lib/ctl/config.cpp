@@ -125,9 +125,15 @@ std::string env_or(const ConfigSources& s, const char* name) {
   return v ? v : "";
 }
 
+// Built-in settings, made once: the defaults, and the fields whose types the visits below
+// dispatch on (read, never written).
+Settings& built_in() {
+  static Settings s;
+  return s;
+}
+
 // The type of a setting, as messages name it.
 std::string kind_text(const Def& d) {
-  Settings probe;
   return std::visit(
       [](auto* p) -> std::string {
         using T = std::remove_pointer_t<decltype(p)>;
@@ -136,7 +142,7 @@ std::string kind_text(const Def& d) {
         if constexpr (std::is_same_v<T, int>) return "an integer";
         return "a list of strings";
       },
-      d.field(probe));
+      d.field(built_in()));
 }
 
 // A setting's value as JSON, read from its field.
@@ -146,13 +152,12 @@ json field_value(const Def& d, Settings& s) {
 
 // The built-in layer: each field's initial value, and the state directory's default.
 json default_value(const Def& d, const ConfigSources& s) {
-  Settings defaults;
   if (std::string(d.key) == "controller.state_dir") {
     if (auto x = env_or(s, "XDG_STATE_HOME"); !x.empty()) return x + "/sia/ctl";
     if (auto h = env_or(s, "HOME"); !h.empty()) return h + "/.local/state/sia/ctl";
     return "";
   }
-  return field_value(d, defaults);
+  return field_value(d, built_in());
 }
 
 // Stores a checked value into its field; `where` names the setting and its source.
@@ -175,7 +180,6 @@ void store(const Def& d, const json& v, Settings& s, const std::string& where) {
 
 // Checks a value read from a file (already JSON) against the key's type.
 json from_file(const Def& d, const Node& n, const std::string& file) {
-  Settings probe;
   return std::visit(
       [&](auto* p) -> json {
         using T = std::remove_pointer_t<decltype(p)>;
@@ -197,7 +201,7 @@ json from_file(const Def& d, const Node& n, const std::string& file) {
           return v;
         }
       },
-      d.field(probe));
+      d.field(built_in()));
 }
 
 // Converts a value typed on the command line or in the environment.
@@ -205,7 +209,6 @@ json from_text(const Def& d, const std::string& text, const std::string& where, 
   auto bad = [&]() -> json {
     throw Error(status, where + ": expected " + kind_text(d) + ", got \"" + text + "\"");
   };
-  Settings probe;
   return std::visit(
       [&](auto* p) -> json {
         using T = std::remove_pointer_t<decltype(p)>;
@@ -228,7 +231,7 @@ json from_text(const Def& d, const std::string& text, const std::string& where, 
           return v;
         }
       },
-      d.field(probe));
+      d.field(built_in()));
 }
 
 void read_file_layer(const std::string& file, std::map<std::string, Setting>& out) {

@@ -17,6 +17,7 @@
 #   ctl_chaos.sh BIN_DIR SOURCE_DIR
 set -u
 BIN="$(cd "$1" && pwd)"
+SRC="$(cd "$2" && pwd)"
 tmp=$(mktemp -d)
 export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
 unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
@@ -61,15 +62,7 @@ fail() {
   tail -40 events.log
   exit 1
 }
-wait_for() {  # wait_for SECONDS WHAT COMMAND...
-  limit=$1 what=$2
-  shift 2
-  end=$(($(date +%s) + limit))
-  until "$@"; do
-    [ "$(date +%s)" -ge "$end" ] && fail "after ${limit} s: $what"
-    sleep 0.3
-  done
-}
+. "$SRC/tests/e2e/lib/wait_for.sh"
 
 cat >cluster.toml <<'TOML'
 name = "cpu-two"

@@ -62,16 +62,7 @@ fail() {
   for f in nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
   exit 1
 }
-# wait_for SECONDS WHAT COMMAND...: polls COMMAND until it succeeds.
-wait_for() {
-  limit=$1 what=$2
-  shift 2
-  end=$(($(date +%s) + limit))
-  until "$@"; do
-    [ "$(date +%s)" -ge "$end" ] && fail "after ${limit} s: $what"
-    sleep 0.3
-  done
-}
+. "$SRC/tests/e2e/lib/wait_for.sh"
 state_of() {  # state_of JOB: the job's state as the controller says
   ctl -o json status "$1" 2>/dev/null | grep -o '"state":"[a-z]*"' | head -1 | sed 's/.*:"\(.*\)"/\1/'
 }

@@ -54,16 +54,7 @@ fail() {
   exit 1
 }
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
-# wait_for SECONDS WHAT COMMAND...: polls COMMAND until it succeeds.
-wait_for() {
-  limit=$1 what=$2
-  shift 2
-  end=$(($(date +%s) + limit))
-  until "$@"; do
-    [ "$(date +%s)" -ge "$end" ] && fail "after ${limit} s: $what"
-    sleep 0.2
-  done
-}
+. "$SRC/tests/e2e/lib/wait_for.sh"
 reports() { cat "$NODES/$1/jobs/${2:-cnn}/reports.jsonl" 2>/dev/null; }
 # gen NODE [JOB]: the job's round on NODE, as its sia-run says.
 gen() {
