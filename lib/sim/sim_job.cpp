@@ -167,6 +167,11 @@ void SimJob::apply(int type, const std::vector<int>& placement, bool restart,
   }
 }
 
+double SimJob::fraction() const {
+  const double target = validation_->progress_at(validation_->max_epochs());
+  return target > 0 ? std::min(1.0, progress_ / target) : 1.0;
+}
+
 JobState& SimJob::scheduler_view(double now, const std::optional<Config>& decided) {
   job_.age = now - job_.spec.submit_time;
   job_.restarts = restarts();

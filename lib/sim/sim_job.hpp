@@ -41,6 +41,16 @@ class SimJob {
   // whether the workers must restart (a new start, another shape or type, moved GPUs).
   void apply(int type, const std::vector<int>& placement, bool restart, Estimator& estimator);
 
+  // Ends the job early at simulated time `at` (its app scheduler stopped it; call apply()
+  // with no GPUs first). It then counts as completed.
+  void stop(double at) {
+    completion_ = at;
+    stopped_ = true;
+  }
+  bool stopped() const { return stopped_; }
+  // How far training has come: progress over the progress at the last epoch, 0..1.
+  double fraction() const;
+
   // What the scheduler sees this round (age, restarts, observations, fitted models...).
   JobState& scheduler_view(double now, const std::optional<Config>& decided);
 
@@ -86,6 +96,7 @@ class SimJob {
   double clock_ = 0;
   double attained_ = 0;
   std::optional<double> completion_;
+  bool stopped_ = false;
   std::vector<double> gpu_seconds_;
   double queued_ = 0;
   std::vector<int> contention_;

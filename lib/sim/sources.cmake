@@ -5,6 +5,7 @@ sia_module(sim
   sim/ground_truth.cpp
   sim/sim_job.cpp
   sim/workload.cpp
+  sim/searches.cpp
   sim/simulator.cpp
   sim/fairness.cpp
   sim/metrics.cpp

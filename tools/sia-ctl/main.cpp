@@ -63,6 +63,11 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
       "--no-fairness", [&sim](std::int64_t) { sim.options.fairness = false; },
       "Skip the isolated runs behind finish-time fairness");
   s.add_flag("--no-timing", sim.no_timing, "Report no wall-clock figures (reproducible output)");
+  s.add_option("--searches", sim.searches,
+               "Group this share of the jobs (0 to 1) into hyper-parameter searches of 8-100 "
+               "trials run with successive halving (eta 2, 3 phases)");
+  s.add_option("--search-seed", sim.search_seed, "Seed of --searches' grouping and sampling")
+      ->capture_default_str();
 }
 
 int run_simulate(Flags& f) {

@@ -16,6 +16,7 @@
 #include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "sim/searches.hpp"
 #include "sim/workload.hpp"
 
 namespace sia::app {
@@ -66,22 +67,46 @@ std::vector<std::string> workload_files(const std::string& path) {
 }
 
 json summary_json(const SimSummary& s) {
-  return json{{"jobs", s.jobs},
-              {"avg_jct", s.avg_jct},
-              {"median_jct", s.median_jct},
-              {"p99_jct", s.p99_jct},
-              {"makespan", s.makespan},
-              {"gpu_hours_per_job", s.gpu_hours_per_job},
-              {"restarts_per_job", s.restarts_per_job},
-              {"contention_mean", s.contention_mean},
-              {"contention_max", s.contention_max},
-              {"queue_mean", s.queue_mean},
-              {"queue_max", s.queue_max},
-              {"unfair_fraction", s.unfair_fraction},
-              {"worst_rho", s.worst_rho},
-              {"policy_runtime_median", s.policy_runtime_median},
-              {"policy_runtime_p95", s.policy_runtime_p95},
-              {"rounds", s.rounds}};
+  json out{{"jobs", s.jobs},
+           {"avg_jct", s.avg_jct},
+           {"median_jct", s.median_jct},
+           {"p99_jct", s.p99_jct},
+           {"makespan", s.makespan},
+           {"gpu_hours_per_job", s.gpu_hours_per_job},
+           {"restarts_per_job", s.restarts_per_job},
+           {"contention_mean", s.contention_mean},
+           {"contention_max", s.contention_max},
+           {"queue_mean", s.queue_mean},
+           {"queue_max", s.queue_max},
+           {"unfair_fraction", s.unfair_fraction},
+           {"worst_rho", s.worst_rho},
+           {"policy_runtime_median", s.policy_runtime_median},
+           {"policy_runtime_p95", s.policy_runtime_p95},
+           {"rounds", s.rounds}};
+  if (s.apps > 0) {
+    out["apps"] = s.apps;
+    out["avg_act"] = s.avg_act;
+    out["unfair_app_fraction"] = s.unfair_app_fraction;
+    out["worst_app_rho"] = s.worst_app_rho;
+  }
+  return out;
+}
+
+json app_json(const AppResult& a, const SimResult& r) {
+  json out{{"type", "app"},
+           {"workload", r.workload},
+           {"policy", r.policy},
+           {"name", a.name},
+           {"trials", a.trials},
+           {"stopped", a.stopped},
+           {"submission", a.submission},
+           {"completion", a.completion},
+           {"act", a.act},
+           {"contention", a.contention}};
+  out["best_metric"] = a.best_metric ? json(*a.best_metric) : json(nullptr);
+  out["isolated_act"] = a.isolated_act ? json(*a.isolated_act) : json(nullptr);
+  out["rho"] = a.rho ? json(*a.rho) : json(nullptr);
+  return out;
 }
 
 json job_json(const JobResult& j, const SimResult& r) {
@@ -101,6 +126,11 @@ json job_json(const JobResult& j, const SimResult& r) {
            {"contention", j.contention}};
   out["isolated_jct"] = j.isolated_jct ? json(*j.isolated_jct) : json(nullptr);
   out["rho"] = j.rho ? json(*j.rho) : json(nullptr);
+  if (!j.app.empty()) {
+    out["app"] = j.app;
+    out["status"] = j.stopped ? "stopped" : "completed";
+    if (j.stopped) out["stop_reason"] = j.stop_reason;
+  }
   return out;
 }
 
@@ -136,6 +166,7 @@ SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
   double makespan = 0, cmean = 0, qmean = 0, cmax = 0, qmax = 0;
   for (const auto& r : rs) {
     all.jobs.insert(all.jobs.end(), r.jobs.begin(), r.jobs.end());
+    all.apps.insert(all.apps.end(), r.apps.begin(), r.apps.end());
     all.policy_runtimes.insert(all.policy_runtimes.end(), r.policy_runtimes.begin(),
                                r.policy_runtimes.end());
     makespan += r.summary.makespan;
@@ -179,6 +210,13 @@ std::string summary_table(const std::string& title, const SimSummary& s) {
   t.add(
       {"unfair jobs (rho > 1)", s.rho_jobs ? cli::fixed(100 * s.unfair_fraction, 1) + " %" : "-"});
   t.add({"worst rho", s.rho_jobs ? cli::fixed(s.worst_rho, 2) : "-"});
+  if (s.apps > 0) {
+    t.add({"apps", std::to_string(s.apps)});
+    t.add({"average app completion time", hours(s.avg_act)});
+    t.add({"unfair apps (rho > 1)",
+           s.app_rho_count ? cli::fixed(100 * s.unfair_app_fraction, 1) + " %" : "-"});
+    t.add({"worst app rho", s.app_rho_count ? cli::fixed(s.worst_app_rho, 2) : "-"});
+  }
   t.add({"policy runtime median (p95)",
          ms(s.policy_runtime_median) + " (" + ms(s.policy_runtime_p95) + ")"});
   return title + "\n" + t.render();
@@ -199,7 +237,18 @@ std::string comparison_table(const std::string& title, const std::vector<std::st
            s[i].rho_jobs ? cli::fixed(s[i].worst_rho, 2) : "-", ms(s[i].policy_runtime_median),
            ms(s[i].policy_runtime_p95)});
   }
-  return title + "\n" + t.render();
+  std::string out = title + "\n" + t.render();
+  if (s[0].apps > 0) {
+    cli::Table a({"policy", "apps", "avg app completion", "unfair apps", "worst app rho"});
+    for (int c = 1; c <= 4; ++c) a.right_align(c);
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      a.add({policies[i], std::to_string(s[i].apps), hours(s[i].avg_act),
+             s[i].app_rho_count ? cli::fixed(100 * s[i].unfair_app_fraction, 1) + " %" : "-",
+             s[i].app_rho_count ? cli::fixed(s[i].worst_app_rho, 2) : "-"});
+    }
+    out += "\napps\n" + a.render();
+  }
+  return out;
 }
 
 }  // namespace
@@ -240,7 +289,16 @@ int run_simulate(const SimulateArgs& a) {
   }
   const auto files = workload_files(workload_path);
   std::vector<std::vector<JobSpec>> workloads;
-  for (const auto& f : files) workloads.push_back(read_workload(f, catalog));
+  std::vector<std::vector<AppSpec>> workload_apps(files.size());
+  for (std::size_t w = 0; w < files.size(); ++w) {
+    workloads.push_back(read_workload(files[w], catalog, &workload_apps[w]));
+    if (a.searches) {
+      SearchOptions so;
+      so.share = *a.searches;
+      so.seed = a.search_seed;
+      for (auto& app : add_searches(workloads.back(), so)) workload_apps[w].push_back(app);
+    }
+  }
   for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it
 
   // One task per (policy, workload), run on the machine's cores.
@@ -263,6 +321,7 @@ int run_simulate(const SimulateArgs& a) {
     o.policy = policies[t.policy];
     o.reference = reference;
     o.record_rounds = !a.events_out.empty();
+    o.apps = workload_apps[t.workload];
     o.round = a.round ? *a.round : a.options.round > 0 ? a.options.round : default_round(o.policy);
     if (!a.options.save_rounds_dir.empty()) {
       fs::path d = a.options.save_rounds_dir;
@@ -341,6 +400,9 @@ int run_simulate(const SimulateArgs& a) {
   for (const auto& per : results) {
     for (const auto& r : per) {
       for (const auto& j : r.jobs) job_records.push_back(job_json(j, r));
+      for (const auto& ap : r.apps) {
+        if (ap.trials > 1 || ap.stopped) job_records.push_back(app_json(ap, r));
+      }
       for (const auto& rec : r.rounds) round_records.push_back(round_json(rec, r));
     }
   }

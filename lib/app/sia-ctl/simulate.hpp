@@ -4,6 +4,7 @@
 // and the HTML report of all three (app/plot.hpp).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -22,7 +23,9 @@ struct SimulateArgs {
   std::string report_out;       // the HTML report (sia-ctl plot's), written after the run
   bool no_timing = false;       // zero the wall-clock figures (byte-identical reruns)
   std::optional<double> round;  // --round: seconds, above 0 and at most a day; unset: the policy's
-  SimOptions options;           // options.round is set from `round` by run_simulate
+  std::optional<double> searches;  // --searches: share of the jobs grouped into searches
+  std::uint64_t search_seed = 1;   // --search-seed
+  SimOptions options;              // options.round is set from `round` by run_simulate
   cli::Format format = cli::Format::table;
 };
 
