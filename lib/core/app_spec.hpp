@@ -2,9 +2,9 @@
 // app (Mahajan et al., NSDI '20, §4.3.2): a name, a trial template (a JobSpec whose strings
 // may hold placeholders), the hyper-parameter values (a grid, or a seeded sampler), the app
 // scheduler that stops the worse trials (successive halving: Jamieson and Talwalkar,
-// AISTATS '16), and the metric and direction trials are ranked on. Written as TOML by
-// people (sweep.toml) or as an App document; expand_trials() turns it into the trials'
-// JobSpecs, each carrying the app's name and its own hyper-parameter values.
+// AISTATS '16), and the metric and direction trials are ranked on. An App document (in a
+// simulation workload); expand_trials() turns it into the trials' JobSpecs, each carrying
+// the app's name and its own hyper-parameter values.
 // Thread-safety: plain values; the functions are pure.
 #pragma once
 
@@ -55,7 +55,7 @@ struct AppSpec {
   std::vector<HparamRange> ranges;
 };
 
-// Validates an App (the data part of an App document, or a sweep.toml).
+// Validates an App (the data part of an App document).
 AppSpec parse_app_spec(const Node& data);
 nlohmann::json app_spec_to_json(const AppSpec& app);
 

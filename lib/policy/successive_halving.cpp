@@ -10,7 +10,7 @@ SuccessiveHalving::SuccessiveHalving(AppScheduler scheduler, std::string metric,
 
 bool SuccessiveHalving::reached(const TrialProgress& t) const {
   return scheduler_.kind == AppSchedulerKind::successive_halving && phase_ < scheduler_.rungs - 1 &&
-         t.fraction >= budget() - 1e-12;
+         t.fraction >= budget() - 1e-9;
 }
 
 std::vector<HalvingStop> SuccessiveHalving::close_phase(

@@ -48,6 +48,9 @@ class SimJob {
     stopped_ = true;
   }
   bool stopped() const { return stopped_; }
+  // Trains no further than `fraction` of its budget (an app scheduler's rung; 1: no
+  // limit): at the limit it idles, holding its GPUs, until the round ends.
+  void set_limit(double fraction) { limit_ = fraction; }
   // How far training has come: progress over the progress at the last epoch, 0..1.
   double fraction() const;
 
@@ -97,6 +100,7 @@ class SimJob {
   double attained_ = 0;
   std::optional<double> completion_;
   bool stopped_ = false;
+  double limit_ = 1;
   std::vector<double> gpu_seconds_;
   double queued_ = 0;
   std::vector<int> contention_;

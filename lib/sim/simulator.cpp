@@ -182,6 +182,10 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   while (done < total) {
     std::vector<char> was_done(total);
     for (int i = 0; i < total; ++i) was_done[i] = jobs[i].completed();
+    // A trial trains no further than its phase's budget (the rung).
+    for (const auto& app : apps) {
+      for (int i : app.trials) jobs[i].set_limit(app.halving.budget());
+    }
     for (auto& j : jobs) j.step(opts.round, est);
     now += opts.round;
     ++round_no;

@@ -83,4 +83,16 @@ TEST_CASE("successive halving in the simulator stops the worse trials at each ru
   CHECK(r.summary.apps == 2);
   CHECK(r.summary.app_rho_count == 2);
   CHECK(r.summary.worst_app_rho >= *s.rho);
+
+  // Long rounds: a trial stops at its rung even when a round could take it to the end, so
+  // every phase still ranks all its trials.
+  o.round = 1200;
+  o.fairness = false;
+  SimResult longer = simulate(cl, c, w, o);
+  int stopped = 0;
+  for (const auto& j : longer.jobs) stopped += j.stopped;
+  CHECK(stopped == 3);
+  for (const auto& j : longer.jobs) {
+    if (j.name == "t1") CHECK_FALSE(j.stopped);
+  }
 }
