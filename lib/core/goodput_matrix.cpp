@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/app_spec.hpp"
 #include "core/document.hpp"
 #include "core/json_writer.hpp"
 
@@ -80,6 +81,14 @@ std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata
     w.string(to_string(r.adaptivity));
     w.key("age");
     w.number(r.age);
+    if (r.app) {
+      w.key("app");
+      w.raw(json{{"name", r.app->name},
+                 {"trials", r.app->trials},
+                 {"eta", r.app->eta},
+                 {"rungs", r.app->rungs},
+                 {"phase", r.app->phase}});
+    }
     w.key("attained_service");
     w.number(r.attained_service);
     w.key("current");
@@ -202,6 +211,15 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
     if (auto p = j.get("progress")) {
       r.progress =
           JobProgress{p->at("done").non_negative_number(), p->at("total").non_negative_number()};
+    }
+    if (auto a = j.get("app")) {
+      AppRef ref;
+      ref.name = a->at("name").as_string();
+      ref.trials = static_cast<int>(a->at("trials").int_in(1, kMaxAppTrials));
+      ref.eta = static_cast<int>(a->at("eta").int_in(2, 100));
+      ref.rungs = static_cast<int>(a->at("rungs").int_in(1, 20));
+      ref.phase = static_cast<int>(a->at("phase").int_in(0, ref.rungs - 1));
+      r.app = ref;
     }
     r.fixed_gpus = j.int32_or("fixed_gpus", 0);
     r.fixed_batch = j.number_or("fixed_batch", 0);

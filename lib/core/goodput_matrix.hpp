@@ -36,6 +36,16 @@ struct GoodputEntry {
   GoodputSource source = GoodputSource::model;
 };
 
+// The app a job is a trial of (core/app_spec.hpp), and where its successive halving is:
+// what a policy that treats the app as one unit needs (Themis, NSDI '20, §4.3.2).
+struct AppRef {
+  std::string name;
+  int trials = 1;  // n_0: the trials it started with
+  int eta = 2;
+  int rungs = 1;  // phases (1: every trial trains to the end)
+  int phase = 0;  // the current phase, from 0
+};
+
 struct GoodputRow {
   std::string job;
   Adaptivity adaptivity = Adaptivity::adaptive;
@@ -60,6 +70,7 @@ struct GoodputRow {
   std::vector<GoodputEntry> fixed;
   JobModelInfo model;                   // fitted models, gradient, batch limits
   std::optional<JobProgress> progress;  // how far the job is, when known
+  std::optional<AppRef> app;            // absent: an app of one
 };
 
 struct GoodputMatrix {

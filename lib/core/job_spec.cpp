@@ -27,10 +27,27 @@ JobSpec parse_job_spec(const Node& data) {
   JobSpec s;
   if (!data.is_object()) data.expected("a job description (an object)");
   // What people write, and what sia's own writers add (`state`: see job_state_to_json).
-  data.only_keys({"name", "model", "adaptivity", "min_gpus", "max_gpus", "gpus", "init_batch_size",
-                  "max_batch_size", "batch_size", "pipeline_stages", "restart_cost",
-                  "allowed_gpu_types", "priority", "preemptible", "submit_time", "command",
-                  "profile", "state"});
+  data.only_keys({"name",
+                  "model",
+                  "adaptivity",
+                  "min_gpus",
+                  "max_gpus",
+                  "gpus",
+                  "init_batch_size",
+                  "max_batch_size",
+                  "batch_size",
+                  "pipeline_stages",
+                  "restart_cost",
+                  "allowed_gpu_types",
+                  "priority",
+                  "preemptible",
+                  "submit_time",
+                  "command",
+                  "profile",
+                  "state",
+                  "app",
+                  "hparams",
+                  "quality"});
   Node name = data.at("name");
   s.name = name.as_string();
   if (!valid_job_name(s.name)) name.expected("a job name of letters, digits, '-', '_', '.'");
@@ -63,6 +80,15 @@ JobSpec parse_job_spec(const Node& data) {
   if (auto n = data.get("submit_time")) s.submit_time = seconds(*n);
   if (auto n = data.get("command")) s.command = n->as_strings();
   if (auto p = data.get("profile")) s.profile = parse_profile(*p);
+  if (auto a = data.get("app")) {
+    s.app = a->as_string();
+    if (!valid_job_name(s.app)) a->expected("an app name of letters, digits, '-', '_', '.'");
+  }
+  if (auto h = data.get("hparams")) {
+    if (!h->is_object()) h->expected("an object of hyper-parameter values (numbers)");
+    for (const auto& k : h->keys()) s.hparams[k] = h->at(k).as_number();
+  }
+  if (auto q = data.get("quality")) s.quality = q->non_negative_number();
 
   if (s.model.empty() && !s.profile) data.fail("expected a model (catalog key) or a profile");
   if (s.max_gpus && s.min_gpus > s.max_gpus) {
@@ -106,6 +132,9 @@ nlohmann::json job_spec_to_json(const JobSpec& s) {
   if (s.submit_time > 0) j["submit_time"] = s.submit_time;
   if (!s.command.empty()) j["command"] = s.command;
   if (s.profile) j["profile"] = profile_to_json(*s.profile);
+  if (!s.app.empty()) j["app"] = s.app;
+  if (!s.hparams.empty()) j["hparams"] = s.hparams;
+  if (s.quality) j["quality"] = *s.quality;
   return j;
 }
 

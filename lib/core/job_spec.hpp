@@ -7,6 +7,7 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,12 @@ struct JobSpec {
   double submit_time = 0;            // seconds from the start of a workload (simulation)
   std::vector<std::string> command;  // what sia-run starts (may be empty in simulation)
   std::optional<Profile> profile;    // the job's own measurements
+  // A trial of an app (a hyper-parameter search, see core/app_spec.hpp): the app's name
+  // (empty: the job is an app of one), its hyper-parameter values, and in simulation the
+  // metric it converges to (what successive halving ranks; see sim/searches.hpp).
+  std::string app;
+  std::map<std::string, double> hparams;
+  std::optional<double> quality;
 
   bool allows_type(const std::string& type) const;
 };

@@ -15,6 +15,7 @@ sia_module(core
   core/configuration.cpp
   core/profile.cpp
   core/job_spec.cpp
+  core/app_spec.cpp
   core/json_writer.cpp
   core/json_limits.cpp
   core/job_model_info.cpp

@@ -20,6 +20,10 @@ void validate_submission(const JobSpec& spec, const Catalog& catalog, const std:
   if (!valid_job_name(spec.name)) {
     fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
   }
+  if (!spec.app.empty()) {
+    // Apps are simulated (sia-ctl simulate); the controller does not run app schedulers.
+    fail("app", "the controller does not schedule apps yet (sia-ctl simulate does)");
+  }
   if (spec.command.empty()) {
     fail("command", "expected the program and arguments sia-run starts, got none");
   }

@@ -14,6 +14,8 @@ sia_module(policy
   policy/themis.cpp
   policy/themis_auction.cpp
   policy/themis_model.cpp
+  policy/successive_halving.cpp
+  policy/themis_app.cpp
 )
 target_link_libraries(sia_policy
   PUBLIC sia_core sia_model sia_place

@@ -1,6 +1,9 @@
 // The Themis policy (Mahajan et al., NSDI '20), as the Sia paper (Subramanya et al.,
-// SOSP '23) ran it as a baseline. Every job is one
-// app, and its unit of allocation is a whole gang: the tuned fixed
+// SOSP '23) ran it as a baseline. A job is an app of one unless its row names a
+// multi-job app (a search): then the app bids as one unit with one rho (§4.3.2,
+// themis_app.hpp) and its win is divided among its waiting trials, most remaining work
+// first, each on its fastest gang; N_avg counts apps. A job's unit of allocation is a whole
+// gang: the tuned fixed
 // configuration on one GPU type ("Themis+TJ"), or one of the entries of a row without one
 // (themis_model.hpp). One allocate() call is one round:
 //   0. Leases whose end has come are released; the GPUs no lease holds are the offer.
@@ -58,15 +61,18 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "core/app_spec.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "core/node.hpp"
 #include "model/goodput.hpp"
 #include "place/placer.hpp"
 #include "policy/baselines.hpp"
+#include "policy/themis_app.hpp"
 #include "policy/themis_auction.hpp"
 #include "policy/themis_model.hpp"
 
@@ -211,6 +217,123 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0) {
   return buf;
 }
 
+// ---------------------------------------------------------------------------------------
+// Apps of several trials (Themis §4.3.2): one rho for the app, from its successive-halving
+// schedule and the median iteration time of its trials (themis_app.hpp).
+
+struct AppUnit {
+  std::vector<std::size_t> trials;   // every trial in the matrix
+  std::vector<std::size_t> waiting;  // those that hold no lease and can run, by name
+  ThemisApp model;
+  double cluster_gpus = 0, n_avg = 1;
+  int max_demand = 1, held_gpus = 0;
+  double rho_old = 0;
+
+  double rho(int gpus) const {
+    return themis_app_rho(model, gpus, cluster_gpus, n_avg, max_demand);
+  }
+};
+
+// The trial's fastest gang.
+int best_gang(const JobView& v) {
+  int best = -1;
+  for (std::size_t c = 0; c < v.cands.size(); ++c) {
+    if (best < 0 || v.cands[c].rate > v.cands[best].rate) best = static_cast<int>(c);
+  }
+  return best;
+}
+
+// Fills the app's model; false when it has no waiting trial or no finite ideal time.
+bool build_app_unit(AppUnit& u, const std::vector<JobView>& views, const Cluster& cluster,
+                    const State& state, double lease) {
+  const AppRef& ref = *views[u.trials.front()].row->app;
+  std::vector<double> totals;
+  for (std::size_t i : u.trials) {
+    const JobView& v = views[i];
+    const int b = best_gang(v);
+    if (b < 0) continue;
+    if (v.role == Role::leased) {
+      u.held_gpus += v.cands[v.held].config.gpus;
+    } else {
+      u.waiting.push_back(i);
+    }
+    if (u.model.gpus_per_trial <= 1) u.model.gpus_per_trial = v.cands[b].config.gpus;
+    u.model.serial_iter.push_back(v.cands[b].config.gpus / v.cands[b].rate);
+    u.model.done.push_back(v.done);
+    u.model.elapsed = std::max(u.model.elapsed, v.row->age);
+    totals.push_back(v.total);
+  }
+  if (u.waiting.empty() || totals.empty()) return false;
+  std::sort(totals.begin(), totals.end());
+  const double total = totals[totals.size() / 2];
+  AppScheduler sched{ref.rungs > 1 ? AppSchedulerKind::successive_halving : AppSchedulerKind::none,
+                     ref.eta, ref.rungs};
+  for (int k = 0, n = ref.trials; k < ref.rungs; ++k, n = (n + ref.eta - 1) / ref.eta) {
+    u.model.phase_jobs.push_back(n);
+    u.model.phase_budget.push_back(rung_fraction(sched, k) * total);
+  }
+  u.model.phase = ref.phase;
+  u.cluster_gpus = cluster.total_gpus();
+  const auto mem = state.jobs.find(views[u.waiting.front()].row->job);
+  if (mem != state.jobs.end() && mem->second.rounds > 0) {
+    u.n_avg = mem->second.contention_sum / static_cast<double>(mem->second.rounds);
+  }
+  u.max_demand = std::min(cluster.total_gpus(), ref.trials * u.model.gpus_per_trial);
+  const double t_id = themis_app_ideal_time(u.model, u.cluster_gpus, u.n_avg, u.max_demand);
+  if (!(t_id > 0) || !std::isfinite(t_id)) return false;
+  // Holding nothing: wait one lease, then run on the fair share (§5 step 1).
+  const int share = std::max(u.model.gpus_per_trial,
+                             std::min(u.max_demand, static_cast<int>(u.cluster_gpus / u.n_avg)));
+  u.rho_old = u.held_gpus > 0
+                  ? u.rho(u.held_gpus)
+                  : (u.model.elapsed + lease + themis_app_remaining(u.model, share)) / t_id;
+  return true;
+}
+
+struct AppBid {
+  AuctionBid bid;
+  std::vector<std::pair<std::size_t, int>> gangs;  // (view, candidate)
+};
+
+// The app's bids: its first q waiting trials, most remaining work first, each on its
+// fastest gang that still fits, for q = 1, 2, ...; a bid must lower the app's rho below
+// rho_old and below every smaller bid's (32 bids at most).
+std::vector<AppBid> app_bids(const AppUnit& u, const std::vector<JobView>& views,
+                             const std::vector<double>& room_in) {
+  std::vector<std::size_t> order = u.waiting;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return views[a].remaining() > views[b].remaining();
+  });
+  std::vector<AppBid> out;
+  std::vector<double> room = room_in;
+  AppBid cur;
+  std::map<int, int> usage;
+  double last = u.rho_old;
+  for (std::size_t i : order) {
+    const JobView& v = views[i];
+    int pick = -1;
+    for (std::size_t c = 0; c < v.cands.size(); ++c) {
+      if (!fits(v.cands[c].usage, room)) continue;
+      if (pick < 0 || v.cands[c].rate > v.cands[pick].rate) pick = static_cast<int>(c);
+    }
+    if (pick < 0) continue;
+    take(v.cands[pick].usage, room, +1);
+    for (auto [row, amount] : v.cands[pick].usage) usage[row] += amount;
+    cur.gangs.push_back({i, pick});
+    cur.bid.gpus += v.cands[pick].config.gpus;
+    cur.bid.nodes += v.cands[pick].config.nodes;
+    const double rho = u.rho(u.held_gpus + cur.bid.gpus);
+    if (!(rho < last * (1 - 1e-9))) continue;
+    last = rho;
+    AppBid b = cur;
+    b.bid.weight = std::log(u.rho_old / std::max(rho, 1e-12));
+    b.bid.usage.assign(usage.begin(), usage.end());
+    out.push_back(std::move(b));
+    if (out.size() >= 32) break;
+  }
+  return out;
+}
+
 class ThemisPolicy : public Policy {
  public:
   explicit ThemisPolicy(PolicyOptions o) : o_(o) {
@@ -245,7 +368,11 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
                     static_cast<unsigned>(round >> 32)};
   std::mt19937 rng(seq);
   const std::vector<ThemisRow> rows = themis_rows(cluster);
-  const double njobs = static_cast<double>(m.jobs.size());
+  // N counts apps (§1.1): a search's trials are one app, a job without one is its own.
+  std::set<std::string> unit_names;
+  for (const GoodputRow& row : m.jobs)
+    unit_names.insert(row.app ? "app:" + row.app->name : row.job);
+  const double njobs = static_cast<double>(unit_names.size());
 
   // Forget finished jobs; count this round in every active job's N_avg.
   std::map<std::string, Memory> kept;
@@ -334,12 +461,33 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     if (rows[k].size == 1) offered += room[k];
   }
 
-  // Steps 1-2: rank the jobs that want GPUs by rho_old and keep the top (1 - f).
+  // Apps of several trials bid as one unit with one rho (§4.3.2): the unit is represented
+  // by its first waiting trial (its lead); the others follow its role.
+  std::map<std::string, AppUnit> apps;
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    if (views[i].row->app) apps[views[i].row->app->name].trials.push_back(i);
+  }
+  std::map<std::size_t, AppUnit*> lead_of;  // lead view -> its app
+  for (auto& [name, unit] : apps) {
+    if (build_app_unit(unit, views, cluster, state_, o_.themis_lease))
+      lead_of[unit.waiting.front()] = &unit;
+  }
+  auto members = [&](std::size_t i) {
+    auto it = lead_of.find(i);
+    return it == lead_of.end() ? std::vector<std::size_t>{i} : it->second->waiting;
+  };
+
+  // Steps 1-2: rank the jobs (and apps) that want GPUs by rho_old and keep the top (1 - f).
   std::vector<std::size_t> wanting;
   for (std::size_t i = 0; i < views.size(); ++i) {
     JobView& v = views[i];
     if (v.role == Role::leased || v.cands.empty()) continue;
-    v.rho_old = (v.row->age + o_.themis_lease + v.remaining() / v.best_rate) / v.t_id;
+    if (v.row->app && !lead_of.count(i)) continue;  // a trial: its app's lead stands for it
+    if (auto it = lead_of.find(i); it != lead_of.end()) {
+      v.rho_old = it->second->rho_old;
+    } else {
+      v.rho_old = (v.row->age + o_.themis_lease + v.remaining() / v.best_rate) / v.t_id;
+    }
     if (!std::isfinite(v.rho_old)) v.rho_old = std::numeric_limits<double>::max();
     wanting.push_back(i);
   }
@@ -366,19 +514,30 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     }
   }
   for (std::size_t r = 0; r < n; ++r) {
-    views[wanting[r]].role = r < k ? Role::participant : Role::outside;
+    for (std::size_t i : members(wanting[r])) {
+      views[i].role = r < k ? Role::participant : Role::outside;
+      views[i].rho_old = views[wanting[r]].rho_old;
+    }
   }
 
   // Steps 3-5: bids and the auction.
   AuctionProblem prob;
   prob.capacity = room;
-  std::vector<std::size_t> app_job;  // auction app -> view
-  std::vector<int> bid_cand;         // bid -> candidate index
+  std::vector<std::size_t> app_job;                                 // auction app -> view
+  std::vector<std::vector<std::pair<std::size_t, int>>> bid_gangs;  // bid -> (view, candidate)
   for (std::size_t r = 0; r < k && offered > 0; ++r) {
     const std::size_t i = wanting[r];
     const JobView& v = views[i];
     const int app = static_cast<int>(app_job.size());
     app_job.push_back(i);
+    if (auto it = lead_of.find(i); it != lead_of.end()) {
+      for (AppBid& b : app_bids(*it->second, views, room)) {
+        b.bid.app = app;
+        prob.bids.push_back(std::move(b.bid));
+        bid_gangs.push_back(std::move(b.gangs));
+      }
+      continue;
+    }
     // Candidates that fit, best rho first; a larger gang must beat every smaller one.
     std::vector<std::pair<double, int>> ok;
     for (std::size_t c = 0; c < v.cands.size(); ++c) {
@@ -405,7 +564,7 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
       bid.nodes = v.cands[c].config.nodes;
       bid.usage = v.cands[c].usage;
       prob.bids.push_back(std::move(bid));
-      bid_cand.push_back(c);
+      bid_gangs.push_back({{i, c}});
       ++kept_bids;
     }
   }
@@ -420,22 +579,27 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
   int winners = 0;
   double min_c = 1;
   for (int a = 0; a < prob.apps; ++a) {
-    JobView& v = views[app_job[a]];
     const int b = auction.pick[a];
     if (b < 0) {
-      v.reason = fmt("lost the auction (rho %.3g)", v.rho_old);
+      for (std::size_t i : members(app_job[a])) {
+        views[i].reason = fmt("lost the auction (rho %.3g)", views[i].rho_old);
+      }
       continue;
     }
-    const int c = bid_cand[b];
+    // An app's win is divided among its trials as its bid said (§4.3.2).
     const double pay = auction.payment[a];
-    v.held = c;
-    v.won = true;
-    take(v.cands[c].usage, room, +1);
-    const Config& cfg = v.cands[c].config;
-    state_.jobs[v.row->job].lease =
-        lease_of(cluster, cfg, round, round + lease_rounds(pay, rng), pay, "auction");
+    const int rounds = lease_rounds(pay, rng);
+    for (const auto& [i, c] : bid_gangs[b]) {
+      JobView& v = views[i];
+      v.held = c;
+      v.won = true;
+      take(v.cands[c].usage, room, +1);
+      const Config& cfg = v.cands[c].config;
+      state_.jobs[v.row->job].lease = lease_of(cluster, cfg, round, round + rounds, pay, "auction");
+      granted.push_back(i);
+    }
+    for (std::size_t i : members(app_job[a])) views[i].won = true;
     ++winners;
-    granted.push_back(app_job[a]);
     min_c = std::min(min_c, pay);
   }
   for (int a = 0; a < prob.apps; ++a) {
@@ -477,9 +641,11 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     }
   };
   std::vector<std::size_t> outside, losers;
-  for (std::size_t i : wanting) {
-    if (views[i].role == Role::outside) outside.push_back(i);
-    if (views[i].role == Role::participant && !views[i].won) losers.push_back(i);
+  for (std::size_t u : wanting) {
+    for (std::size_t i : members(u)) {
+      if (views[i].role == Role::outside) outside.push_back(i);
+      if (views[i].role == Role::participant && !views[i].won) losers.push_back(i);
+    }
   }
   serve(outside);
   serve(losers);

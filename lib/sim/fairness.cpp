@@ -2,10 +2,13 @@
 
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <thread>
 
 #include <map>
+#include <set>
 #include <tuple>
+
 #include "core/error.hpp"
 
 namespace sia {
@@ -29,6 +32,146 @@ Cluster one_type_cluster(const Cluster& cluster, int type, int gpus) {
   c.groups.push_back(ng);
   c.finalize("fair-share", ExitStatus::software);
   return c;
+}
+
+// Runs fn(k) for k in [0, n) on the machine's cores; an exception's message goes to
+// errors[k].
+std::vector<std::string> run_parallel(std::size_t n, const std::function<void(std::size_t)>& fn) {
+  std::vector<std::string> errors(n);
+  std::atomic<std::size_t> next{0};
+  auto run = [&] {
+    for (std::size_t k = next++; k < n; k = next++) {
+      try {
+        fn(k);
+      } catch (const std::exception& e) {
+        errors[k] = e.what();
+      }
+    }
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), n));
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < threads; ++w) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+  return errors;
+}
+
+// The app sizes an isolated app runs on around a share of V GPUs of a type with `gpn` GPUs
+// per node: floor(V) and ceil(V) below a node's worth (at least 1), else whole nodes.
+std::pair<int, int> app_sizes(double share, int gpn) {
+  if (share < gpn) {
+    return {std::max(1, static_cast<int>(std::floor(share))),
+            std::max(1, static_cast<int>(std::ceil(share)))};
+  }
+  return {gpn * static_cast<int>(std::floor(share / gpn)),
+          gpn * static_cast<int>(std::ceil(share / gpn))};
+}
+
+// A one-type cluster of exactly `gpus` GPUs: one node when fewer than a node's, else whole
+// nodes (`gpus` a multiple of the type's GPUs per node).
+Cluster exact_share_cluster(const Cluster& cluster, int type, int gpus) {
+  Cluster c = one_type_cluster(cluster, type, gpus);
+  if (gpus < cluster.types[type].gpus_per_node) {
+    c.types[0].gpus_per_node = gpus;
+    c.groups[0].gpus_per_node = gpus;
+    c.groups[0].count = 1;
+    c.finalize("fair-share", ExitStatus::software);
+  }
+  return c;
+}
+
+// An app's isolated completion time on `gpus` GPUs of `type`: its trials alone, with their
+// app scheduler, each trial capped at the share.
+double isolated_app(const std::vector<JobSpec>& trials, const Cluster& cluster,
+                    const Catalog& catalog, int type, int gpus, const SimOptions& iso) {
+  double first = trials.front().submit_time;
+  for (const auto& t : trials) first = std::min(first, t.submit_time);
+  std::vector<JobSpec> alone = trials;
+  for (auto& s : alone) {
+    if (!catalog.get(s.model).gpu(cluster.types[type].name)) return -1;
+    s.submit_time -= first;
+    s.max_gpus = s.max_gpus ? std::min(s.max_gpus, gpus) : gpus;
+    if (s.min_gpus > gpus) s.min_gpus = gpus;
+    if (s.gpus > gpus) s.gpus = gpus;
+  }
+  SimResult r = simulate(exact_share_cluster(cluster, type, gpus), catalog, alone, iso);
+  double end = 0;
+  for (const auto& j : r.jobs) end = std::max(end, j.completion);
+  return end;
+}
+
+// Finish-time fairness per app (Themis §4.3.2 with Sia's Eq. 6 over GPU types): an app of
+// one has its job's rho; a search is simulated alone on its fair share, cluster-GPUs over
+// its N_avg (whole nodes interpolated linearly above one node's GPUs).
+void add_app_fairness(SimResult& result, const Cluster& cluster, const Catalog& catalog,
+                      const std::vector<JobSpec>& workload, const SimOptions& iso) {
+  if (result.apps.empty()) return;
+  std::map<std::string, std::vector<JobSpec>> trials;
+  std::map<std::string, std::size_t> job_of;
+  for (std::size_t i = 0; i < workload.size(); ++i) {
+    if (workload[i].app.empty()) {
+      job_of[workload[i].name] = i;
+    } else {
+      trials[workload[i].app].push_back(workload[i]);
+    }
+  }
+  struct Need {
+    std::size_t app;
+    int type, gpus;
+  };
+  std::vector<Need> work;
+  for (std::size_t a = 0; a < result.apps.size(); ++a) {
+    AppResult& ar = result.apps[a];
+    if (!trials.count(ar.name)) {
+      const JobResult& jr = result.jobs[job_of.at(ar.name)];
+      ar.rho = jr.rho;
+      ar.isolated_act = jr.isolated_jct;
+      continue;
+    }
+    for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+      const int gpn = cluster.types[t].gpus_per_node;
+      const double share = cluster.types[t].capacity() / std::max(1.0, ar.contention);
+      const auto [lo, hi] = app_sizes(share, gpn);
+      std::set<int> sizes{lo, hi};
+      for (int g : sizes) work.push_back({a, static_cast<int>(t), g});
+    }
+  }
+  std::vector<double> act(work.size(), -1);
+  const std::vector<std::string> errors = run_parallel(work.size(), [&](std::size_t k) {
+    act[k] = isolated_app(trials.at(result.apps[work[k].app].name), cluster, catalog, work[k].type,
+                          work[k].gpus, iso);
+  });
+  std::map<std::tuple<std::size_t, int, int>, double> got;
+  for (std::size_t k = 0; k < work.size(); ++k) {
+    if (!errors[k].empty()) {
+      throw Error(ExitStatus::software,
+                  "isolated run of app " + result.apps[work[k].app].name + ": " + errors[k]);
+    }
+    got[{work[k].app, work[k].type, work[k].gpus}] = act[k];
+  }
+  for (std::size_t a = 0; a < result.apps.size(); ++a) {
+    AppResult& ar = result.apps[a];
+    if (!trials.count(ar.name)) continue;
+    const double offset = std::fmod(ar.submission, iso.round);
+    double weight = 0, rho_sum = 0, act_sum = 0;
+    for (std::size_t t = 0; t < cluster.types.size(); ++t) {
+      const int gpn = cluster.types[t].gpus_per_node;
+      const double share = cluster.types[t].capacity() / std::max(1.0, ar.contention);
+      const auto [lo, hi] = app_sizes(share, gpn);
+      const double x = got.at({a, static_cast<int>(t), lo});
+      const double y = got.at({a, static_cast<int>(t), hi});
+      if (x < 0 || y < 0) continue;
+      double j = share < 1 ? x / share : hi == lo ? x : x + (share - lo) / (hi - lo) * (y - x);
+      j = std::max(1.0, j - offset);
+      const int cap = cluster.types[t].capacity();
+      weight += cap;
+      act_sum += cap * j;
+      rho_sum += cap * (ar.act / j);
+    }
+    if (weight <= 0) continue;
+    ar.isolated_act = act_sum / weight;
+    ar.rho = iso.reference ? ar.act / *ar.isolated_act : rho_sum / weight;
+  }
 }
 
 }  // namespace
@@ -65,6 +208,7 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
     if (*lo < 1) *lo = *hi = 1;
   };
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
+    if (result.jobs[i].stopped) continue;  // its isolated run is its app's
     for (std::size_t t = 0; t < cluster.types.size(); ++t) {
       // A type the job may not use has no isolated run: the job would never start there.
       if (!workload[i].allows_type(cluster.types[t].name)) continue;
@@ -78,32 +222,19 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
   }
   std::vector<std::pair<Key, Need>> work(needed.begin(), needed.end());
   std::vector<double> jcts(work.size(), -1);
-  std::vector<std::string> errors(work.size());
-  std::atomic<std::size_t> next{0};
-  auto run = [&] {
-    for (std::size_t k = next++; k < work.size(); k = next++) {
-      const Need& n = work[k].second;
-      JobSpec alone = n.spec;
-      alone.submit_time = 0;
-      alone.max_gpus = n.gpus;
-      if (alone.min_gpus > n.gpus) alone.min_gpus = n.gpus;
-      if (alone.gpus > n.gpus) alone.gpus = n.gpus;
-      try {
-        if (catalog.get(n.spec.model).gpu(cluster.types[n.type].name)) {
-          SimResult r = simulate(one_type_cluster(cluster, n.type, n.gpus), catalog, {alone}, iso);
-          jcts[k] = r.jobs.front().jct;
-        }
-      } catch (const std::exception& e) {
-        errors[k] = e.what();
-      }
+  const std::vector<std::string> errors = run_parallel(work.size(), [&](std::size_t k) {
+    const Need& n = work[k].second;
+    JobSpec alone = n.spec;
+    alone.submit_time = 0;
+    alone.app.clear();  // a trial alone runs to its end
+    alone.max_gpus = n.gpus;
+    if (alone.min_gpus > n.gpus) alone.min_gpus = n.gpus;
+    if (alone.gpus > n.gpus) alone.gpus = n.gpus;
+    if (catalog.get(n.spec.model).gpu(cluster.types[n.type].name)) {
+      SimResult r = simulate(one_type_cluster(cluster, n.type, n.gpus), catalog, {alone}, iso);
+      jcts[k] = r.jobs.front().jct;
     }
-  };
-  const unsigned threads =
-      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), work.size()));
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < threads; ++w) pool.emplace_back(run);
-  run();
-  for (auto& t : pool) t.join();
+  });
   for (std::size_t k = 0; k < work.size(); ++k) {
     if (!errors[k].empty()) {
       throw Error(ExitStatus::software,
@@ -117,6 +248,7 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
     JobResult& jr = result.jobs[i];
     const JobSpec& spec = workload[i];
+    if (jr.stopped) continue;
     // Waiting for the first round boundary is part of the shared JCT; an isolated run
     // that starts at a boundary waits a whole round, this job waited less.
     const double offset = std::fmod(spec.submit_time, options.round);
@@ -152,6 +284,7 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
       jr.rho = rho_sum / weight;
     }
   }
+  add_app_fairness(result, cluster, catalog, workload, iso);
 }
 
 }  // namespace sia

@@ -56,6 +56,21 @@ SimSummary summarize(const SimResult& r, bool reference) {
   }
   s.contention_mean = n ? csum / n : 0;
   s.queue_mean = n ? qsum / n : 0;
+  if (!r.apps.empty()) {
+    double act = 0;
+    int unfair_apps = 0;
+    for (const auto& a : r.apps) {
+      act += a.act;
+      if (!a.rho) continue;
+      ++s.app_rho_count;
+      unfair_apps += *a.rho > 1.0;
+      s.worst_app_rho = std::max(s.worst_app_rho, *a.rho);
+    }
+    s.apps = static_cast<int>(r.apps.size());
+    s.avg_act = act / r.apps.size();
+    s.unfair_app_fraction =
+        s.app_rho_count ? static_cast<double>(unfair_apps) / s.app_rho_count : 0;
+  }
   if (!r.policy_runtimes.empty()) {
     s.policy_runtime_median = nearest_rank(r.policy_runtimes, 50);
     s.policy_runtime_p95 = nearest_rank(r.policy_runtimes, 95);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -114,7 +115,16 @@ void SimJob::step(double seconds, Estimator& estimator) {
   rescale_left_ -= delay;
   seconds -= delay;
   GroundTruth& truth = *truth_[type_];
+  const double cap = limit_ < 1 ? limit_ * validation_->progress_at(validation_->max_epochs())
+                                : std::numeric_limits<double>::infinity();
   while (seconds > 0 && !completion_) {
+    if (progress_ >= cap) {  // at its rung: idle, holding the GPUs, to the round's end
+      clock_ += seconds;
+      attained_ += seconds * g;
+      gpu_seconds_[type_] += seconds * g;
+      seconds = 0;
+      break;
+    }
     const int nodes = static_cast<int>(placement_.size());
     const int replicas = g;
     const double local = static_cast<double>(atomic_bsz_) * (accum_steps_ + 1);
@@ -126,13 +136,21 @@ void SimJob::step(double seconds, Estimator& estimator) {
     observe(nodes, replicas, atomic_bsz_, t, gs, estimator);
     const double iter = t.step + (t.step - t.sync) * accum_steps_;
     const double rate = gain / iter * calibration_;
-    const double next = validation_->progress_at(epoch_ + 1);
+    const double epoch_end = validation_->progress_at(epoch_ + 1);
+    const double next = std::min(epoch_end, cap);
     if (progress_ + rate * seconds < next) {
       progress_ += rate * seconds;
       clock_ += seconds;
       attained_ += seconds * g;
       gpu_seconds_[type_] += seconds * g;
       seconds = 0;
+    } else if (next < epoch_end) {  // the rung, inside an epoch
+      const double delta = std::nearbyint((next - progress_) / rate);
+      progress_ = next;
+      clock_ += delta;
+      attained_ += delta * g;
+      gpu_seconds_[type_] += delta * g;
+      seconds -= delta;
     } else {
       // Epoch boundary: whole seconds, ties to even (as Python's round).
       const double delta = std::nearbyint((next - progress_) / rate);
@@ -207,6 +225,11 @@ void SimJob::show_true_rates(GoodputRow& row) const {
     const double iteration = st.step + (st.step - st.sync) * s;
     if (iteration > 0) e.throughput = batch * calibration_ / iteration;
   }
+}
+
+double SimJob::fraction() const {
+  const double target = validation_->progress_at(validation_->max_epochs());
+  return target > 0 ? std::min(1.0, progress_ / target) : 1.0;
 }
 
 JobState& SimJob::scheduler_view(double now, const std::optional<Config>& decided) {

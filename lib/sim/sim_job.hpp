@@ -48,6 +48,18 @@ class SimJob {
   // (entries outside the measurements keep the estimate). The published simulator's
   // Gavel reads its throughputs so (Subramanya et al., SOSP '23, artifact).
   void show_true_rates(GoodputRow& row) const;
+  // Ends the job early at simulated time `at` (its app scheduler stopped it; call apply()
+  // with no GPUs first). It then counts as completed.
+  void stop(double at) {
+    completion_ = at;
+    stopped_ = true;
+  }
+  bool stopped() const { return stopped_; }
+  // Trains no further than `fraction` of its budget (an app scheduler's rung; 1: no
+  // limit): at the limit it idles, holding its GPUs, until the round ends.
+  void set_limit(double fraction) { limit_ = fraction; }
+  // How far training has come: progress over the progress at the last epoch, 0..1.
+  double fraction() const;
 
   // What the scheduler sees this round (age, restarts, observations, fitted models...).
   JobState& scheduler_view(double now, const std::optional<Config>& decided);
@@ -94,6 +106,8 @@ class SimJob {
   double clock_ = 0;
   double attained_ = 0;
   std::optional<double> completion_;
+  bool stopped_ = false;
+  double limit_ = 1;
   std::vector<double> gpu_seconds_;
   double queued_ = 0;
   std::vector<int> contention_;

@@ -16,8 +16,10 @@
 #include "core/error.hpp"
 #include "os/clock.hpp"
 #include "place/placer.hpp"
+#include "policy/successive_halving.hpp"
 #include "sim/fairness.hpp"
 #include "sim/ground_truth.hpp"
+#include "sim/searches.hpp"
 #include "sim/sim_job.hpp"
 
 namespace sia {
@@ -115,6 +117,48 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
                       SimJobOptions{opts.reference});
   }
 
+  // Apps: each named app's trials and app scheduler; a job without an app is an app of one.
+  struct AppRun {
+    std::string name;
+    std::vector<int> trials;
+    SuccessiveHalving halving;
+    double contention_sum = 0;
+    int contention_rounds = 0;
+  };
+  std::vector<AppRun> apps;
+  std::vector<int> app_of(jobs.size(), -1);
+  std::vector<std::string> stop_reason(jobs.size());
+  // At its phase's budget, waiting for the others (GPUs released; a trial released here is
+  // not active that round, so the next placement starts it afresh).
+  std::vector<char> held(jobs.size(), 0);
+  {
+    std::map<std::string, int> index;
+    for (std::size_t i = 0; i < workload.size(); ++i) {
+      const std::string& a = workload[i].app;
+      auto it = index.find(a.empty() ? "\n" + workload[i].name : a);
+      if (it == index.end()) {
+        AppScheduler sched;
+        std::string metric = "loss";
+        bool minimize = true;
+        for (const auto& spec : opts.apps) {
+          if (!a.empty() && spec.name == a) {
+            sched = spec.scheduler;
+            metric = spec.metric;
+            minimize = spec.minimize;
+          }
+        }
+        it = index.emplace(a.empty() ? "\n" + workload[i].name : a, static_cast<int>(apps.size()))
+                 .first;
+        apps.push_back(
+            {a.empty() ? workload[i].name : a, {}, SuccessiveHalving(sched, metric, minimize)});
+      }
+      app_of[i] = it->second;
+      apps[it->second].trials.push_back(static_cast<int>(i));
+    }
+  }
+  const bool has_apps = std::any_of(workload.begin(), workload.end(),
+                                    [](const JobSpec& s) { return !s.app.empty(); });
+
   SimResult result;
   result.cluster = cluster.name;
   result.policy = opts.policy;
@@ -140,18 +184,66 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   while (done < total && !(opts.horizon > 0 && now >= opts.horizon)) {
     std::vector<char> was_done(total);
     for (int i = 0; i < total; ++i) was_done[i] = jobs[i].completed();
+    // A trial trains no further than its phase's budget (the rung).
+    for (const auto& app : apps) {
+      for (int i : app.trials) jobs[i].set_limit(app.halving.budget());
+    }
     for (auto& j : jobs) j.step(opts.round, est);
     now += opts.round;
     ++round_no;
+    // App schedulers: a trial at its phase's budget waits (its GPUs freed) until every
+    // trial of the phase is there; then the worse ones stop, freed this round.
+    for (auto& app : apps) {
+      std::vector<TrialProgress> survivors;
+      std::vector<int> alive;
+      for (int i : app.trials) {
+        if (jobs[i].completed()) continue;
+        const double f = jobs[i].fraction();
+        survivors.push_back({jobs[i].name(), f, simulated_loss(workload[i], f)});
+        alive.push_back(i);
+      }
+      const int phase = app.halving.phase();
+      const std::vector<HalvingStop> stops = app.halving.close_phase(survivors);
+      if (app.halving.phase() == phase) {
+        // Still waiting for some: the trials at the budget stop training (GPUs freed).
+        for (std::size_t s = 0; s < alive.size(); ++s) {
+          const int i = alive[s];
+          if (held[i] || !app.halving.reached(survivors[s])) continue;
+          held[i] = 1;
+          jobs[i].apply(-1, {}, false, est);
+          decided.erase(jobs[i].name());
+        }
+        continue;
+      }
+      for (int i : app.trials) held[i] = 0;
+      for (const auto& st : stops) {
+        for (int i : app.trials) {
+          if (jobs[i].name() != st.name) continue;
+          jobs[i].apply(-1, {}, false, est);
+          decided.erase(jobs[i].name());
+          jobs[i].stop(now);
+          stop_reason[i] = st.reason;
+        }
+      }
+    }
     done = 0;
     std::vector<int> active, finished_now;
+    std::vector<char> app_active(apps.size(), 0);
     for (int i = 0; i < total; ++i) {
       if (jobs[i].completed()) {
         ++done;
         if (!was_done[i]) finished_now.push_back(i);
       } else if (jobs[i].submission_time() <= now) {
-        active.push_back(i);
+        app_active[app_of[i]] = 1;
+        if (!held[i]) active.push_back(i);
       }
+    }
+    const int active_apps =
+        static_cast<int>(std::count(app_active.begin(), app_active.end(), char{1}));
+    for (std::size_t a = 0; a < apps.size(); ++a) {
+      if (!app_active[a]) continue;
+      apps[a].contention_sum += active_apps;
+      ++apps[a].contention_rounds;
     }
     RoundRecord rec;
     rec.t = now;
@@ -170,6 +262,12 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
             now, d == decided.end() ? std::optional<Config>() : std::optional<Config>(d->second));
         m.jobs.push_back(est.estimate_job(view));
         if (true_rates) jobs[i].show_true_rates(m.jobs.back());
+        if (!workload[i].app.empty()) {
+          const AppRun& app = apps[app_of[i]];
+          m.jobs.back().app =
+              AppRef{app.name, static_cast<int>(app.trials.size()), app.halving.eta(),
+                     app.halving.halving() ? app.halving.phases() : 1, app.halving.phase()};
+        }
         order.push_back(jobs[i].name());
         views.push_back(&view);
       }
@@ -214,7 +312,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       }
       for (int i : active) {
         SimJob& job = jobs[i];
-        job.contention().push_back(static_cast<int>(active.size()));
+        job.contention().push_back(active_apps);
         const JobPlacement* now_p = place_now.find(job.name());
         const JobPlacement* before = prev_place ? prev_place->find(job.name()) : nullptr;
         if (!same_nodes(now_p, before, !opts.reference)) {
@@ -275,12 +373,17 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     }
   }
 
+  std::vector<int> result_at(jobs.size(), -1);  // a job's index in result.jobs
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const SimJob& j = jobs[i];
     if (!j.completion_time()) continue;  // past the horizon
+    result_at[i] = static_cast<int>(result.jobs.size());
     JobResult r;
     r.name = j.name();
     r.model = j.state().spec.model;
+    r.app = workload[i].app;
+    r.stopped = j.stopped();
+    r.stop_reason = stop_reason[i];
     r.submission = j.submission_time();
     r.completion = *j.completion_time();
     r.jct = r.completion - r.submission;
@@ -300,6 +403,32 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     for (int x : j.contention()) c += x;
     r.contention = j.contention().empty() ? 0 : c / j.contention().size();
     result.jobs.push_back(std::move(r));
+  }
+  if (has_apps) {
+    for (const auto& app : apps) {
+      // An app with a trial past the horizon has not completed: left out, as its jobs are.
+      if (std::any_of(app.trials.begin(), app.trials.end(),
+                      [&](int i) { return result_at[i] < 0; })) {
+        continue;
+      }
+      AppResult ar;
+      ar.name = app.name;
+      ar.trials = static_cast<int>(app.trials.size());
+      ar.submission = result.jobs[result_at[app.trials.front()]].submission;
+      for (int i : app.trials) {
+        const JobResult& jr = result.jobs[result_at[i]];
+        ar.stopped += jr.stopped;
+        ar.submission = std::min(ar.submission, jr.submission);
+        ar.completion = std::max(ar.completion, jr.completion);
+        if (!jr.stopped && !workload[i].app.empty()) {
+          const double m = simulated_loss(workload[i], 1.0);
+          ar.best_metric = ar.best_metric ? std::min(*ar.best_metric, m) : m;
+        }
+      }
+      ar.act = ar.completion - ar.submission;
+      ar.contention = app.contention_rounds ? app.contention_sum / app.contention_rounds : 0;
+      result.apps.push_back(std::move(ar));
+    }
   }
   if (opts.fairness && opts.horizon == 0) {
     SimOptions with_store = opts;

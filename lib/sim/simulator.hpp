@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/app_spec.hpp"
 #include "core/cluster.hpp"
 #include "core/job_spec.hpp"
 #include "model/catalog.hpp"
@@ -43,20 +44,39 @@ struct SimOptions {
   // Ground truth to share between runs (isolated fair-share runs reuse the workload's);
   // made on demand when null.
   std::shared_ptr<TruthStore> truths;
+  // The app schedulers of the workload's apps (core/app_spec.hpp); a job naming an app not
+  // listed here is a trial of an app without one (every trial runs to the end).
+  std::vector<AppSpec> apps;
 };
 
 struct JobResult {
   std::string name;
   std::string model;
+  std::string app;       // empty: an app of one
+  bool stopped = false;  // its app scheduler stopped it (completion: when)
+  std::string stop_reason;
   double submission = 0;
   double completion = 0;
   double jct = 0;
   int restarts = 0;
-  double queued = 0;                   // seconds active without GPUs
-  std::vector<double> gpu_seconds;     // per cluster GPU type (held, incl. restore)
-  double contention = 0;               // mean active jobs over the rounds it was active
+  double queued = 0;                // seconds active without GPUs
+  std::vector<double> gpu_seconds;  // per cluster GPU type (held, incl. restore)
+  double contention = 0;  // mean active apps (a job without an app is one) over its rounds
   std::optional<double> isolated_jct;  // alone on its fair share
   std::optional<double> rho;           // finish-time fairness
+};
+
+// An app (Themis' unit of fairness, Mahajan et al., NSDI '20): a search's trials, or a job
+// without an app alone. It finishes when its last trial does.
+struct AppResult {
+  std::string name;
+  int trials = 1, stopped = 0;
+  double submission = 0, completion = 0;
+  double act = 0;                      // app completion time: completion - submission
+  double contention = 0;               // N_avg: mean active apps over its rounds
+  std::optional<double> best_metric;   // a search's best trial's metric at its end
+  std::optional<double> isolated_act;  // alone on its fair share
+  std::optional<double> rho;           // finish-time fairness of the app
 };
 
 struct RoundJob {
@@ -93,6 +113,9 @@ struct SimSummary {
   double policy_runtime_median = 0, policy_runtime_p95 = 0;  // seconds (wall clock)
   double round_runtime_median = 0, round_runtime_p95 = 0;    // estimate + policy, seconds
   int rounds = 0;
+  // Per app (filled when the workload has apps; a job without an app is an app of one).
+  int apps = 0, app_rho_count = 0;
+  double avg_act = 0, unfair_app_fraction = 0, worst_app_rho = 0;
 };
 
 struct SimResult {
@@ -103,6 +126,7 @@ struct SimResult {
   double round = 60;
   std::vector<std::string> gpu_types;
   std::vector<JobResult> jobs;  // workload order
+  std::vector<AppResult> apps;  // when the workload has apps: in order of first trial
   std::vector<RoundRecord> rounds;
   std::vector<double> policy_runtimes;  // seconds per round (wall clock)
   std::vector<double> round_runtimes;   // the estimate and the policy together, per round

@@ -6,6 +6,7 @@ sia_module(sim
   sim/sim_job.cpp
   sim/workload.cpp
   sim/workload_transform.cpp
+  sim/searches.cpp
   sim/simulator.cpp
   sim/fairness.cpp
   sim/metrics.cpp

@@ -62,12 +62,13 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
   return out;
 }
 
-std::vector<JobSpec> read_workload(const std::string& file, const Catalog& catalog) {
-  return parse_workload(read_input(file), file, catalog);
+std::vector<JobSpec> read_workload(const std::string& file, const Catalog& catalog,
+                                   std::vector<AppSpec>* apps) {
+  return parse_workload(read_input(file), file, catalog, apps);
 }
 
 std::vector<JobSpec> parse_workload(std::string_view text, const std::string& file,
-                                    const Catalog& catalog) {
+                                    const Catalog& catalog, std::vector<AppSpec>* apps) {
   const bool csv = file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
   if (csv) return parse_workload_csv(text, display_name(file), catalog);
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
@@ -75,16 +76,30 @@ std::vector<JobSpec> parse_workload(std::string_view text, const std::string& fi
   }
   std::vector<JobSpec> out;
   std::set<std::string> names;
-  for (const auto& d : parse_documents(text, file, {"JobSpec", "Jobs"})) {
-    auto add = [&](const Node& n) {
-      JobSpec s = parse_job_spec(n);
+  std::set<std::string> app_names;
+  for (const auto& d : parse_documents(text, file, {"JobSpec", "Jobs", "App"})) {
+    auto add_spec = [&](const Node& n, JobSpec s) {
       if (!names.insert(s.name).second) n.at("name").fail("duplicate job \"" + s.name + "\"");
       if (!s.model.empty() && !catalog.has(s.model)) {
         n.at("model").fail("unknown model \"" + s.model + "\"");
       }
       out.push_back(std::move(s));
     };
-    if (d.kind == "JobSpec") {
+    auto add = [&](const Node& n) { add_spec(n, parse_job_spec(n)); };
+    if (d.kind == "App") {
+      AppSpec a = parse_app_spec(d.data());
+      if (!app_names.insert(a.name).second)
+        d.data().at("name").fail("duplicate app \"" + a.name + "\"");
+      for (auto& t : expand_trials(a, display_name(file))) {
+        Node tn = d.data().at("template");
+        if (names.count(t.name)) tn.fail("trial \"" + t.name + "\" duplicates a job name");
+        if (!t.model.empty() && !catalog.has(t.model)) {
+          tn.fail("unknown model \"" + t.model + "\"");
+        }
+        add_spec(tn, std::move(t));
+      }
+      if (apps) apps->push_back(std::move(a));
+    } else if (d.kind == "JobSpec") {
       add(d.data());
     } else {
       d.data().at("jobs").each(add);

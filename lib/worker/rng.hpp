@@ -8,18 +8,12 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/hash64.hpp"
+
 namespace sia::worker {
 
-inline std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// A hash of a seed and up to two counters.
-inline std::uint64_t hash64(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0) {
-  return mix64(mix64(mix64(seed + 0x9e3779b97f4a7c15ULL) ^ a) + b * 0x9e3779b97f4a7c15ULL);
-}
+using sia::hash64;
+using sia::mix64;
 
 class Rng {
  public:
@@ -28,8 +22,8 @@ class Rng {
     state_ += 0x9e3779b97f4a7c15ULL;
     return mix64(state_);
   }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  std::uint64_t below(std::uint64_t n) { return next() % n; }                 // n > 0; bias < 2^-40
+  double uniform() { return unit_interval(next()); }           // [0, 1)
+  std::uint64_t below(std::uint64_t n) { return next() % n; }  // n > 0; bias < 2^-40
   double normal() {  // Box-Muller; one of the pair is dropped for simplicity
     double u1 = uniform();
     double u2 = uniform();

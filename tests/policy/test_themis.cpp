@@ -649,3 +649,46 @@ TEST_CASE("themis: the simulator runs a small workload to the end", "[themis]") 
   }
   CHECK(a.round == 360);
 }
+
+// ---------------------------------------------------------------------------------------
+// Multi-job apps (Themis §4.3.2).
+
+TEST_CASE("themis: a search's trials bid as one app, N counts apps", "[themis][app]") {
+  const Cluster c = cluster_with({{"t4", 4, 2}});
+  // Four 2-GPU trials of a search in its first of 3 phases (eta 2), and a 4-GPU job that
+  // has waited longer. Two apps: N = 2 for every row, trials included.
+  std::vector<GoodputRow> rows;
+  for (int i = 0; i < 4; ++i) {
+    GoodputRow r = gang_job(c, "s-" + std::to_string(i), 2, {1.0}, 100, 0, 800);
+    r.app = AppRef{"s", 4, 2, 3, 0};
+    rows.push_back(r);
+  }
+  rows.push_back(gang_job(c, "J", 4, {1.0}, 5000, 0, 1000));
+  auto p = make_themis_policy(options(0.8));
+  Allocation a = p->allocate(matrix_of(c, rows), std::nullopt);
+  json s = state_of(a);
+  CHECK(s["jobs"]["s-0"]["contention_sum"] == 2.0);
+  CHECK(s["jobs"]["J"]["contention_sum"] == 2.0);
+  // Of the two units (f = 0.8: one bids) J is further from fair and wins its gang; the
+  // app takes the other node as a leftover, trial by trial.
+  REQUIRE(config_of(a, "J"));
+  CHECK(s["jobs"]["J"]["lease"]["how"] == "auction");
+  int trials_running = 0;
+  for (int i = 0; i < 4; ++i) trials_running += config_of(a, "s-" + std::to_string(i)).has_value();
+  CHECK(trials_running == 2);
+
+  // With f = 0 both units bid; the app's bids hold several trials at once (one bid, one
+  // rho for the app), and the offer of 8 GPUs is shared with no GPU idle.
+  auto q = make_themis_policy(options(0));
+  Allocation b = q->allocate(matrix_of(c, rows), std::nullopt);
+  int gpus = 0;
+  for (const auto& ja : b.jobs) gpus += ja.config ? ja.config->gpus : 0;
+  CHECK(gpus == 8);
+  int won = 0;
+  json t = state_of(b);
+  for (int i = 0; i < 4; ++i) {
+    const json& j = t["jobs"]["s-" + std::to_string(i)];
+    if (j.contains("lease") && j["lease"]["how"] == "auction") ++won;
+  }
+  CHECK(won >= 1);
+}

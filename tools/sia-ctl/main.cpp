@@ -86,6 +86,11 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
   s.add_option("--max-jobs", sim.max_jobs, "Refuse a workload of more jobs than this")
       ->check(CLI::Range(1L, 100000000L))
       ->capture_default_str();
+  s.add_option("--searches", sim.searches,
+               "Group this share of the jobs (0 to 1) into hyper-parameter searches of 8-100 "
+               "trials run with successive halving (eta 2, 3 phases)");
+  s.add_option("--search-seed", sim.search_seed, "Seed of --searches' grouping and sampling")
+      ->capture_default_str();
 }
 
 int run_simulate(Flags& f) {

@@ -17,6 +17,7 @@
 #include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "sim/searches.hpp"
 #include "sim/workload.hpp"
 #include "sim/workload_transform.hpp"
 
@@ -68,24 +69,48 @@ std::vector<std::string> workload_files(const std::string& path) {
 }
 
 json summary_json(const SimSummary& s) {
-  return json{{"jobs", s.jobs},
-              {"avg_jct", s.avg_jct},
-              {"median_jct", s.median_jct},
-              {"p99_jct", s.p99_jct},
-              {"makespan", s.makespan},
-              {"gpu_hours_per_job", s.gpu_hours_per_job},
-              {"restarts_per_job", s.restarts_per_job},
-              {"contention_mean", s.contention_mean},
-              {"contention_max", s.contention_max},
-              {"queue_mean", s.queue_mean},
-              {"queue_max", s.queue_max},
-              {"unfair_fraction", s.unfair_fraction},
-              {"worst_rho", s.worst_rho},
-              {"policy_runtime_median", s.policy_runtime_median},
-              {"policy_runtime_p95", s.policy_runtime_p95},
-              {"round_runtime_median", s.round_runtime_median},
-              {"round_runtime_p95", s.round_runtime_p95},
-              {"rounds", s.rounds}};
+  json out{{"jobs", s.jobs},
+           {"avg_jct", s.avg_jct},
+           {"median_jct", s.median_jct},
+           {"p99_jct", s.p99_jct},
+           {"makespan", s.makespan},
+           {"gpu_hours_per_job", s.gpu_hours_per_job},
+           {"restarts_per_job", s.restarts_per_job},
+           {"contention_mean", s.contention_mean},
+           {"contention_max", s.contention_max},
+           {"queue_mean", s.queue_mean},
+           {"queue_max", s.queue_max},
+           {"unfair_fraction", s.unfair_fraction},
+           {"worst_rho", s.worst_rho},
+           {"policy_runtime_median", s.policy_runtime_median},
+           {"policy_runtime_p95", s.policy_runtime_p95},
+           {"round_runtime_median", s.round_runtime_median},
+           {"round_runtime_p95", s.round_runtime_p95},
+           {"rounds", s.rounds}};
+  if (s.apps > 0) {
+    out["apps"] = s.apps;
+    out["avg_act"] = s.avg_act;
+    out["unfair_app_fraction"] = s.unfair_app_fraction;
+    out["worst_app_rho"] = s.worst_app_rho;
+  }
+  return out;
+}
+
+json app_json(const AppResult& a, const SimResult& r) {
+  json out{{"type", "app"},
+           {"workload", r.workload},
+           {"policy", r.policy},
+           {"name", a.name},
+           {"trials", a.trials},
+           {"stopped", a.stopped},
+           {"submission", a.submission},
+           {"completion", a.completion},
+           {"act", a.act},
+           {"contention", a.contention}};
+  out["best_metric"] = a.best_metric ? json(*a.best_metric) : json(nullptr);
+  out["isolated_act"] = a.isolated_act ? json(*a.isolated_act) : json(nullptr);
+  out["rho"] = a.rho ? json(*a.rho) : json(nullptr);
+  return out;
 }
 
 json job_json(const JobResult& j, const SimResult& r) {
@@ -105,6 +130,11 @@ json job_json(const JobResult& j, const SimResult& r) {
            {"contention", j.contention}};
   out["isolated_jct"] = j.isolated_jct ? json(*j.isolated_jct) : json(nullptr);
   out["rho"] = j.rho ? json(*j.rho) : json(nullptr);
+  if (!j.app.empty()) {
+    out["app"] = j.app;
+    out["status"] = j.stopped ? "stopped" : "completed";
+    if (j.stopped) out["stop_reason"] = j.stop_reason;
+  }
   return out;
 }
 
@@ -140,6 +170,7 @@ SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
   double makespan = 0, cmean = 0, qmean = 0, cmax = 0, qmax = 0;
   for (const auto& r : rs) {
     all.jobs.insert(all.jobs.end(), r.jobs.begin(), r.jobs.end());
+    all.apps.insert(all.apps.end(), r.apps.begin(), r.apps.end());
     all.policy_runtimes.insert(all.policy_runtimes.end(), r.policy_runtimes.begin(),
                                r.policy_runtimes.end());
     all.round_runtimes.insert(all.round_runtimes.end(), r.round_runtimes.begin(),
@@ -185,6 +216,13 @@ std::string summary_table(const std::string& title, const SimSummary& s) {
   t.add(
       {"unfair jobs (rho > 1)", s.rho_jobs ? cli::fixed(100 * s.unfair_fraction, 1) + " %" : "-"});
   t.add({"worst rho", s.rho_jobs ? cli::fixed(s.worst_rho, 2) : "-"});
+  if (s.apps > 0) {
+    t.add({"apps", std::to_string(s.apps)});
+    t.add({"average app completion time", hours(s.avg_act)});
+    t.add({"unfair apps (rho > 1)",
+           s.app_rho_count ? cli::fixed(100 * s.unfair_app_fraction, 1) + " %" : "-"});
+    t.add({"worst app rho", s.app_rho_count ? cli::fixed(s.worst_app_rho, 2) : "-"});
+  }
   t.add({"policy runtime median (p95)",
          ms(s.policy_runtime_median) + " (" + ms(s.policy_runtime_p95) + ")"});
   return title + "\n" + t.render();
@@ -205,7 +243,18 @@ std::string comparison_table(const std::string& title, const std::vector<std::st
            s[i].rho_jobs ? cli::fixed(s[i].worst_rho, 2) : "-", ms(s[i].policy_runtime_median),
            ms(s[i].policy_runtime_p95)});
   }
-  return title + "\n" + t.render();
+  std::string out = title + "\n" + t.render();
+  if (s[0].apps > 0) {
+    cli::Table a({"policy", "apps", "avg app completion", "unfair apps", "worst app rho"});
+    for (int c = 1; c <= 4; ++c) a.right_align(c);
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      a.add({policies[i], std::to_string(s[i].apps), hours(s[i].avg_act),
+             s[i].app_rho_count ? cli::fixed(100 * s[i].unfair_app_fraction, 1) + " %" : "-",
+             s[i].app_rho_count ? cli::fixed(s[i].worst_app_rho, 2) : "-"});
+    }
+    out += "\napps\n" + a.render();
+  }
+  return out;
 }
 
 }  // namespace
@@ -253,14 +302,29 @@ int run_simulate(const SimulateArgs& a) {
   }
   const auto files = workload_files(workload_path);
   std::vector<std::vector<JobSpec>> workloads;
-  for (const auto& f : files) {
-    std::vector<JobSpec> jobs = scale_workload(read_workload(f, catalog), a.scale);
+  std::vector<std::vector<AppSpec>> workload_apps(files.size());
+  for (std::size_t w = 0; w < files.size(); ++w) {
+    const std::string& f = files[w];
+    std::vector<JobSpec> jobs = read_workload(f, catalog, &workload_apps[w]);
+    if (a.scale > 1 && !workload_apps[w].empty()) {
+      throw Error(ExitStatus::usage, display_name(f) + ": --scale copies jobs, not apps: a "
+                                                       "workload with App documents runs at "
+                                                       "--scale 1");
+    }
+    jobs = scale_workload(std::move(jobs), a.scale);
     if (static_cast<long>(jobs.size()) > a.max_jobs) {
       throw Error(ExitStatus::data, display_name(f) + ": " + std::to_string(jobs.size()) +
                                         " jobs, more than the limit of " +
                                         std::to_string(a.max_jobs) + " (--max-jobs raises it)");
     }
     assign_categories(jobs, a.rigid_share, a.strong_share, a.category_seed);
+    if (a.searches) {
+      // After the categories: a search's trials take its first job's settings, category too.
+      SearchOptions so;
+      so.share = *a.searches;
+      so.seed = a.search_seed;
+      for (auto& app : add_searches(jobs, so)) workload_apps[w].push_back(app);
+    }
     workloads.push_back(std::move(jobs));
   }
   for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it
@@ -289,6 +353,7 @@ int run_simulate(const SimulateArgs& a) {
     o.profiling = profiling;
     o.horizon = a.horizon ? *a.horizon : 0;
     o.record_rounds = !a.events_out.empty();
+    o.apps = workload_apps[t.workload];
     o.round = a.round ? *a.round : a.options.round > 0 ? a.options.round : default_round(o.policy);
     if (!a.options.save_rounds_dir.empty()) {
       fs::path d = a.options.save_rounds_dir;
@@ -376,6 +441,9 @@ int run_simulate(const SimulateArgs& a) {
   for (const auto& per : results) {
     for (const auto& r : per) {
       for (const auto& j : r.jobs) job_records.push_back(job_json(j, r));
+      for (const auto& ap : r.apps) {
+        if (ap.trials > 1 || ap.stopped) job_records.push_back(app_json(ap, r));
+      }
       for (const auto& rec : r.rounds) round_records.push_back(round_json(rec, r));
     }
   }

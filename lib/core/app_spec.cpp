@@ -1,0 +1,201 @@
+#include "core/app_spec.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "core/hash64.hpp"
+
+namespace sia {
+
+namespace {
+
+std::string format_value(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Replaces {app}, {trial} and {NAME} in every string of `j`.
+void fill(nlohmann::json& j, const std::map<std::string, std::string>& values,
+          const std::string& where) {
+  if (j.is_object() || j.is_array()) {
+    for (auto& v : j) fill(v, values, where);
+    return;
+  }
+  if (!j.is_string()) return;
+  const std::string s = j.get<std::string>();
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] != '{') {
+      out += s[i++];
+      continue;
+    }
+    const std::size_t close = s.find('}', i);
+    if (close == std::string::npos)
+      throw Error(ExitStatus::data, where + ": unclosed '{' in \"" + s + "\"");
+    const std::string key = s.substr(i + 1, close - i - 1);
+    auto it = values.find(key);
+    if (it == values.end()) {
+      throw Error(ExitStatus::data, where + ": unknown placeholder {" + key +
+                                        "} (expected {app}, {trial} or a hyper-parameter name)");
+    }
+    out += it->second;
+    i = close + 1;
+  }
+  j = out;
+}
+
+}  // namespace
+
+const char* to_string(AppSchedulerKind k) {
+  return k == AppSchedulerKind::successive_halving ? "successive-halving" : "none";
+}
+
+double rung_fraction(const AppScheduler& s, int k) {
+  if (s.kind == AppSchedulerKind::none || k >= s.rungs - 1) return 1.0;
+  return std::pow(static_cast<double>(s.eta), -(s.rungs - 1 - k));
+}
+
+AppSpec parse_app_spec(const Node& data) {
+  AppSpec a;
+  if (!data.is_object()) data.expected("an app description (an object)");
+  data.only_keys(
+      {"name", "submit_time", "scheduler", "metric", "direction", "template", "hparams"});
+  Node name = data.at("name");
+  a.name = name.as_string();
+  if (!valid_job_name(a.name) || a.name.size() > kMaxJobName - 8) {
+    name.expected("an app name of letters, digits, '-', '_', '.' (at most 192 characters)");
+  }
+  if (auto n = data.get("submit_time")) a.submit_time = n->number_in(0, kMaxSeconds);
+  if (auto s = data.get("scheduler")) {
+    if (!s->is_object()) s->expected("an object (kind, eta, rungs)");
+    s->only_keys({"kind", "eta", "rungs"});
+    if (auto k = s->get("kind")) {
+      a.scheduler.kind = k->one_of({"none", "successive-halving"}) == "none"
+                             ? AppSchedulerKind::none
+                             : AppSchedulerKind::successive_halving;
+    }
+    if (auto n = s->get("eta")) a.scheduler.eta = static_cast<int>(n->int_in(2, 100));
+    if (auto n = s->get("rungs")) a.scheduler.rungs = static_cast<int>(n->int_in(1, 20));
+  }
+  a.metric = data.string_or("metric", "loss");
+  if (a.metric.empty()) data.at("metric").expected("a report field name");
+  if (auto d = data.get("direction")) a.minimize = d->one_of({"min", "max"}) == "min";
+  if (auto t = data.get("template")) {
+    if (!t->is_object()) t->expected("a job description (an object)");
+    a.trial_template = t->json();
+  }
+  if (auto h = data.get("hparams")) {
+    h->only_keys({"grid", "sample"});
+    if (h->has("grid") == h->has("sample")) h->fail("expected exactly one of grid or sample");
+    if (auto g = h->get("grid")) {
+      if (!g->is_object()) g->expected("an object of hyper-parameter value lists");
+      for (const auto& k : g->keys()) {
+        Node list = g->at(k);
+        std::vector<double> values;
+        list.each([&](const Node& v) { values.push_back(v.as_number()); });
+        if (values.empty()) list.expected("a non-empty list of numbers");
+        a.grid.emplace_back(k, std::move(values));
+      }
+    } else {
+      Node s = h->at("sample");
+      if (!s.is_object()) s.expected("an object (seed, trials, ranges)");
+      a.seed = static_cast<std::uint64_t>(s.at("seed").non_negative_int());
+      a.samples = static_cast<int>(s.at("trials").int_in(1, kMaxAppTrials));
+      for (const auto& k : s.keys()) {
+        if (k == "seed" || k == "trials") continue;
+        Node r = s.at(k);
+        if (!r.is_object()) r.expected("a range {min, max, scale}");
+        r.only_keys({"min", "max", "scale"});
+        HparamRange hr{k, r.at("min").as_number(), r.at("max").as_number(), false};
+        if (auto sc = r.get("scale")) hr.log = sc->one_of({"linear", "log"}) == "log";
+        if (!(hr.min <= hr.max)) r.fail("expected min <= max");
+        if (hr.log && !(hr.min > 0)) r.fail("a log scale needs min > 0");
+        a.ranges.push_back(hr);
+      }
+    }
+  }
+  std::size_t trials = 1;
+  for (const auto& [k, v] : a.grid) {
+    trials *= v.size();
+    if (trials > kMaxAppTrials) data.at("hparams").fail("more than 10000 trials");
+  }
+  if (a.trial_template) expand_trials(a, data.file());  // checks the template
+  return a;
+}
+
+nlohmann::json app_spec_to_json(const AppSpec& a) {
+  nlohmann::json j{{"name", a.name},
+                   {"scheduler",
+                    {{"kind", to_string(a.scheduler.kind)},
+                     {"eta", a.scheduler.eta},
+                     {"rungs", a.scheduler.rungs}}},
+                   {"metric", a.metric},
+                   {"direction", a.minimize ? "min" : "max"}};
+  if (a.submit_time > 0) j["submit_time"] = a.submit_time;
+  if (a.trial_template) j["template"] = *a.trial_template;
+  if (!a.grid.empty()) {
+    nlohmann::json g = nlohmann::json::object();
+    for (const auto& [k, v] : a.grid) g[k] = v;
+    j["hparams"] = {{"grid", g}};
+  } else if (a.samples > 0) {
+    nlohmann::json s{{"seed", a.seed}, {"trials", a.samples}};
+    for (const auto& r : a.ranges) {
+      s[r.name] = {{"min", r.min}, {"max", r.max}, {"scale", r.log ? "log" : "linear"}};
+    }
+    j["hparams"] = {{"sample", s}};
+  }
+  return j;
+}
+
+std::vector<JobSpec> expand_trials(const AppSpec& a, const std::string& file) {
+  std::vector<JobSpec> out;
+  if (!a.trial_template) return out;
+  // Every trial's values: the grid's combinations, or seeded draws.
+  std::vector<std::map<std::string, double>> points;
+  if (!a.grid.empty()) {
+    points.emplace_back();
+    for (const auto& [k, values] : a.grid) {
+      std::vector<std::map<std::string, double>> next;
+      for (const auto& p : points) {
+        for (double v : values) {
+          auto q = p;
+          q[k] = v;
+          next.push_back(std::move(q));
+        }
+      }
+      points = std::move(next);
+    }
+  } else {
+    const int n = a.samples > 0 ? a.samples : 1;
+    for (int i = 0; i < n; ++i) {
+      std::map<std::string, double> p;
+      for (std::size_t r = 0; r < a.ranges.size(); ++r) {
+        const HparamRange& hr = a.ranges[r];
+        const double u = unit_interval(hash64(a.seed, static_cast<std::uint64_t>(i), r));
+        p[hr.name] = hr.log ? std::exp(std::log(hr.min) + u * (std::log(hr.max) - std::log(hr.min)))
+                            : hr.min + u * (hr.max - hr.min);
+      }
+      points.push_back(std::move(p));
+    }
+  }
+  const std::string where = file + ": template";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    char index[24];
+    std::snprintf(index, sizeof index, "%03zu", i);
+    std::map<std::string, std::string> values{{"app", a.name}, {"trial", index}};
+    for (const auto& [k, v] : points[i]) values[k] = format_value(v);
+    nlohmann::json t = *a.trial_template;
+    if (!t.contains("name")) t["name"] = a.name + "-" + index;
+    fill(t, values, where);
+    if (!t.contains("submit_time") && a.submit_time > 0) t["submit_time"] = a.submit_time;
+    JobSpec s = parse_job_spec(Node(t, file, "template"));
+    s.app = a.name;
+    s.hparams = points[i];
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace sia

@@ -1,0 +1,71 @@
+// AppSpec: a hyper-parameter search submitted as one unit of fairness -- Themis' multi-job
+// app (Mahajan et al., NSDI '20, §4.3.2): a name, a trial template (a JobSpec whose strings
+// may hold placeholders), the hyper-parameter values (a grid, or a seeded sampler), the app
+// scheduler that stops the worse trials (successive halving: Jamieson and Talwalkar,
+// AISTATS '16), and the metric and direction trials are ranked on. An App document (in a
+// simulation workload); expand_trials() turns it into the trials' JobSpecs, each carrying
+// the app's name and its own hyper-parameter values.
+// Thread-safety: plain values; the functions are pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/job_spec.hpp"
+#include "core/node.hpp"
+
+namespace sia {
+
+enum class AppSchedulerKind { none, successive_halving };
+
+const char* to_string(AppSchedulerKind k);
+
+// Successive halving in `rungs` phases: phase k (0-based) trains its trials to
+// eta^-(rungs-1-k) of the full budget, then keeps the best ceil(n_k / eta) of them; the
+// last phase trains the survivors to the end. `none` runs every trial to the end.
+struct AppScheduler {
+  AppSchedulerKind kind = AppSchedulerKind::none;
+  int eta = 2;
+  int rungs = 3;
+};
+
+inline constexpr int kMaxAppTrials = 10000;
+
+struct HparamRange {
+  std::string name;
+  double min = 0, max = 0;
+  bool log = false;  // log-uniform (both bounds > 0)
+};
+
+struct AppSpec {
+  std::string name;
+  double submit_time = 0;  // seconds from the start of a workload (simulation)
+  AppScheduler scheduler;
+  std::string metric = "loss";                   // the report field trials are ranked on
+  bool minimize = true;                          // direction: min (a loss) or max (an accuracy)
+  std::optional<nlohmann::json> trial_template;  // JobSpec data with placeholders
+  // Values: a grid (every combination, in key order) or `samples` draws from `ranges`.
+  std::vector<std::pair<std::string, std::vector<double>>> grid;
+  int samples = 0;
+  std::uint64_t seed = 0;
+  std::vector<HparamRange> ranges;
+};
+
+// Validates an App (the data part of an App document).
+AppSpec parse_app_spec(const Node& data);
+nlohmann::json app_spec_to_json(const AppSpec& app);
+
+// The app's trials, named APP-000, APP-001, ... (or the template's name with its
+// placeholders filled): in every string of the template, {app} becomes the app's name,
+// {trial} the trial's index and {NAME} the value of hyper-parameter NAME. Errors (a bad
+// template, an unknown placeholder) name `file` and the field.
+std::vector<JobSpec> expand_trials(const AppSpec& app, const std::string& file);
+
+// The fraction of its full budget a trial trains to in phase `k` of successive halving.
+double rung_fraction(const AppScheduler& s, int k);
+
+}  // namespace sia

@@ -1,0 +1,37 @@
+// Finish-time fairness of a multi-job app (Themis, Mahajan et al., NSDI '20, §4.3.2): a
+// hyper-parameter search run with successive halving bids as one unit with one rho. Which
+// trials will survive is unknown, so the time of future work is estimated with the median
+// iteration time of the app's current trials; the app's remaining time is the current
+// phase's work (packed in waves of the trials the allocation runs at once, and no shorter
+// than its longest trial) plus every later phase's, and its ideal time is the whole
+// schedule alone on its fair share min(cluster GPUs / N_avg, the app's largest demand).
+// Iteration times scale linearly with a trial's GPUs (Themis' model without placement).
+// Thread-safety: pure functions.
+#pragma once
+
+#include <vector>
+
+namespace sia {
+
+struct ThemisApp {
+  std::vector<int> phase_jobs;       // n_k: trials in phase k
+  std::vector<double> phase_budget;  // r_k: a trial's cumulative iterations at phase k's end
+  int phase = 0;                     // k*: the current phase
+  std::vector<double> done;          // iterations done by each trial of phase k*
+  std::vector<double> serial_iter;   // one-GPU iteration time (s) of each trial of phase k*
+  int gpus_per_trial = 1;            // d
+  double elapsed = 0;                // seconds since the app arrived
+};
+
+// Seconds the app still needs holding `gpus` GPUs (infinite below one trial's GPUs).
+double themis_app_remaining(const ThemisApp& app, int gpus);
+// T_sh(G) = elapsed + remaining(G).
+double themis_app_shared_time(const ThemisApp& app, int gpus);
+// T_id: the whole schedule on min(cluster_gpus / n_avg, max_demand) GPUs.
+double themis_app_ideal_time(const ThemisApp& app, double cluster_gpus, double n_avg,
+                             int max_demand);
+// rho(G) = T_sh(G) / T_id.
+double themis_app_rho(const ThemisApp& app, int gpus, double cluster_gpus, double n_avg,
+                      int max_demand);
+
+}  // namespace sia
