@@ -307,9 +307,10 @@ int run_simulate(const SimulateArgs& a) {
     const std::string& f = files[w];
     std::vector<JobSpec> jobs = read_workload(f, catalog, &workload_apps[w]);
     if (a.scale > 1 && !workload_apps[w].empty()) {
-      throw Error(ExitStatus::usage, display_name(f) + ": --scale copies jobs, not apps: a "
-                                                       "workload with App documents runs at "
-                                                       "--scale 1");
+      throw Error(ExitStatus::usage, display_name(f) +
+                                         ": --scale copies jobs, not apps: a "
+                                         "workload with App documents runs at "
+                                         "--scale 1");
     }
     jobs = scale_workload(std::move(jobs), a.scale);
     if (static_cast<long>(jobs.size()) > a.max_jobs) {
