@@ -332,6 +332,11 @@ struct Agent::Impl {
         }
         return;
       }
+      if (e->code == "unknown_node") {  // only an authenticated controller's word counts
+        throw Error(ExitStatus::config, "the controller refuses node " + opt.node + ": " +
+                                            e->error +
+                                            " (give --node a node of the controller's cluster)");
+      }
       log("the controller says: " + e->code + ": " + e->error);
       return;
     }

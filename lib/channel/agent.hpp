@@ -12,6 +12,8 @@
 //     is closed and a fresh one says READY again after a back-off that doubles from
 //     backoff_min to backoff_max and resets once the controller answers. An ERROR
 //     "not_ready" (a restarted controller) gets a READY on the same socket at once;
+//   - an ERROR "unknown_node" (the node is not in the controller's cluster) ends the agent:
+//     step() throws status 78 with the controller's reason;
 //   - fencing: a controller silent for fence_after seconds makes the agent checkpoint-
 //     stop its jobs (once, until the controller is back) and forget its cached ACK.
 // shutdown() stops the jobs unless told to keep them, then says BYE.

@@ -128,13 +128,14 @@ struct Hub::Impl {
     send(rid, ErrorMessage{code, text});
   }
 
-  void refuse(const std::string& rid, const std::string& line) {
+  void refuse(const std::string& rid, const std::string& line,
+              const std::string& code = "refused") {
     log("refused: " + line);
     HubEvent e;
     e.type = HubEventType::refused;
     e.detail = line;
     events.push_back(std::move(e));
-    send_error(rid, "refused", line);
+    send_error(rid, code, line);
   }
 
   void emit(HubEventType type, const Agent& a, std::string detail) {
@@ -219,6 +220,14 @@ struct Hub::Impl {
     } else if (auto it = rid_node.find(rid); it != rid_node.end() && it->second != r.node) {
       refuse(rid, "agent:" + it->second + " (unauthenticated) sent READY claiming node \"" +
                       r.node + "\" on the same connection");
+      return;
+    }
+    if (!opt.nodes.empty() && !opt.nodes.count(r.node)) {
+      refuse(rid,
+             "node \"" + r.node + "\" is not in cluster " +
+                 (opt.cluster_name.empty() ? "" : opt.cluster_name + " ") + "(READY from " +
+                 who(rid, auth) + "); not accepted",
+             "unknown_node");
       return;
     }
     Agent& a = agents[r.node];

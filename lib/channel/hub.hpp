@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct HubOptions {
   std::string bind;  // "tcp://0.0.0.0:7400", "ipc:///run/sia/ctl", "tcp://127.0.0.1:*"
   std::optional<KeyPair> server_key;  // CURVE; mandatory with `allow` off loopback and ipc://
   std::optional<AllowList> allow;
+  // The cluster's nodes: a READY for any other node is refused with an ERROR
+  // "unknown_node" naming it (the agent exits, see agent.hpp). Empty: any node.
+  std::set<std::string> nodes;
+  std::string cluster_name;                                       // for that message
   double heartbeat_interval = kChannelTiming.heartbeat_interval;  // seconds
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;     // missed intervals: down
   double fence_after = kChannelTiming.fence_after;  // seconds of silence: its jobs are lost

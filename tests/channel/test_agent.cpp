@@ -424,3 +424,33 @@ TEST_CASE("a heartbeat carries the RunStatus when a job's state changed", "[agen
   REQUIRE(h->run_status.is_object());
   CHECK(h->run_status["jobs"][0]["log_tail"] == "boom\n");
 }
+
+TEST_CASE("an agent whose node is not in the cluster is refused at READY and exits 78", "[agent]") {
+  TempDir tmp;
+  HubOptions ho = fast_hub("ipc://" + tmp / "ctl");
+  ho.nodes = {"t4-0", "t4-1"};
+  ho.cluster_name = "lab";
+  std::vector<std::string> logged;
+  ho.log = [&](const std::string& l) { logged.push_back(l); };
+  Hub hub(ho, nullptr);
+  FakeNode node;
+  Agent agent(fast_agent(hub.endpoint(), "n9"), node);
+  std::optional<sia::Error> error;
+  std::vector<HubEvent> events;
+  auto end = std::chrono::steady_clock::now() + milliseconds(5000);
+  while (!error && std::chrono::steady_clock::now() < end) {
+    try {
+      agent.step(milliseconds(0));
+    } catch (const sia::Error& e) {
+      error = e;
+    }
+    for (auto& e : hub.poll(milliseconds(5))) events.push_back(std::move(e));
+  }
+  REQUIRE(error);
+  CHECK(error->status() == sia::ExitStatus::config);
+  CHECK(std::string(error->what()).find("node \"n9\" is not in cluster lab") != std::string::npos);
+  CHECK(has_event(events, HubEventType::refused));
+  CHECK_FALSE(has_event(events, HubEventType::ready));
+  CHECK_FALSE(hub.agent("n9"));
+  CHECK(node.applies == 0);
+}

@@ -77,25 +77,32 @@ TEST_CASE("report lines are journaled once, across restarts") {
                        {"round", 1},
                        {"time", 50.0},
                        {"placement", {{"jobs", json::array({placed})}}}}});
-  // Lines about a job t4-1 never ran take one record, not one each.
-  std::vector<ctl::ReportLine> foreign = {{"t4-1", "a", 0, R"({"step":9})", 0},
-                                          {"t4-1", "a", 11, R"({"step":9})", 0},
+  // Lines about a job not placed on t4-1, or unknown, are refused: never journaled, counted,
+  // one warning per (node, job) naming both.
+  std::vector<ctl::ReportLine> foreign = {{"t4-1", "a", 0, R"({"step":999999})", 0},
+                                          {"t4-1", "a", 16, R"({"step":999999})", 0},
                                           {"t4-1", "zz", 0, R"({"step":9})", 0}};
   std::vector<std::string> warned;
-  CHECK(serve::journal_reports(store, book, foreign, 100,
-                               [&](const std::string& w) { warned.push_back(w); }) == 2);
+  ctl::ForeignReports refused([&](const std::string& w) { warned.push_back(w); });
+  CHECK(serve::journal_reports(store, book, foreign, 100, nullptr, refused) == 0);
+  CHECK(serve::journal_reports(store, book, foreign, 101, nullptr, refused) == 0);
   CHECK(book.find("a")->step == 0);
-  CHECK(book.report_next("t4-1", "a") == 22);
-  CHECK(warned.size() == 2);
+  CHECK(book.report_next("t4-1", "a") == 0);
+  CHECK(book.report_next("t4-1", "zz") == 0);
+  CHECK(refused.refused() == 6);
+  REQUIRE(warned.size() == 2);
+  CHECK(warned[0].find("node t4-1: job a:") != std::string::npos);
+  CHECK(warned[1].find("node t4-1: job zz:") != std::string::npos);
+  CHECK(store.load(true, nullptr).report_offsets().empty());
   std::vector<ctl::ReportLine> lines = {{"t4-0", "a", 0, R"({"step":1})", 0},
                                         {"t4-0", "a", 11, R"({"step":2})", 0},
                                         {"t4-0", "a", 0, R"({"step":1})", 0}};
-  CHECK(serve::journal_reports(store, book, lines, 100, nullptr) == 2);
+  CHECK(serve::journal_reports(store, book, lines, 100, nullptr, refused) == 2);
   CHECK(book.report_next("t4-0", "a") == 22);
-  CHECK(serve::journal_reports(store, book, lines, 100, nullptr) == 0);
+  CHECK(serve::journal_reports(store, book, lines, 100, nullptr, refused) == 0);
   ctl::JobBook again = store.load(true, nullptr);
   CHECK(again.report_next("t4-0", "a") == 22);
-  CHECK(serve::journal_reports(store, again, lines, 100, nullptr) == 0);
+  CHECK(serve::journal_reports(store, again, lines, 100, nullptr, refused) == 0);
 }
 
 TEST_CASE("the clients' service journals a submission before it answers") {

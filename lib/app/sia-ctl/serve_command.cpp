@@ -146,6 +146,7 @@ struct Serving {
   ClientService& service;
   ctl::RoundEngine& engine;
   long& reports;  // journaled since the last round's log line
+  const ctl::ForeignReports& foreign;
 };
 
 // Runs one round and logs it; a round that fails is a warning unless the state cannot be
@@ -160,8 +161,11 @@ void run_round(Serving& s) {
     log("round " + std::to_string(r.value("round", std::int64_t{0})) + ": " +
         std::to_string(running) + " placed, " + std::to_string(queued) + " waiting, " +
         std::to_string(r.value("ended", json::array()).size()) + " ended, " +
-        std::to_string(s.reports + r.value("reports", 0)) + " reports (" + fmt(took) +
-        " s, delivery " + fmt(s.driver.last_deliver_seconds()) + " s)");
+        std::to_string(s.reports + r.value("reports", 0)) + " reports" +
+        (s.foreign.refused() > 0
+             ? ", " + std::to_string(s.foreign.refused()) + " refused since the start"
+             : "") +
+        " (" + fmt(took) + " s, delivery " + fmt(s.driver.last_deliver_seconds()) + " s)");
     s.reports = 0;
   } catch (const Error& e) {
     if (e.status() == ExitStatus::io || e.status() == ExitStatus::cant_create) throw;
@@ -236,6 +240,8 @@ int run_serve_command(const ctl::CtlArgs& args) {
   }
   Cluster cluster = read_cluster(cc.cluster);
   channel::HubOptions ho = hub_options(cc);
+  for (const auto& n : cluster.nodes) ho.nodes.insert(n.name);
+  ho.cluster_name = cluster.name;
 
   ctl::StateStore store(cc.state_dir);
   store.create();
@@ -268,8 +274,9 @@ int run_serve_command(const ctl::CtlArgs& args) {
   dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
   dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
   long reports = 0;  // journaled since the last round's log line
+  ctl::ForeignReports foreign(warn);
   dopt.on_reports = [&](std::vector<ctl::ReportLine> lines) {
-    reports += journal_reports(store, book, lines, ctl::wall_clock(), warn);
+    reports += journal_reports(store, book, lines, ctl::wall_clock(), warn, foreign);
   };
   dopt.on_late_ack = [&](const std::string& node, const channel::Ack& ack) {
     if (ack.round != book.round()) return;  // a round that is over; the next one counts
@@ -287,7 +294,7 @@ int run_serve_command(const ctl::CtlArgs& args) {
       (ho.server_key ? " (CURVE, allow-list " + cc.allow + ")" : " (no CURVE: local endpoint)") +
       ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
       " s; " + std::to_string(book.active().size()) + " active jobs");
-  Serving serving{cc, book, store, hub, driver, service, engine, reports};
+  Serving serving{cc, book, store, hub, driver, service, engine, reports, foreign};
   serve_rounds(serving, [] { return cli::stop_signals().load() > 0; });
 
   log("stopping: compacting the state and saying BYE to the agents");
