@@ -39,7 +39,7 @@ struct AgentOptions {
   std::string connect;  // the controller's endpoint
   std::string node;
   Inventory inventory;
-  std::optional<ClientKeys> keys;  // CURVE; mandatory off loopback and ipc://
+  std::optional<ClientKeys> keys;  // CURVE; mandatory on tcp:// (the server key is pinned)
   double heartbeat_interval = kChannelTiming.heartbeat_interval;
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
   double fence_after = kChannelTiming.fence_after;
@@ -53,7 +53,7 @@ struct AgentOptions {
 
 class Agent {
  public:
-  // Status 78: a non-local endpoint without keys, a bad node name or bad intervals.
+  // Status 78: a tcp:// endpoint without keys, a bad node name or bad intervals.
   Agent(AgentOptions options, NodeBackend& node);
   ~Agent();
   Agent(const Agent&) = delete;

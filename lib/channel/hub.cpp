@@ -585,7 +585,8 @@ Hub::Hub(HubOptions options, RequestHandler handler) : impl_(std::make_unique<Im
                              : "an allow-list needs CURVE: set [controller] secret_key");
   }
   require_curve(o.bind, o.server_key.has_value(), "bind",
-                "[controller] secret_key and allow, or bind to loopback or ipc://");
+                "set [controller] secret_key and allow, or bind to ipc://");
+  make_ipc_private(o.bind);
   d.curve = o.server_key.has_value();
   d.interval = os::span(o.heartbeat_interval);
   d.down_after = os::span(o.heartbeat_interval * o.heartbeat_liveness);

@@ -13,6 +13,7 @@
 #include "channel/allow_list.hpp"
 #include "channel/hub.hpp"
 #include "channel/keys.hpp"
+#include "channel/security.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/tool.hpp"
 #include "core/cluster.hpp"
@@ -78,6 +79,22 @@ channel::HubOptions hub_options(const ctl::ControllerSettings& cc) {
   // ASSIGN sequence numbers keep growing across restarts.
   ho.first_seq = static_cast<std::int64_t>(ctl::wall_clock() * 1000);
   return ho;
+}
+
+// Without [controller] secret_key, a tcp:// bind is CURVE with the pair made once in
+// STATE/keys; the local admin client key is on the allow-list either way (when made).
+void use_local_keys(channel::HubOptions& ho, const ctl::ControllerSettings& cc) {
+  if (ho.server_key || channel::is_local_endpoint(ho.bind)) return;
+  channel::LocalKeys keys = channel::make_local_keys(cc.state_dir);
+  ho.server_key = keys.server;
+  if (!ho.allow) ho.allow = channel::AllowList{};
+  if (!ho.allow->find(keys.admin.public_key)) {
+    ho.allow->add(keys.admin.public_key,
+                  channel::Identity{channel::Identity::Kind::client, "admin", "", true});
+  }
+  log("CURVE keys in " + keys.dir + ": agents pin " +
+      channel::local_key_file(cc.state_dir, "server", "pub") +
+      "; clients with this state directory use admin.key");
 }
 
 // The agents as the hub knows them now, for NODES (ctl::node_list's `live`).
@@ -246,6 +263,7 @@ int run_serve_command(const ctl::CtlArgs& args) {
   ctl::StateStore store(cc.state_dir);
   store.create();
   exec::StateLock lock = store.lock("sia-ctl serve");
+  use_local_keys(ho, cc);
   std::vector<std::string> warnings;
   ctl::JobBook book = store.load(true, &warnings);
   for (const auto& w : warnings) warn(w);
@@ -291,7 +309,9 @@ int run_serve_command(const ctl::CtlArgs& args) {
   ctl::RoundEngine engine(config, cluster, store, driver, ro);
 
   log("serving " + hub.endpoint() +
-      (ho.server_key ? " (CURVE, allow-list " + cc.allow + ")" : " (no CURVE: local endpoint)") +
+      (ho.server_key
+           ? " (CURVE, allow-list " + (cc.allow.empty() ? "admin key only" : cc.allow) + ")"
+           : " (no CURVE: ipc:// in a private directory)") +
       ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
       " s; " + std::to_string(book.active().size()) + " active jobs");
   Serving serving{cc, book, store, hub, driver, service, engine, reports, foreign};
