@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <zmq.hpp>
@@ -497,4 +498,58 @@ TEST_CASE("after a restart the last placement's nodes hold their jobs until fenc
   CHECK(driver.nodes_up().empty());
   REQUIRE(logs.size() == 1);
   CHECK(logs[0].find("t4-1 did not come back") == 0);
+}
+
+TEST_CASE("a node's word counts only for the jobs it was sent") {
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  channel::HubOptions ho;
+  ho.bind = "ipc://" + (dir / "hub.sock");
+  ho.heartbeat_interval = 0.2;
+  ho.heartbeat_liveness = 25;
+  ho.fence_after = 30;
+  ho.log = [](const std::string&) {};
+  channel::Hub hub(ho, nullptr);
+  serve::HubDriverOptions opt;
+  opt.ack_timeout = 0.5;
+  serve::HubDriver driver(hub, cluster, opt);
+  zmq::context_t ctx;
+  zmq::socket_t agent(ctx, zmq::socket_type::dealer);
+  agent.set(zmq::sockopt::linger, 0);
+  agent.connect(hub.endpoint());
+  auto send = [&](const channel::Message& m) {
+    agent.send(zmq::buffer(channel::encode(m)), zmq::send_flags::none);
+  };
+  auto jobs_of_t41 = [&] {
+    std::set<std::string> out;
+    for (const auto& s : driver.observe()) {
+      if (s.node != "t4-1") continue;
+      for (const auto& j : s.status.value("jobs", json::array())) out.insert(j.value("name", ""));
+    }
+    return out;
+  };
+  channel::Ready ready;
+  ready.node = "t4-1";
+  ready.inventory = {"t4", 2, "t4-1"};
+  ready.run_status = {{"node", "t4-1"}, {"jobs", {{{"name", "a"}, {"state", "running"}}}}};
+  send(ready);
+  for (int i = 0; i < 50 && driver.nodes_up().empty(); ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+  }
+  REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-1"});
+  // Before any ASSIGN (a restarted controller), its word stands.
+  CHECK(jobs_of_t41() == std::set<std::string>{"a"});
+  // It is sent b only (a goes to t4-0); it does not acknowledge, and says a finished.
+  Placement p = parse_placement(Node(two_job_placement(), "test", ""), cluster);
+  driver.deliver(1, p, {{"data", {{"jobs", json::array()}}}});
+  channel::Heartbeat hb;
+  hb.node = "t4-1";
+  hb.jobs = {{"a", "finished"}, {"b", "running"}};
+  send(hb);
+  std::set<std::string> seen;
+  for (int i = 0; i < 50 && !seen.count("b"); ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+    seen = jobs_of_t41();
+  }
+  CHECK(seen == std::set<std::string>{"b"});
 }
