@@ -521,6 +521,8 @@ struct Hub::Impl {
           continue;
         }
         if (const char* key = zmq_msg_gets(body[0].handle(), kKeyProperty)) auth->key = key;
+        const char* admin = zmq_msg_gets(body[0].handle(), kAdminProperty);
+        auth->admin = admin && std::string_view(admin) == "1";
         auth->authenticated = true;
       }
       on_message(rid_s, auth,

@@ -128,7 +128,10 @@ TEST_CASE("CURVE: only keys on the allow-list get through", "[hub][curve]") {
   Hub hub(o, [&](const Identity& who, const Request&) {
     ++handled;
     Reply r;
-    r.document = {{"who", who.user_id()}, {"key", who.key}, {"auth", who.authenticated}};
+    r.document = {{"who", who.user_id()},
+                  {"key", who.key},
+                  {"auth", who.authenticated},
+                  {"admin", who.admin}};
     return r;
   });
   ClientOptions co;
@@ -142,6 +145,19 @@ TEST_CASE("CURVE: only keys on the allow-list get through", "[hub][curve]") {
     CHECK(r.document["who"] == "client:alice");
     CHECK(r.document["key"] == s.alice.public_key);
     CHECK(r.document["auth"] == true);
+    CHECK(r.document["admin"] == false);
+  }
+  SECTION("an admin key is known as one") {
+    KeyPair root = generate_keypair();
+    AllowList allow = s.allow;
+    Identity admin{Identity::Kind::client, "root", "", true};
+    admin.admin = true;
+    allow.add(root.public_key, admin);
+    hub.set_allow_list(allow);
+    co.keys = s.keys(root);
+    Reply r = while_polling(hub, [&] { return call(co, Request{}); });
+    CHECK(r.document["who"] == "client:root");
+    CHECK(r.document["admin"] == true);
   }
   SECTION("a key not on the allow-list is refused at the handshake and logged") {
     co.keys = s.keys(s.stranger);

@@ -135,6 +135,19 @@ TEST_CASE("the allow-list maps keys to agents and clients", "[keys]") {
   CHECK(s2 == 78);
   CHECK(m2 == "allow.toml: client[1].key: the key is listed already, for agent:t4-0");
   CHECK(error_of([&] { AllowList::parse("[[agent]]\nkey = \"x\"\n", "a.toml"); }).first == 78);
+  // admin = true: a client that may act on every client's jobs; not for agents.
+  KeyPair r = generate_keypair();
+  AllowList with_admin = AllowList::parse(
+      text + "[[client]]\nname = \"root\"\nkey = \"" + r.public_key + "\"\nadmin = true\n",
+      "allow.toml");
+  CHECK(with_admin.find(r.public_key)->admin);
+  CHECK_FALSE(with_admin.find(c.public_key)->admin);
+  auto [s4, m4] = error_of([&] {
+    AllowList::parse("[[agent]]\nnode = \"t4-0\"\nkey = \"" + a.public_key + "\"\nadmin = true\n",
+                     "allow.toml");
+  });
+  CHECK(s4 == 78);
+  CHECK(m4.find("allow.toml: agent[0].admin: only a [[client]] may be an admin") == 0);
   CHECK(error_of([&] { AllowList::read("/nonexistent/allow.toml"); }).first == 66);
 }
 

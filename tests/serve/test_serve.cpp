@@ -142,7 +142,22 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   cancel.args = {{"jobs", {"nosuch"}}};
   CHECK(sia::test::error_of([&] { service.handle(alice(), cancel); }).first == 66);
   cancel.args = {{"jobs", {"a"}}};
-  service.handle(alice(), cancel);
+  // Owner-only: another client may neither cancel a nor see its details (77, nothing
+  // journaled); its submitter may, whatever key it uses now.
+  const channel::Identity bob{channel::Identity::Kind::client, "bob", "KEY2", true};
+  seq = book.seq();
+  auto [s77, m77] = sia::test::error_of([&] { service.handle(bob, cancel); });
+  CHECK(s77 == 77);
+  CHECK(m77.find("CANCEL: job \"a\" belongs to client:alice; client:bob may not act on it") == 0);
+  channel::Request explain;
+  explain.kind = channel::RequestKind::explain;
+  explain.args = {{"job", "a"}};
+  CHECK(sia::test::error_of([&] { service.handle(bob, explain); }).first == 77);
+  CHECK(service.handle(alice(), explain).ok);
+  CHECK(book.seq() == seq);
+  channel::Identity alice2 = alice();
+  alice2.key = "OTHERKEY";
+  service.handle(alice2, cancel);
   CHECK(store.load(false, nullptr).find("a")->state == ctl::Lifecycle::cancelled);
 
   channel::Request status_req;
@@ -154,7 +169,10 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   ctl::LocalBackend local(config, "local:bob");
   local.submit({spec("b")});
   cancel.args = {{"jobs", {"b"}}};
-  service.handle(alice(), cancel);
+  CHECK(sia::test::error_of([&] { service.handle(alice(), cancel); }).first == 77);
+  channel::Identity admin{channel::Identity::Kind::client, "root", "KEY3", true};
+  admin.admin = true;  // an allow-list admin may act on every client's jobs
+  service.handle(admin, cancel);
   std::vector<std::string> files = store.inbox_files();
   REQUIRE(files.size() == 2);
   CHECK(store.read_inbox(files[1])["type"] == "cancel");

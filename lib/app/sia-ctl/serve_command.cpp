@@ -89,8 +89,9 @@ void use_local_keys(channel::HubOptions& ho, const ctl::ControllerSettings& cc) 
   ho.server_key = keys.server;
   if (!ho.allow) ho.allow = channel::AllowList{};
   if (!ho.allow->find(keys.admin.public_key)) {
-    ho.allow->add(keys.admin.public_key,
-                  channel::Identity{channel::Identity::Kind::client, "admin", "", true});
+    channel::Identity admin{channel::Identity::Kind::client, "admin", "", true};
+    admin.admin = true;
+    ho.allow->add(keys.admin.public_key, admin);
   }
   log("CURVE keys in " + keys.dir + ": agents pin " +
       channel::local_key_file(cc.state_dir, "server", "pub") +
@@ -273,8 +274,8 @@ int run_serve_command(const ctl::CtlArgs& args) {
     return service.handle(who, r);
   });
   service.set_live_nodes([&hub] { return live_agents(hub); });
-  hub.set_log_planner([&book, &store](const channel::Identity&, const channel::Request& r) {
-    return plan_log_request(book, store, r);
+  hub.set_log_planner([&book, &store](const channel::Identity& who, const channel::Request& r) {
+    return plan_log_request(book, store, who, r);
   });
   // What the journal holds of each node's reports: not taken again.
   std::map<std::string, channel::Offsets> stored;
