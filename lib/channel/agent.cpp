@@ -332,6 +332,11 @@ struct Agent::Impl {
         }
         return;
       }
+      if (e->code == "unknown_node") {  // only an authenticated controller's word counts
+        throw Error(ExitStatus::config, "the controller refuses node " + opt.node + ": " +
+                                            e->error +
+                                            " (give --node a node of the controller's cluster)");
+      }
       log("the controller says: " + e->code + ": " + e->error);
       return;
     }
@@ -480,7 +485,7 @@ Agent::Agent(AgentOptions options, NodeBackend& node)
   }
   if (o.connect.empty()) throw Error(ExitStatus::usage, "no controller endpoint (--connect)");
   require_curve(o.connect, o.keys.has_value(), "connect",
-                "--server-key and --secret-key, or connect over loopback or ipc://");
+                "give --server-key and --secret-key, or connect over ipc://");
   auto now = os::system_clock().now();
   impl_->last_heard = now;
   impl_->liveness_ref = now;

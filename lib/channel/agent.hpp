@@ -12,6 +12,8 @@
 //     is closed and a fresh one says READY again after a back-off that doubles from
 //     backoff_min to backoff_max and resets once the controller answers. An ERROR
 //     "not_ready" (a restarted controller) gets a READY on the same socket at once;
+//   - an ERROR "unknown_node" (the node is not in the controller's cluster) ends the agent:
+//     step() throws status 78 with the controller's reason;
 //   - fencing: a controller silent for fence_after seconds makes the agent checkpoint-
 //     stop its jobs (once, until the controller is back) and forget its cached ACK.
 // shutdown() stops the jobs unless told to keep them, then says BYE.
@@ -37,7 +39,7 @@ struct AgentOptions {
   std::string connect;  // the controller's endpoint
   std::string node;
   Inventory inventory;
-  std::optional<ClientKeys> keys;  // CURVE; mandatory off loopback and ipc://
+  std::optional<ClientKeys> keys;  // CURVE; mandatory on tcp:// (the server key is pinned)
   double heartbeat_interval = kChannelTiming.heartbeat_interval;
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
   double fence_after = kChannelTiming.fence_after;
@@ -51,7 +53,7 @@ struct AgentOptions {
 
 class Agent {
  public:
-  // Status 78: a non-local endpoint without keys, a bad node name or bad intervals.
+  // Status 78: a tcp:// endpoint without keys, a bad node name or bad intervals.
   Agent(AgentOptions options, NodeBackend& node);
   ~Agent();
   Agent(const Agent&) = delete;

@@ -50,6 +50,10 @@ AllowList AllowList::parse(const std::string& text, const std::string& file) {
       who.key = key_node.as_string();
       if (!valid_z85_key(who.key)) key_node.expected("a 40-character Z85 CURVE public key");
       who.authenticated = true;
+      if (auto admin = e.get("admin")) {
+        if (kind != Identity::Kind::client) admin->fail("only a [[client]] may be an admin");
+        who.admin = admin->as_bool();
+      }
       if (auto prev = list.find(who.key)) {
         key_node.fail("the key is listed already, for " + prev->user_id());
       }

@@ -82,7 +82,10 @@ class HandshakeWatch {
 
 Reply call(const ClientOptions& o, Request request) {
   require_curve(o.endpoint, o.keys.has_value(), "connect",
-                "[client] server_key and secret_key, or --server-key and --secret-key");
+                "an unauthenticated client is refused: give --server-key and --secret-key "
+                "([client] server_key and secret_key), or run with the controller's state "
+                "directory, whose keys/server.pub and keys/admin.key are then used",
+                ExitStatus::no_perm);
   if (!(o.timeout > 0)) throw Error(ExitStatus::usage, "the timeout must be positive");
   if (request.id.empty()) request.id = make_id();
   if (request.client.empty() && !o.keys)

@@ -1,5 +1,5 @@
 // The clients' end of the control channel: one request to the controller over a fresh
-// DEALER (with CURVE keys when given; mandatory off loopback and ipc://), one REPLY back.
+// DEALER (with CURVE keys when given; mandatory on tcp://, loopback included), one REPLY back.
 // Outcomes map to the exit statuses of conventions.md, thrown as sia::Error:
 //   69  nothing answered within the timeout (is `sia-ctl serve` running?)
 //   77  the controller refused this client's key (the CURVE handshake was denied by its
@@ -10,7 +10,7 @@
 //       row that drop before their handshake succeeded count as a failed handshake (a
 //       peer that is not a ZMTP server at all looks the same).
 //   65  an answer that cannot be read, or an ERROR (another protocol version, ...)
-//   78  a non-local endpoint without keys
+//   77  also: a tcp:// endpoint (loopback included) without keys, refused before connecting
 // A REPLY with ok false is returned as it is: its status and error are the operation's.
 // Thread-safety: each call has its own ZeroMQ context; calls may run in parallel.
 #pragma once

@@ -128,13 +128,14 @@ struct Hub::Impl {
     send(rid, ErrorMessage{code, text});
   }
 
-  void refuse(const std::string& rid, const std::string& line) {
+  void refuse(const std::string& rid, const std::string& line,
+              const std::string& code = "refused") {
     log("refused: " + line);
     HubEvent e;
     e.type = HubEventType::refused;
     e.detail = line;
     events.push_back(std::move(e));
-    send_error(rid, "refused", line);
+    send_error(rid, code, line);
   }
 
   void emit(HubEventType type, const Agent& a, std::string detail) {
@@ -219,6 +220,14 @@ struct Hub::Impl {
     } else if (auto it = rid_node.find(rid); it != rid_node.end() && it->second != r.node) {
       refuse(rid, "agent:" + it->second + " (unauthenticated) sent READY claiming node \"" +
                       r.node + "\" on the same connection");
+      return;
+    }
+    if (!opt.nodes.empty() && !opt.nodes.count(r.node)) {
+      refuse(rid,
+             "node \"" + r.node + "\" is not in cluster " +
+                 (opt.cluster_name.empty() ? "" : opt.cluster_name + " ") + "(READY from " +
+                 who(rid, auth) + "); not accepted",
+             "unknown_node");
       return;
     }
     Agent& a = agents[r.node];
@@ -512,6 +521,8 @@ struct Hub::Impl {
           continue;
         }
         if (const char* key = zmq_msg_gets(body[0].handle(), kKeyProperty)) auth->key = key;
+        const char* admin = zmq_msg_gets(body[0].handle(), kAdminProperty);
+        auth->admin = admin && std::string_view(admin) == "1";
         auth->authenticated = true;
       }
       on_message(rid_s, auth,
@@ -576,7 +587,8 @@ Hub::Hub(HubOptions options, RequestHandler handler) : impl_(std::make_unique<Im
                              : "an allow-list needs CURVE: set [controller] secret_key");
   }
   require_curve(o.bind, o.server_key.has_value(), "bind",
-                "[controller] secret_key and allow, or bind to loopback or ipc://");
+                "set [controller] secret_key and allow, or bind to ipc://");
+  make_ipc_private(o.bind);
   d.curve = o.server_key.has_value();
   d.interval = os::span(o.heartbeat_interval);
   d.down_after = os::span(o.heartbeat_interval * o.heartbeat_liveness);

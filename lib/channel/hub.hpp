@@ -20,8 +20,9 @@
 // Security: with a server key and an allow-list every peer is authenticated by CURVE and
 // the ZAP handler, and the identity comes from its key; a READY, ACK, REPORT, HEARTBEAT or
 // BYE naming another node than its key's is refused, as is anything an agent sends
-// before READY. Without keys (ipc:// and loopback only, see security.hpp) an agent is the
-// node its READY claims, for that connection. Refusals are logged with the key.
+// before READY. Without keys (ipc:// only, in a private directory: a peer is the
+// controller's own user, see security.hpp) an agent is the node its READY claims, for
+// that connection. Refusals are logged with the key.
 // Thread-safety: one thread calls everything (poll, assign, ...); see ZapHandler.
 #pragma once
 
@@ -30,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,8 +45,12 @@ namespace sia::channel {
 
 struct HubOptions {
   std::string bind;  // "tcp://0.0.0.0:7400", "ipc:///run/sia/ctl", "tcp://127.0.0.1:*"
-  std::optional<KeyPair> server_key;  // CURVE; mandatory with `allow` off loopback and ipc://
+  std::optional<KeyPair> server_key;  // CURVE; mandatory with `allow` on tcp:// (loopback too)
   std::optional<AllowList> allow;
+  // The cluster's nodes: a READY for any other node is refused with an ERROR
+  // "unknown_node" naming it (the agent exits, see agent.hpp). Empty: any node.
+  std::set<std::string> nodes;
+  std::string cluster_name;                                       // for that message
   double heartbeat_interval = kChannelTiming.heartbeat_interval;  // seconds
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;     // missed intervals: down
   double fence_after = kChannelTiming.fence_after;  // seconds of silence: its jobs are lost
@@ -110,8 +116,9 @@ class Hub {
   // Plans a LOGS request, or throws sia::Error with the client's refusal.
   using LogPlanner = std::function<DeferredLog(const Identity&, const Request&)>;
 
-  // Binds. Status 78: a non-local endpoint without CURVE, a key without an allow-list (or
-  // the reverse), an invalid endpoint; 69: the address is in use.
+  // Binds. Status 78: a tcp:// endpoint without CURVE, a key without an allow-list (or
+  // the reverse), an invalid endpoint; 77: an ipc:// socket's directory that is not
+  // private (make_ipc_private creates it 0700); 69: the address is in use.
   Hub(HubOptions options, RequestHandler handler);
   ~Hub();
   Hub(const Hub&) = delete;

@@ -1,7 +1,7 @@
 // Identity: who sent a message on the control channel -- an agent (by node) or a client
 // (by name), with the CURVE public key that proved it when there is one. The ZAP handler
 // writes it into the connection's User-Id as "agent:NODE" or "client:NAME"; without CURVE
-// (ipc:// and loopback only) the identity is what the peer claims.
+// (ipc:// only: a peer of the controller's own user) the identity is what it claims.
 // Thread-safety: plain values.
 #pragma once
 
@@ -17,6 +17,7 @@ struct Identity {
   std::string name;            // node (agent) or client name
   std::string key;             // z85 public key; empty without CURVE
   bool authenticated = false;  // true: a CURVE key on the allow-list says so
+  bool admin = false;          // an allow-list [[client]] with admin = true
 
   bool is_agent() const { return kind == Kind::agent; }
   std::string user_id() const;   // "agent:NODE", "client:NAME"

@@ -174,3 +174,36 @@ std::string load_public_key(const std::string& file) {
 }
 
 }  // namespace sia::channel
+
+namespace sia::channel {
+
+std::string local_key_file(const std::string& state_dir, std::string_view name,
+                           std::string_view ext) {
+  return (std::filesystem::path(state_dir) / "keys" / (std::string(name) + "." + std::string(ext)))
+      .string();
+}
+
+LocalKeys make_local_keys(const std::string& state_dir) {
+  LocalKeys k;
+  k.dir = (std::filesystem::path(state_dir) / "keys").string();
+  std::error_code ec;
+  std::filesystem::create_directories(state_dir, ec);
+  if (::mkdir(k.dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    throw Error(ExitStatus::cant_create, k.dir + ": cannot create: " + std::strerror(errno));
+  }
+  if (::chmod(k.dir.c_str(), 0700) != 0) {
+    throw Error(ExitStatus::cant_create, k.dir + ": cannot set mode 0700: " + std::strerror(errno));
+  }
+  auto pair = [&](std::string_view name) {
+    const std::string key = local_key_file(state_dir, name, "key");
+    if (!std::filesystem::exists(std::filesystem::symlink_status(key, ec))) {
+      return write_key_files((std::filesystem::path(k.dir) / name).string(), true).pair;
+    }
+    return load_secret_key(key);
+  };
+  k.server = pair("server");
+  k.admin = pair("admin");
+  return k;
+}
+
+}  // namespace sia::channel

@@ -45,6 +45,21 @@ KeyPair load_secret_key(const std::string& file);
 // 40-character key. The file's mode is not checked.
 std::string load_public_key(const std::string& file);
 
+// The keys `sia-ctl serve` makes for itself when no [controller] secret_key is set, in
+// STATE_DIR/keys/ (mode 0700): server.key and server.pub, the controller's pair (agents
+// pin server.pub), and admin.key and admin.pub, a client key the allow-list always holds
+// as client "admin" (sia-ctl client commands with the same state directory use it).
+// Made once (0600 secret keys, 0644 public ones) and read again on every later start.
+struct LocalKeys {
+  std::string dir;  // STATE_DIR/keys
+  KeyPair server;
+  KeyPair admin;
+};
+LocalKeys make_local_keys(const std::string& state_dir);
+// STATE_DIR/keys/NAME.{key,pub}, for NAME "server" or "admin".
+std::string local_key_file(const std::string& state_dir, std::string_view name,
+                           std::string_view ext);
+
 // The TOML text of the two files.
 std::string key_file_text(const KeyPair& pair, std::string_view name);
 std::string pub_file_text(const std::string& public_key, std::string_view name);

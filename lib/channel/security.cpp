@@ -1,37 +1,19 @@
 #include "channel/security.hpp"
 
-#include <arpa/inet.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 
 #include "core/error.hpp"
 
 namespace sia::channel {
 
-namespace {
-
-bool loopback_host(std::string host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  if (host == "localhost" || host == "::1") return true;
-  in_addr v4{};
-  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) {
-    return (ntohl(v4.s_addr) >> 24) == 127;
-  }
-  in6_addr v6{};
-  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
-  return false;
-}
-
-}  // namespace
-
 bool is_local_endpoint(std::string_view endpoint) {
-  if (endpoint.substr(0, 6) == "ipc://" || endpoint.substr(0, 9) == "inproc://") return true;
-  if (endpoint.substr(0, 6) != "tcp://") return false;
-  std::string_view rest = endpoint.substr(6);
-  if (auto semi = rest.rfind(';'); semi != std::string_view::npos) rest = rest.substr(semi + 1);
-  auto colon = rest.rfind(':');
-  if (colon == std::string_view::npos) return false;
-  return loopback_host(std::string(rest.substr(0, colon)));
+  return endpoint.substr(0, 6) == "ipc://" || endpoint.substr(0, 9) == "inproc://";
 }
 
 void check_endpoint(const std::string& endpoint, std::string_view role) {
@@ -63,14 +45,37 @@ void check_endpoint(const std::string& endpoint, std::string_view role) {
 }
 
 void require_curve(const std::string& endpoint, bool have_curve, std::string_view role,
-                   std::string_view settings) {
+                   std::string_view settings, ExitStatus status) {
   check_endpoint(endpoint, role);
   if (have_curve || is_local_endpoint(endpoint)) return;
-  throw Error(ExitStatus::config,
-              std::string(role) + " " + endpoint +
-                  ": CURVE encryption is mandatory on an address other than loopback or "
-                  "ipc:// (set " +
-                  std::string(settings) + ")");
+  throw Error(status, std::string(role) + " " + endpoint +
+                          ": CURVE is mandatory on tcp, loopback included (" +
+                          std::string(settings) + ")");
+}
+
+void make_ipc_private(const std::string& endpoint) {
+  if (endpoint.substr(0, 6) != "ipc://") return;
+  std::string dir = std::filesystem::path(endpoint.substr(6)).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    throw Error(ExitStatus::cant_create,
+                "bind " + endpoint + ": cannot create " + dir + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    throw Error(ExitStatus::no_perm,
+                "bind " + endpoint + ": cannot read " + dir + ": " + std::strerror(errno));
+  }
+  if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw Error(ExitStatus::no_perm,
+                "bind " + endpoint + ": the socket's directory " + dir + " (mode " + mode +
+                    ", owner uid " + std::to_string(st.st_uid) +
+                    ") is not private: an ipc:// peer is trusted as this user, so the "
+                    "directory must be owned by it with mode 0700 (chmod 700 " +
+                    dir + ")");
+  }
 }
 
 void set_curve_server(zmq::socket_t& socket, const KeyPair& key) {
@@ -97,6 +102,14 @@ std::optional<ClientKeys> load_client_keys(const std::string& server_key_file,
   k.own = load_secret_key(secret_key_file);
   k.server_key = load_public_key(server_key_file);
   return k;
+}
+
+std::optional<ClientKeys> local_admin_keys(const std::string& state_dir) {
+  if (state_dir.empty()) return std::nullopt;
+  const std::string pub = local_key_file(state_dir, "server", "pub");
+  const std::string key = local_key_file(state_dir, "admin", "key");
+  if (::access(pub.c_str(), R_OK) != 0 || ::access(key.c_str(), R_OK) != 0) return std::nullopt;
+  return load_client_keys(pub, key);
 }
 
 }  // namespace sia::channel

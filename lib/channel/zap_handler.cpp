@@ -102,7 +102,9 @@ struct ZapHandler::Impl {
       reply(request_id, false, "key not allowed", "", "");
       return;
     }
-    reply(request_id, true, "OK", who->user_id(), metadata_property(kKeyProperty, key));
+    reply(request_id, true, "OK", who->user_id(),
+          metadata_property(kKeyProperty, key) +
+              (who->admin ? metadata_property(kAdminProperty, "1") : std::string()));
   }
 
   void loop() {

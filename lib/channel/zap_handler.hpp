@@ -2,7 +2,8 @@
 // It binds inproc://zeromq.zap.01 in the given context -- so it must exist before any
 // CURVE server socket of that context accepts connections -- and answers each CURVE
 // handshake from its own thread: a client key on the allow-list is accepted with User-Id
-// "agent:NODE" or "client:NAME" and the key itself as the "Sia-Key" property; any other
+// "agent:NODE" or "client:NAME", the key itself as the "Sia-Key" property
+// and, for an admin client, "Sia-Admin" = "1"; any other
 // key, and any mechanism but CURVE, is refused (the client sees the handshake fail with
 // status 400 and never gets to send a message). Each refusal is queued as a log line
 // naming the key and the peer's address.
@@ -39,5 +40,7 @@ class ZapHandler {
 
 // The ZAP property holding the peer's z85 public key.
 inline constexpr const char* kKeyProperty = "Sia-Key";
+// The ZAP property "1" of an admin client key (allow-list admin = true); absent otherwise.
+inline constexpr const char* kAdminProperty = "Sia-Admin";
 
 }  // namespace sia::channel

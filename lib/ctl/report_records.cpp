@@ -11,30 +11,54 @@ using nlohmann::json;
 
 namespace {
 
-// Whether `node` ever ran `job` (placed there now or in its history), so that its
-// reports say something about it.
-bool ran_there(const BookJob& b, const std::string& node) {
-  auto on = [&](const std::optional<Placed>& p) {
-    return p && std::any_of(p->nodes.begin(), p->nodes.end(),
-                            [&](const NodeGpus& ng) { return ng.node == node; });
-  };
-  return on(b.placed) || std::any_of(b.history.begin(), b.history.end(),
-                                     [&](const auto& h) { return on(h.placed); });
+bool on(const std::optional<Placed>& p, const std::string& node) {
+  return p && std::any_of(p->nodes.begin(), p->nodes.end(),
+                          [&](const NodeGpus& ng) { return ng.node == node; });
 }
 
 }  // namespace
 
+bool node_speaks_for(const BookJob& b, const std::string& node) {
+  // The history's last entry is the current placement (or the wait after one); the one
+  // before it is the placement the job left last.
+  const auto& h = b.history;
+  return on(b.placed, node) || (!h.empty() && on(h.back().placed, node)) ||
+         (h.size() >= 2 && on(h[h.size() - 2].placed, node));
+}
+
+void ForeignReports::refuse(const std::string& node, const std::string& job, int lines,
+                            const std::string& why) {
+  refused_ += lines;
+  if (!warn_) return;
+  auto key = std::make_pair(node, job);
+  if (warned_.count(key)) return;
+  if (warned_.size() >= kMaxWarned) {
+    if (!said_full_) {
+      warn_("node " + node + ": more than " + std::to_string(kMaxWarned) +
+            " (node, job) pairs sent reports they may not: further ones are refused "
+            "without a warning");
+    }
+    said_full_ = true;
+    return;
+  }
+  warned_.insert(key);
+  warn_("node " + node + ": job " + job + ": report lines refused: " + why +
+        " (a node speaks only for the jobs placed on it; not journaled)");
+}
+
 std::vector<json> report_records(const JobBook& book, const std::vector<ReportLine>& lines,
-                                 double time, const std::function<void(const std::string&)>& warn) {
+                                 double time, const std::function<void(const std::string&)>& warn,
+                                 ForeignReports& foreign) {
   std::vector<json> records;
   std::map<std::pair<std::string, std::string>, std::int64_t> seen;
-  // Lines about jobs a node has no say on: one record per (node, job) takes their offsets.
+  // Lines about ended jobs: one record per (node, job) takes their offsets.
   struct Ignored {
     std::int64_t offset = 0, next = 0;
     int lines = 0;
-    std::string why;
   };
   std::map<std::pair<std::string, std::string>, Ignored> ignored;
+  // Lines a node has no say on: refused, by (node, job) -> (lines, why).
+  std::map<std::pair<std::string, std::string>, std::pair<int, std::string>> refused;
   for (const auto& l : lines) {
     const std::int64_t next =
         l.next > l.offset ? l.next : l.offset + static_cast<std::int64_t>(l.line.size()) + 1;
@@ -43,15 +67,16 @@ std::vector<json> report_records(const JobBook& book, const std::vector<ReportLi
     if (l.offset < known) continue;  // a duplicate
     seen[key] = next;
     const BookJob* b = book.find(l.job);
-    std::string why = !b                       ? "a job the controller does not know"
-                      : is_ended(b->state)     ? ""
-                      : !ran_there(*b, l.node) ? "a job never placed on that node"
-                                               : "";
-    if (!b || is_ended(b->state) || !why.empty()) {
+    if (!b || !node_speaks_for(*b, l.node)) {
+      auto& r = refused[key];
+      ++r.first;
+      r.second = !b ? "the controller knows no such job" : "the job is not placed on this node";
+      continue;
+    }
+    if (is_ended(b->state)) {
       Ignored& ig = ignored[key];
       if (ig.lines++ == 0) ig.offset = l.offset;
       ig.next = next;
-      ig.why = why;
       continue;
     }
     json rep = parse_json_bounded(l.line);
@@ -66,11 +91,8 @@ std::vector<json> report_records(const JobBook& book, const std::vector<ReportLi
     r["time"] = time;
     records.push_back(std::move(r));
   }
+  for (const auto& [key, r] : refused) foreign.refuse(key.first, key.second, r.first, r.second);
   for (const auto& [key, ig] : ignored) {
-    if (warn && !ig.why.empty()) {
-      warn("node " + key.first + ": job " + key.second + ": " + std::to_string(ig.lines) +
-           " report line(s) about " + ig.why + "; ignored");
-    }
     json r = make_report(key.first, key.second, ig.offset, ig.next, nullptr);
     r["time"] = time;
     records.push_back(std::move(r));

@@ -79,7 +79,8 @@ RoundEngine::RoundEngine(const Settings& config, Cluster cluster, const StateSto
       cluster_(std::move(cluster)),
       store_(store),
       driver_(driver),
-      options_(std::move(options)) {
+      options_(std::move(options)),
+      foreign_([this](const std::string& w) { warn(w); }) {
   if (!options_.now) options_.now = wall_clock;
 }
 
@@ -230,8 +231,8 @@ void RoundEngine::observe(Pass& r) {
     r.records.push_back(make_node_seen(s.node, s.ok, s.error, r.now));
     if (!s.ok && !was_down) warn("node " + s.node + " is down: " + s.error);
   }
-  std::vector<json> reports = report_records(r.book, driver_.drain_reports(), r.now,
-                                             [this](const std::string& w) { warn(w); });
+  std::vector<json> reports = report_records(
+      r.book, driver_.drain_reports(), r.now, [this](const std::string& w) { warn(w); }, foreign_);
   r.result["reports"] = static_cast<int>(reports.size());
   for (auto& x : reports) r.records.push_back(std::move(x));
   flush(r);
@@ -248,6 +249,7 @@ void RoundEngine::end_ended(Pass& r) {
     const JobOnNode* finished = nullptr;
     const JobOnNode* failed = nullptr;
     for (const auto& x : it->second) {
+      if (!node_speaks_for(*b, x.node)) continue;  // a node's word on a job placed elsewhere
       if (x.state == exec::RunState::finished && !finished) finished = &x;
       if (x.state == exec::RunState::failed && !failed) failed = &x;
     }

@@ -6,7 +6,8 @@
 //   2. observe the nodes and drain their reports; journal which nodes answered and every
 //      new report line (deduplicated by node, job and offset);
 //   3. end the jobs whose workers ended: finished (every rank exited 0) or failed (a rank
-//      failed on its own), as sia-run's RunStatus of any node says -- once;
+//      failed on its own), as the RunStatus of a node the job is placed on says -- once
+//      (a node's word on a job placed elsewhere is ignored, see node_speaks_for);
 //   4. schedule the active jobs but those that reported "done" and are about to end, on the
 //      configured cluster less the nodes that did not answer: estimate -> solve -> place
 //      (stages.hpp); save the round's documents in STATE/rounds (retention); journal the
@@ -30,6 +31,7 @@
 #include "ctl/config.hpp"
 #include "ctl/job_book.hpp"
 #include "ctl/node_driver.hpp"
+#include "ctl/report_records.hpp"
 #include "ctl/stages.hpp"
 #include "ctl/state_store.hpp"
 
@@ -81,6 +83,7 @@ class RoundEngine {
   const StateStore& store_;
   NodeDriver& driver_;
   RoundOptions options_;
+  ForeignReports foreign_;  // report lines refused, warned once per (node, job)
 };
 
 double wall_clock();

@@ -1,5 +1,6 @@
 #include "serve/client_service.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -37,6 +38,29 @@ std::vector<std::string> names_of(const json& args, const char* what) {
 
 std::string recorded_identity(const channel::Identity& who) {
   return who.describe();
+}
+
+std::string job_owner(const ctl::JobBook& book, const std::vector<ctl::PendingRequest>& pending,
+                      const std::string& job) {
+  if (const ctl::BookJob* b = book.find(job)) return b->identity;
+  for (const auto& p : pending) {
+    if (p.type == "submit" && std::find(p.jobs.begin(), p.jobs.end(), job) != p.jobs.end()) {
+      return p.identity;
+    }
+  }
+  return "";
+}
+
+void require_owner(const channel::Identity& who, const std::string& job, const std::string& owner,
+                   std::string_view what) {
+  if (owner.empty() || !who.authenticated || who.admin) return;
+  const std::string id = who.user_id();
+  if (owner == id || owner.rfind(id + " ", 0) == 0) return;
+  const std::string by = owner.substr(0, owner.find(' '));
+  throw Error(ExitStatus::no_perm, std::string(what) + ": job \"" + job + "\" belongs to " + by +
+                                       "; " + id +
+                                       " may not act on it (only its submitter or an admin "
+                                       "key may)");
 }
 
 ClientService::ClientService(const ctl::Settings& config, const ctl::StateStore& store,
@@ -84,9 +108,11 @@ channel::Reply ClientService::handle(const channel::Identity& who,
           !request.args["job"].is_string()) {
         throw Error(ExitStatus::data, "EXPLAIN: job: expected a job name");
       }
-      reply.document = ctl::job_explanation(book_, ctl::pending_requests(store_),
-                                            request.args["job"].get<std::string>(), now,
-                                            config_.controller.silent_after);
+      const std::string job = request.args["job"].get<std::string>();
+      auto pending = ctl::pending_requests(store_);
+      require_owner(who, job, job_owner(book_, pending, job), "EXPLAIN");
+      reply.document =
+          ctl::job_explanation(book_, pending, job, now, config_.controller.silent_after);
       break;
     }
   }
@@ -147,6 +173,7 @@ json ClientService::job_request(const channel::Identity& who, ctl::JobRequest re
   auto pending = ctl::pending_requests(store_);
   const double now = now_();
   ctl::check_job_request(book_, pending, request, jobs);
+  for (const auto& j : jobs) require_owner(who, j, job_owner(book_, pending, j), what);
   // Jobs the book has get the record in the journal now; a job still waiting as a file in
   // STATE/inbox (submitted locally, not yet taken in) gets a request file after it there,
   // so the next round takes in both, in order.

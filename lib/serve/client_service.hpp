@@ -7,12 +7,14 @@
 //           the REPLY says so: an acknowledged submission survives kill -9. A refused one
 //           changes nothing (status 65).
 //   CANCEL, HOLD, RELEASE, REQUEUE  {"jobs": [names]}: checked as ctl/job_requests.hpp
-//           says (66 an unknown name, 65 holding an ended job; nothing is done then);
+//           says (66 an unknown name, 65 holding an ended job; nothing is done then),
+//           and owner-only (require_owner: 77 for a job another client submitted);
 //           otherwise one record is journaled for the jobs the book has (the next round
 //           acts on it), and a request file after their submission for jobs still waiting
 //           in STATE/inbox.
 //   STATUS  {"jobs": [names]} (all when empty), NODES {}, EXPLAIN {"job": name}, HISTORY {}.
-//   LOGS    is answered by the hub with serve/log_requests.hpp, not here.
+//           EXPLAIN, a job's details, is owner-only too; STATUS lists every job.
+//   LOGS    is answered by the hub with serve/log_requests.hpp, not here (owner-only).
 // Requests still waiting in STATE/inbox (local submissions) count as pending.
 // Thread-safety: one thread (the hub's poll(), inside the daemon's loop).
 #pragma once
@@ -24,6 +26,7 @@
 
 #include "channel/identity.hpp"
 #include "channel/protocol.hpp"
+#include "ctl/client_docs.hpp"
 #include "ctl/config.hpp"
 #include "ctl/job_book.hpp"
 #include "ctl/state_store.hpp"
@@ -68,5 +71,18 @@ class ClientService {
 
 // The identity recorded with a request: "client:alice (key K)".
 std::string recorded_identity(const channel::Identity& who);
+
+// Who submitted `job`: the book's recorded identity, else its submission's still waiting
+// in STATE/inbox; "" for a job neither knows.
+std::string job_owner(const ctl::JobBook& book, const std::vector<ctl::PendingRequest>& pending,
+                      const std::string& job);
+
+// Owner-only requests: `who` may act on or look into a job submitted as `owner` when it is
+// the same client (by name, whatever its key), an allow-list admin (admin = true), or a
+// peer without CURVE (ipc://, the controller's own user). Status 77 otherwise: "CANCEL: job
+// \"a\" belongs to client:alice; client:bob may not act on it (only its submitter or an admin
+// key may)". An unknown job (owner "") passes: the request's own check answers it.
+void require_owner(const channel::Identity& who, const std::string& job, const std::string& owner,
+                   std::string_view what);
 
 }  // namespace sia::serve

@@ -152,6 +152,18 @@ bool HubDriver::held(const std::string& node) {
   return options_.hold.count(node) > 0 && !seen_.count(node);
 }
 
+json HubDriver::own_status(const channel::AgentView& a) const {
+  json st = merged_status(a.run_status, a.jobs);
+  auto sent = sent_.find(a.node);
+  if (sent == sent_.end()) return st;  // nothing sent since the start: its word stands
+  json kept = json::array();
+  for (const auto& j : st["jobs"]) {
+    if (j.is_object() && sent->second.count(j.value("name", ""))) kept.push_back(j);
+  }
+  st["jobs"] = kept;
+  return st;
+}
+
 std::vector<std::string> HubDriver::nodes_up() {
   std::vector<std::string> out;
   for (const auto& n : cluster_.nodes) {
@@ -182,7 +194,7 @@ std::vector<ctl::NodeStatus> HubDriver::observe() {
     } else {
       s.ok = true;
     }
-    if (a && !a->fenced) s.status = merged_status(a->run_status, a->jobs);
+    if (a && !a->fenced) s.status = own_status(*a);
     out.push_back(std::move(s));
   }
   return out;
@@ -211,6 +223,8 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
     } else {
       awaited_[node] = {round, *seq};
     }
+    std::set<std::string>& sent = sent_[node];
+    for (const auto& j : part["data"]["jobs"]) sent.insert(j.value("name", ""));
     if (seq) {
       Unsettled& u = unsettled_[node];
       u.latest = {round, *seq};
@@ -265,7 +279,7 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
   std::map<std::string, std::set<std::string>> running_on;
   for (const auto& v : hub_.agents()) {
     if (v.fenced) continue;
-    json st = merged_status(v.run_status, v.jobs);
+    json st = own_status(v);
     for (const auto& j : st["jobs"]) {
       if (exec::holds_gpus(j.value("state", ""))) running_on[j.value("name", "")].insert(v.node);
     }

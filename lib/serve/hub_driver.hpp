@@ -20,6 +20,10 @@
 //     on_reports takes them as they arrive, which is how `serve` journals them at once);
 //   - observe(): each node's sia-run RunStatus as its agent last sent it, with the job
 //     states of its latest HEARTBEAT laid over it (so a finished job is seen at once).
+//     A node speaks only for the jobs it was sent: once it has had an ASSIGN from this
+//     controller, what it says of any job no ASSIGN gave it is left out (of observe() and
+//     of where deliver() takes a job to run); before that, after a restart, its word
+//     stands (the round engine still takes run states only from the job's placed nodes).
 // Every hub event (reports, ACKs, READY, refusals...) goes through pump(), which the
 // daemon's loop calls between rounds and deliver() calls while it waits.
 // Thread-safety: one thread (the daemon's loop) calls everything.
@@ -77,6 +81,8 @@ class HubDriver : public ctl::NodeDriver {
   void handle(std::vector<channel::HubEvent> events);
   // True while `node` is held: in `hold`, not heard since the start, within hold_seconds.
   bool held(const std::string& node);
+  // The agent's merged status, less the jobs no ASSIGN since the start gave its node.
+  nlohmann::json own_status(const channel::AgentView& a) const;
   // Sends each node in `parts` its ASSIGN and waits for the ACKs (results by node).
   void send_and_wait(std::int64_t round, const std::map<std::string, nlohmann::json>& parts,
                      const nlohmann::json& jobs_doc, os::Clock::TimePoint deadline,
@@ -99,6 +105,8 @@ class HubDriver : public ctl::NodeDriver {
   std::map<std::string, Unsettled> unsettled_;
   double last_deliver_ = 0;
   std::set<std::string> seen_;  // nodes whose agent said READY since the start
+  // Per node, every job an ASSIGN since the start gave it (bounded by the jobs placed).
+  std::map<std::string, std::set<std::string>> sent_;
   os::Clock::TimePoint hold_until_;
 };
 

@@ -1,5 +1,7 @@
 #include "serve/log_requests.hpp"
 
+#include "serve/client_service.hpp"
+
 #include "core/error.hpp"
 #include "ctl/client_docs.hpp"
 #include "ctl/job_log.hpp"
@@ -26,6 +28,7 @@ std::int64_t int_arg(const json& args, const char* key, std::int64_t fallback, s
 }  // namespace
 
 channel::DeferredLog plan_log_request(const ctl::JobBook& book, const ctl::StateStore& store,
+                                      const channel::Identity& who,
                                       const channel::Request& request) {
   const json& args = request.args;
   if (!args.is_object() || !args.contains("job") || !args["job"].is_string()) {
@@ -36,7 +39,9 @@ channel::DeferredLog plan_log_request(const ctl::JobBook& book, const ctl::State
   q.rank = static_cast<int>(int_arg(args, "rank", 0, 0, 1 << 30));
   q.tail = static_cast<int>(int_arg(args, "tail", -1, -1, 1 << 30));
   q.offset = int_arg(args, "offset", 0, 0, std::int64_t{1} << 62);
-  ctl::RankLogSource source = ctl::locate_rank_log(book, ctl::pending_requests(store), q);
+  auto pending = ctl::pending_requests(store);
+  require_owner(who, q.job, job_owner(book, pending, q.job), "LOGS");
+  ctl::RankLogSource source = ctl::locate_rank_log(book, pending, q);
   channel::DeferredLog plan;
   plan.node = source.node;
   plan.fetch.job = q.job;

@@ -5,7 +5,8 @@
 //   LOGS {"job": name, "rank": N (default 0), "tail": N (default -1: from offset),
 //         "offset": BYTES (default 0)}
 // Refusals are thrown as sia::Error: 65 malformed arguments, 66 an unknown job or one that
-// never started, 64 a rank out of range, 69 a node the last round found down.
+// never started, 64 a rank out of range, 69 a node the last round found down, 77 a job
+// another client submitted (serve/client_service.hpp's require_owner).
 // Thread-safety: one thread (the hub's poll(), inside the daemon's loop).
 #pragma once
 
@@ -16,6 +17,7 @@
 namespace sia::serve {
 
 channel::DeferredLog plan_log_request(const ctl::JobBook& book, const ctl::StateStore& store,
+                                      const channel::Identity& who,
                                       const channel::Request& request);
 
 }  // namespace sia::serve

@@ -10,6 +10,9 @@ using nlohmann::json;
 RemoteBackend::RemoteBackend(const ctl::Settings& config) {
   options_.endpoint = config.client.connect;
   options_.keys = channel::load_client_keys(config.client.server_key, config.client.secret_key);
+  if (!options_.keys && !channel::is_local_endpoint(options_.endpoint)) {
+    options_.keys = channel::local_admin_keys(config.controller.state_dir);
+  }
 }
 
 json RemoteBackend::call(channel::RequestKind kind, json args) {

@@ -1,7 +1,9 @@
 // RemoteBackend: the client subcommands' ClientBackend (lib/ctl/client_backend.hpp) over
 // the control channel: each call is one request to `sia-ctl serve` at [client] connect
-// (or --connect), with CURVE keys from [client] server_key and secret_key (mandatory off
-// loopback and ipc://), and returns the document of its REPLY. Errors are those of
+// (or --connect), with CURVE keys from [client] server_key and secret_key -- else, on
+// tcp://, the controller's own STATE/keys/server.pub and admin.key of controller.state_dir
+// when they are there (channel::local_admin_keys); keys are mandatory on tcp, loopback
+// included (77 without) -- and returns the document of its REPLY. Errors are those of
 // channel::call_document: 69 nothing answered, 77 the key was refused, and the
 // controller's own status for a refused request (65 a bad job, 66 an unknown one).
 // install_remote_backend() makes make_client_backend() choose it when connect is set.

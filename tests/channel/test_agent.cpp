@@ -424,3 +424,74 @@ TEST_CASE("a heartbeat carries the RunStatus when a job's state changed", "[agen
   REQUIRE(h->run_status.is_object());
   CHECK(h->run_status["jobs"][0]["log_tail"] == "boom\n");
 }
+
+TEST_CASE("an agent whose node is not in the cluster is refused at READY and exits 78", "[agent]") {
+  TempDir tmp;
+  HubOptions ho = fast_hub("ipc://" + tmp / "ctl");
+  ho.nodes = {"t4-0", "t4-1"};
+  ho.cluster_name = "lab";
+  std::vector<std::string> logged;
+  ho.log = [&](const std::string& l) { logged.push_back(l); };
+  Hub hub(ho, nullptr);
+  FakeNode node;
+  Agent agent(fast_agent(hub.endpoint(), "n9"), node);
+  std::optional<sia::Error> error;
+  std::vector<HubEvent> events;
+  auto end = std::chrono::steady_clock::now() + milliseconds(5000);
+  while (!error && std::chrono::steady_clock::now() < end) {
+    try {
+      agent.step(milliseconds(0));
+    } catch (const sia::Error& e) {
+      error = e;
+    }
+    for (auto& e : hub.poll(milliseconds(5))) events.push_back(std::move(e));
+  }
+  REQUIRE(error);
+  CHECK(error->status() == sia::ExitStatus::config);
+  CHECK(std::string(error->what()).find("node \"n9\" is not in cluster lab") != std::string::npos);
+  CHECK(has_event(events, HubEventType::refused));
+  CHECK_FALSE(has_event(events, HubEventType::ready));
+  CHECK_FALSE(hub.agent("n9"));
+  CHECK(node.applies == 0);
+}
+
+TEST_CASE("a fake controller without the pinned key is not trusted by the agent",
+          "[agent][curve]") {
+  KeyPair real = generate_keypair();
+  KeyPair fake = generate_keypair();
+  KeyPair mine = generate_keypair();
+  // Whoever binds first: a CURVE server with a key of its own that accepts any client
+  // (no ZAP handler), ready to send an ASSIGN to whatever says READY.
+  zmq::context_t ctx;
+  zmq::socket_t router(ctx, zmq::socket_type::router);
+  router.set(zmq::sockopt::linger, 0);
+  router.set(zmq::sockopt::curve_server, 1);
+  router.set(zmq::sockopt::curve_secretkey, fake.secret_key);
+  router.bind("tcp://127.0.0.1:*");
+  const std::string ep = router.get(zmq::sockopt::last_endpoint);
+  FakeNode node;
+  AgentOptions ao = patient_agent(ep);
+  ao.keys = ClientKeys{real.public_key, mine};  // pinned: the real controller's key
+  Agent agent(ao, node);
+  int received = 0;
+  auto end = std::chrono::steady_clock::now() + milliseconds(1500);
+  while (std::chrono::steady_clock::now() < end) {
+    agent.step(milliseconds(0));
+    zmq::pollitem_t item{router.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, milliseconds(5));
+    if (!(item.revents & ZMQ_POLLIN)) continue;
+    zmq::message_t id, m;
+    (void)router.recv(id);
+    (void)router.recv(m);
+    ++received;
+    Assign a;
+    a.round = 1;
+    a.seq = 1;
+    a.placement = placement("x");
+    router.send(id, zmq::send_flags::sndmore);
+    router.send(zmq::buffer(encode(a)), zmq::send_flags::none);
+  }
+  CHECK(received == 0);  // the handshake never completes: not even READY reaches it
+  CHECK(node.applies == 0);
+  CHECK_FALSE(agent.connected());
+}

@@ -560,3 +560,42 @@ TEST_CASE("a queued job the changed cluster can no longer run fails with the rea
         "cannot run on cluster box: min_gpus: 4 GPUs, more than any GPU type it may use has "
         "(at most 2, t4)");
 }
+
+TEST_CASE("a node speaks only for the jobs placed on it: reports and run states", "[round]") {
+  Fixture f;
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();
+  const std::string na = f.node_of("a");
+  REQUIRE(!na.empty());
+  std::string nb;
+  for (const auto& n : f.cluster.nodes) {
+    if (n.name != na) nb = n.name;
+  }
+  REQUIRE(!nb.empty());
+  // The other node says a finished, and reports it at step 999999, twice.
+  f.driver.runs[nb]["a"].state = "finished";
+  f.driver.report(nb, "a", 0, {{"step", 999999}, {"progress", 999999.0}});
+  f.driver.report(nb, "ghost", 0, {{"step", 1}});
+  json r = f.round();
+  CHECK(r["ended"].empty());
+  f.driver.report(nb, "a", 40, {{"step", 999999}});
+  f.round();
+  JobBook b = f.book();
+  CHECK(b.find("a")->state == Lifecycle::running);
+  CHECK(b.find("a")->step == 0);
+  CHECK(b.find("a")->reports == 0);
+  CHECK(b.report_offsets().empty());  // nothing of theirs is journaled
+  int warned_a = 0, warned_ghost = 0;
+  for (const auto& w : f.warnings) {
+    if (w.find("node " + nb + ": job a: report lines refused") != std::string::npos) ++warned_a;
+    if (w.find("node " + nb + ": job ghost: report lines refused") != std::string::npos) {
+      ++warned_ghost;
+    }
+  }
+  CHECK(warned_ghost == 1);
+  CHECK(warned_a >= 1);  // once per round engine; `sia-ctl round` makes one per round
+  // Its own node's word counts.
+  f.driver.runs[na]["a"].state = "finished";
+  CHECK(f.round()["ended"].size() == 1);
+}

@@ -63,6 +63,7 @@ fail() {
   exit 1
 }
 . "$SRC/tests/e2e/lib/wait_for.sh"
+. "$SRC/tests/e2e/lib/agent_keys.sh"
 
 cat >cluster.toml <<'TOML'
 name = "cpu-two"
@@ -82,7 +83,9 @@ time_limit = 1
 heartbeat_interval = 0.5
 heartbeat_liveness = 8
 fence_after = 15
+allow = "keys/allow.toml"
 TOML
+agent_keys "$BIN" keys $NODES
 # Every worker through one wrapper: its start and end on one timeline (all nodes are this
 # machine). A stop signal is the worker's to handle; the wrapper waits to log the end.
 cat >wrap.sh <<EOF
@@ -116,6 +119,7 @@ EP=$(sed -n 's/.*serving \(tcp:\/\/127.0.0.1:[0-9]*\).*/\1/p' ctl-0.log | head -
 { cat config.toml; printf '[client]\nconnect = "%s"\n' "$EP"; } >client.toml
 start_agent() {  # start_agent NODE LOG
   "$BIN/sia-run" --state-dir "nodes/$1" agent --connect "$EP" --node "$1" \
+    --server-key state/keys/server.pub --secret-key "keys/$1.key" \
     --cluster cluster.toml --heartbeat-interval 0.5 --heartbeat-liveness 8 --fence-after 15 \
     --grace 10 --ckpt-root "$tmp/ckpt" --report-interval 0.3 >>"$2" 2>&1 &
   eval "agent_$(echo "$1" | tr - _)=$!"

@@ -7,8 +7,9 @@
 # killed (kill -9) and restarted mid-run; the killed agent comes back and is reconciled.
 # Checks: every job finishes exactly once (one "done" report, its workers reached exactly
 # their step limit), some job was rescaled, a client whose key is not on the allow-list is
-# refused with 77 (as is an agent's key asking as a client), a second serve on the same
-# state directory exits 75 (as does a `sia-ctl round`), and serve exits 0 on SIGTERM.
+# refused with 77 (as is an agent's key asking as a client, and a client without keys on
+# loopback), a keyless agent refuses to start (78) as does one whose node is not in the
+# cluster (refused at READY), a second serve on the same state directory exits 75 (as does a `sia-ctl round`), and serve exits 0 on SIGTERM.
 # A fourth job fails at once (exit 3): explain shows its failing rank's log tail, and
 # `sia-ctl logs` reads ranks' logs over the channel (the agents hand them back).
 #   ctl_serve_agents.sh BIN_DIR SOURCE_DIR
@@ -63,6 +64,7 @@ fail() {
   exit 1
 }
 . "$SRC/tests/e2e/lib/wait_for.sh"
+. "$SRC/tests/e2e/lib/agent_keys.sh"
 state_of() {  # state_of JOB: the job's state as the controller says
   ctl -o json status "$1" 2>/dev/null | grep -o '"state":"[a-z]*"' | head -1 | sed 's/.*:"\(.*\)"/\1/'
 }
@@ -94,9 +96,10 @@ allow = "allow.toml"
 server_key = "keys/ctl.pub"
 secret_key = "keys/alice.key"
 TOML
-# Keys: the controller, one per node, a client on the list and one that is not.
-mkdir -p keys
-for k in ctl t4-0 t4-1 t4-2 alice mallory; do
+# Keys: the controller, one per node (on the allow-list), a client on the list and one
+# that is not.
+agent_keys "$BIN" keys $NODES t9-9  # t9-9 has a key but is not in the cluster
+for k in ctl alice mallory; do
   ctl keygen "keys/$k" >/dev/null || fail "keygen $k"
 done
 chmod 0644 keys/mallory.key
@@ -104,11 +107,8 @@ ctl --connect tcp://127.0.0.1:1 --server-key keys/ctl.pub --secret-key keys/mall
   status >out 2>&1
 [ $? -eq 77 ] || { cat out; fail "a key file of mode 0644 was not refused with 77"; }
 chmod 0600 keys/mallory.key
-pub() { sed -n 's/^public *= *"\(.*\)"/\1/p' "keys/$1.pub"; }
-{
-  for n in $NODES; do printf '[[agent]]\nnode = "%s"\nkey = "%s"\n' "$n" "$(pub "$n")"; done
-  printf '[[client]]\nname = "alice"\nkey = "%s"\n' "$(pub alice)"
-} >allow.toml
+printf '[[client]]\nname = "alice"\nkey = "%s"\n' \
+  "$(sed -n 's/^public *= *"\(.*\)"/\1/p' keys/alice.pub)" | cat keys/allow.toml - >allow.toml
 
 STEPS=8000
 job() {
@@ -166,6 +166,25 @@ wait_for 10 "the refused key was not logged" logged_refusal
 ctl --secret-key keys/t4-0.key status >out 2>&1
 rc=$?
 [ "$rc" -eq 77 ] || { cat out; fail "a client with an agent's key exited $rc, not 77"; }
+# No unauthenticated way in, loopback included: a client without keys (and no state
+# directory with the controller's admin key) is refused with 77, saying what to give.
+mkdir -p nohome
+HOME=$tmp/nohome XDG_CONFIG_HOME=$tmp/nohome "$BIN/sia-ctl" --connect "$EP" status >out 2>&1
+rc=$?
+[ "$rc" -eq 77 ] || { cat out; fail "a client without keys exited $rc, not 77"; }
+grep -q "CURVE is mandatory on tcp, loopback included" out || { cat out; fail "keyless client"; }
+# A keyless agent refuses to start, saying where the controller's key is.
+"$BIN/sia-run" --state-dir nodes/keyless agent --connect "$EP" --node t4-0 >out 2>&1
+rc=$?
+[ "$rc" -eq 78 ] || { cat out; fail "a keyless agent exited $rc, not 78"; }
+grep -q "STATE_DIR/keys/server.pub" out || { cat out; fail "the keyless agent's message"; }
+# An agent with a valid key for a node that is not in the cluster is refused at READY and
+# exits 78 with the controller's reason.
+timeout 60 "$BIN/sia-run" --state-dir nodes/t9-9 agent --connect "$EP" --node t9-9 \
+  --server-key keys/ctl.pub --secret-key keys/t9-9.key >out 2>&1
+rc=$?
+[ "$rc" -eq 78 ] || { cat out; fail "an agent of a node not in the cluster exited $rc, not 78"; }
+grep -q 'node "t9-9" is not in cluster' out || { cat out; fail "the unknown node's message"; }
 
 start=$(date +%s)
 ctl submit a.toml >out 2>&1 || { cat out; fail "submit a"; }

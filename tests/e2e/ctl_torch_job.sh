@@ -55,6 +55,7 @@ fail() {
 }
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
 . "$SRC/tests/e2e/lib/wait_for.sh"
+. "$SRC/tests/e2e/lib/agent_keys.sh"
 reports() { cat "$NODES/$1/jobs/${2:-cnn}/reports.jsonl" 2>/dev/null; }
 # gen NODE [JOB]: the job's round on NODE, as its sia-run says.
 gen() {
@@ -242,7 +243,8 @@ mkdir serve && cd serve || exit 1
 NODES=$tmp/serve/nodes
 sed -e 's/^state_dir = .*/state_dir = "state"/' -e 's/^time_limit = 1/&\nround = 1/' \
   -e 's|"cluster.toml"|"../cluster.toml"|' ../config.toml >config.toml
-sed -i 's/^\[stages\]/bind = "tcp:\/\/127.0.0.1:*"\n&/' config.toml
+sed -i 's/^\[stages\]/bind = "tcp:\/\/127.0.0.1:*"\nallow = "keys\/allow.toml"\n&/' config.toml
+agent_keys "$BIN" keys t4-0 t4-1
 ctl() { "$BIN/sia-ctl" --config "$tmp/serve/config.toml" "$@"; }
 "$BIN/sia-ctl" --config config.toml serve >ctl.log 2>&1 &
 pids_to_kill="$pids_to_kill $!"
@@ -251,7 +253,7 @@ wait_for 30 "serve did not start: $(cat ctl.log)" serving
 EP=$(sed -n 's/.*serving \(tcp:\/\/127.0.0.1:[0-9]*\).*/\1/p' ctl.log | head -1)
 for n in t4-0 t4-1; do
   "$BIN/sia-run" --state-dir "nodes/$n" agent --connect "$EP" --node "$n" \
-    --cluster ../cluster.toml --heartbeat-interval 0.5 --grace 30 --report-interval 0.3 \
+    --server-key state/keys/server.pub --secret-key "keys/$n.key" --cluster ../cluster.toml --heartbeat-interval 0.5 --grace 30 --report-interval 0.3 \
     >"agent-$n.log" 2>&1 &
   pids_to_kill="$pids_to_kill $!"
 done

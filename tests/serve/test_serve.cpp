@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <zmq.hpp>
@@ -77,25 +78,32 @@ TEST_CASE("report lines are journaled once, across restarts") {
                        {"round", 1},
                        {"time", 50.0},
                        {"placement", {{"jobs", json::array({placed})}}}}});
-  // Lines about a job t4-1 never ran take one record, not one each.
-  std::vector<ctl::ReportLine> foreign = {{"t4-1", "a", 0, R"({"step":9})", 0},
-                                          {"t4-1", "a", 11, R"({"step":9})", 0},
+  // Lines about a job not placed on t4-1, or unknown, are refused: never journaled, counted,
+  // one warning per (node, job) naming both.
+  std::vector<ctl::ReportLine> foreign = {{"t4-1", "a", 0, R"({"step":999999})", 0},
+                                          {"t4-1", "a", 16, R"({"step":999999})", 0},
                                           {"t4-1", "zz", 0, R"({"step":9})", 0}};
   std::vector<std::string> warned;
-  CHECK(serve::journal_reports(store, book, foreign, 100,
-                               [&](const std::string& w) { warned.push_back(w); }) == 2);
+  ctl::ForeignReports refused([&](const std::string& w) { warned.push_back(w); });
+  CHECK(serve::journal_reports(store, book, foreign, 100, nullptr, refused) == 0);
+  CHECK(serve::journal_reports(store, book, foreign, 101, nullptr, refused) == 0);
   CHECK(book.find("a")->step == 0);
-  CHECK(book.report_next("t4-1", "a") == 22);
-  CHECK(warned.size() == 2);
+  CHECK(book.report_next("t4-1", "a") == 0);
+  CHECK(book.report_next("t4-1", "zz") == 0);
+  CHECK(refused.refused() == 6);
+  REQUIRE(warned.size() == 2);
+  CHECK(warned[0].find("node t4-1: job a:") != std::string::npos);
+  CHECK(warned[1].find("node t4-1: job zz:") != std::string::npos);
+  CHECK(store.load(true, nullptr).report_offsets().empty());
   std::vector<ctl::ReportLine> lines = {{"t4-0", "a", 0, R"({"step":1})", 0},
                                         {"t4-0", "a", 11, R"({"step":2})", 0},
                                         {"t4-0", "a", 0, R"({"step":1})", 0}};
-  CHECK(serve::journal_reports(store, book, lines, 100, nullptr) == 2);
+  CHECK(serve::journal_reports(store, book, lines, 100, nullptr, refused) == 2);
   CHECK(book.report_next("t4-0", "a") == 22);
-  CHECK(serve::journal_reports(store, book, lines, 100, nullptr) == 0);
+  CHECK(serve::journal_reports(store, book, lines, 100, nullptr, refused) == 0);
   ctl::JobBook again = store.load(true, nullptr);
   CHECK(again.report_next("t4-0", "a") == 22);
-  CHECK(serve::journal_reports(store, again, lines, 100, nullptr) == 0);
+  CHECK(serve::journal_reports(store, again, lines, 100, nullptr, refused) == 0);
 }
 
 TEST_CASE("the clients' service journals a submission before it answers") {
@@ -134,7 +142,22 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   cancel.args = {{"jobs", {"nosuch"}}};
   CHECK(sia::test::error_of([&] { service.handle(alice(), cancel); }).first == 66);
   cancel.args = {{"jobs", {"a"}}};
-  service.handle(alice(), cancel);
+  // Owner-only: another client may neither cancel a nor see its details (77, nothing
+  // journaled); its submitter may, whatever key it uses now.
+  const channel::Identity bob{channel::Identity::Kind::client, "bob", "KEY2", true};
+  seq = book.seq();
+  auto [s77, m77] = sia::test::error_of([&] { service.handle(bob, cancel); });
+  CHECK(s77 == 77);
+  CHECK(m77.find("CANCEL: job \"a\" belongs to client:alice; client:bob may not act on it") == 0);
+  channel::Request explain;
+  explain.kind = channel::RequestKind::explain;
+  explain.args = {{"job", "a"}};
+  CHECK(sia::test::error_of([&] { service.handle(bob, explain); }).first == 77);
+  CHECK(service.handle(alice(), explain).ok);
+  CHECK(book.seq() == seq);
+  channel::Identity alice2 = alice();
+  alice2.key = "OTHERKEY";
+  service.handle(alice2, cancel);
   CHECK(store.load(false, nullptr).find("a")->state == ctl::Lifecycle::cancelled);
 
   channel::Request status_req;
@@ -146,7 +169,10 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   ctl::LocalBackend local(config, "local:bob");
   local.submit({spec("b")});
   cancel.args = {{"jobs", {"b"}}};
-  service.handle(alice(), cancel);
+  CHECK(sia::test::error_of([&] { service.handle(alice(), cancel); }).first == 77);
+  channel::Identity admin{channel::Identity::Kind::client, "root", "KEY3", true};
+  admin.admin = true;  // an allow-list admin may act on every client's jobs
+  service.handle(admin, cancel);
   std::vector<std::string> files = store.inbox_files();
   REQUIRE(files.size() == 2);
   CHECK(store.read_inbox(files[1])["type"] == "cancel");
@@ -490,4 +516,58 @@ TEST_CASE("after a restart the last placement's nodes hold their jobs until fenc
   CHECK(driver.nodes_up().empty());
   REQUIRE(logs.size() == 1);
   CHECK(logs[0].find("t4-1 did not come back") == 0);
+}
+
+TEST_CASE("a node's word counts only for the jobs it was sent") {
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  channel::HubOptions ho;
+  ho.bind = "ipc://" + (dir / "hub.sock");
+  ho.heartbeat_interval = 0.2;
+  ho.heartbeat_liveness = 25;
+  ho.fence_after = 30;
+  ho.log = [](const std::string&) {};
+  channel::Hub hub(ho, nullptr);
+  serve::HubDriverOptions opt;
+  opt.ack_timeout = 0.5;
+  serve::HubDriver driver(hub, cluster, opt);
+  zmq::context_t ctx;
+  zmq::socket_t agent(ctx, zmq::socket_type::dealer);
+  agent.set(zmq::sockopt::linger, 0);
+  agent.connect(hub.endpoint());
+  auto send = [&](const channel::Message& m) {
+    agent.send(zmq::buffer(channel::encode(m)), zmq::send_flags::none);
+  };
+  auto jobs_of_t41 = [&] {
+    std::set<std::string> out;
+    for (const auto& s : driver.observe()) {
+      if (s.node != "t4-1") continue;
+      for (const auto& j : s.status.value("jobs", json::array())) out.insert(j.value("name", ""));
+    }
+    return out;
+  };
+  channel::Ready ready;
+  ready.node = "t4-1";
+  ready.inventory = {"t4", 2, "t4-1"};
+  ready.run_status = {{"node", "t4-1"}, {"jobs", {{{"name", "a"}, {"state", "running"}}}}};
+  send(ready);
+  for (int i = 0; i < 50 && driver.nodes_up().empty(); ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+  }
+  REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-1"});
+  // Before any ASSIGN (a restarted controller), its word stands.
+  CHECK(jobs_of_t41() == std::set<std::string>{"a"});
+  // It is sent b only (a goes to t4-0); it does not acknowledge, and says a finished.
+  Placement p = parse_placement(Node(two_job_placement(), "test", ""), cluster);
+  driver.deliver(1, p, {{"data", {{"jobs", json::array()}}}});
+  channel::Heartbeat hb;
+  hb.node = "t4-1";
+  hb.jobs = {{"a", "finished"}, {"b", "running"}};
+  send(hb);
+  std::set<std::string> seen;
+  for (int i = 0; i < 50 && !seen.count("b"); ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+    seen = jobs_of_t41();
+  }
+  CHECK(seen == std::set<std::string>{"b"});
 }

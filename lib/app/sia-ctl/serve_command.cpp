@@ -13,6 +13,7 @@
 #include "channel/allow_list.hpp"
 #include "channel/hub.hpp"
 #include "channel/keys.hpp"
+#include "channel/security.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/tool.hpp"
 #include "core/cluster.hpp"
@@ -78,6 +79,23 @@ channel::HubOptions hub_options(const ctl::ControllerSettings& cc) {
   // ASSIGN sequence numbers keep growing across restarts.
   ho.first_seq = static_cast<std::int64_t>(ctl::wall_clock() * 1000);
   return ho;
+}
+
+// Without [controller] secret_key, a tcp:// bind is CURVE with the pair made once in
+// STATE/keys; the local admin client key is on the allow-list either way (when made).
+void use_local_keys(channel::HubOptions& ho, const ctl::ControllerSettings& cc) {
+  if (ho.server_key || channel::is_local_endpoint(ho.bind)) return;
+  channel::LocalKeys keys = channel::make_local_keys(cc.state_dir);
+  ho.server_key = keys.server;
+  if (!ho.allow) ho.allow = channel::AllowList{};
+  if (!ho.allow->find(keys.admin.public_key)) {
+    channel::Identity admin{channel::Identity::Kind::client, "admin", "", true};
+    admin.admin = true;
+    ho.allow->add(keys.admin.public_key, admin);
+  }
+  log("CURVE keys in " + keys.dir + ": agents pin " +
+      channel::local_key_file(cc.state_dir, "server", "pub") +
+      "; clients with this state directory use admin.key");
 }
 
 // The agents as the hub knows them now, for NODES (ctl::node_list's `live`).
@@ -146,6 +164,7 @@ struct Serving {
   ClientService& service;
   ctl::RoundEngine& engine;
   long& reports;  // journaled since the last round's log line
+  const ctl::ForeignReports& foreign;
 };
 
 // Runs one round and logs it; a round that fails is a warning unless the state cannot be
@@ -160,8 +179,11 @@ void run_round(Serving& s) {
     log("round " + std::to_string(r.value("round", std::int64_t{0})) + ": " +
         std::to_string(running) + " placed, " + std::to_string(queued) + " waiting, " +
         std::to_string(r.value("ended", json::array()).size()) + " ended, " +
-        std::to_string(s.reports + r.value("reports", 0)) + " reports (" + fmt(took) +
-        " s, delivery " + fmt(s.driver.last_deliver_seconds()) + " s)");
+        std::to_string(s.reports + r.value("reports", 0)) + " reports" +
+        (s.foreign.refused() > 0
+             ? ", " + std::to_string(s.foreign.refused()) + " refused since the start"
+             : "") +
+        " (" + fmt(took) + " s, delivery " + fmt(s.driver.last_deliver_seconds()) + " s)");
     s.reports = 0;
   } catch (const Error& e) {
     if (e.status() == ExitStatus::io || e.status() == ExitStatus::cant_create) throw;
@@ -236,10 +258,13 @@ int run_serve_command(const ctl::CtlArgs& args) {
   }
   Cluster cluster = read_cluster(cc.cluster);
   channel::HubOptions ho = hub_options(cc);
+  for (const auto& n : cluster.nodes) ho.nodes.insert(n.name);
+  ho.cluster_name = cluster.name;
 
   ctl::StateStore store(cc.state_dir);
   store.create();
   exec::StateLock lock = store.lock("sia-ctl serve");
+  use_local_keys(ho, cc);
   std::vector<std::string> warnings;
   ctl::JobBook book = store.load(true, &warnings);
   for (const auto& w : warnings) warn(w);
@@ -249,8 +274,8 @@ int run_serve_command(const ctl::CtlArgs& args) {
     return service.handle(who, r);
   });
   service.set_live_nodes([&hub] { return live_agents(hub); });
-  hub.set_log_planner([&book, &store](const channel::Identity&, const channel::Request& r) {
-    return plan_log_request(book, store, r);
+  hub.set_log_planner([&book, &store](const channel::Identity& who, const channel::Request& r) {
+    return plan_log_request(book, store, who, r);
   });
   // What the journal holds of each node's reports: not taken again.
   std::map<std::string, channel::Offsets> stored;
@@ -268,8 +293,9 @@ int run_serve_command(const ctl::CtlArgs& args) {
   dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
   dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
   long reports = 0;  // journaled since the last round's log line
+  ctl::ForeignReports foreign(warn);
   dopt.on_reports = [&](std::vector<ctl::ReportLine> lines) {
-    reports += journal_reports(store, book, lines, ctl::wall_clock(), warn);
+    reports += journal_reports(store, book, lines, ctl::wall_clock(), warn, foreign);
   };
   dopt.on_late_ack = [&](const std::string& node, const channel::Ack& ack) {
     if (ack.round != book.round()) return;  // a round that is over; the next one counts
@@ -284,10 +310,12 @@ int run_serve_command(const ctl::CtlArgs& args) {
   ctl::RoundEngine engine(config, cluster, store, driver, ro);
 
   log("serving " + hub.endpoint() +
-      (ho.server_key ? " (CURVE, allow-list " + cc.allow + ")" : " (no CURVE: local endpoint)") +
+      (ho.server_key
+           ? " (CURVE, allow-list " + (cc.allow.empty() ? "admin key only" : cc.allow) + ")"
+           : " (no CURVE: ipc:// in a private directory)") +
       ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
       " s; " + std::to_string(book.active().size()) + " active jobs");
-  Serving serving{cc, book, store, hub, driver, service, engine, reports};
+  Serving serving{cc, book, store, hub, driver, service, engine, reports, foreign};
   serve_rounds(serving, [] { return cli::stop_signals().load() > 0; });
 
   log("stopping: compacting the state and saying BYE to the agents");

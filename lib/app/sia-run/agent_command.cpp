@@ -44,7 +44,10 @@ int run_agent(const AgentArgs& args) {
   o.fence_after = args.fence_after;
   o.keys = load_client_keys(args.server_key, args.secret_key);
   require_curve(o.connect, o.keys.has_value(), "connect",
-                "--server-key and --secret-key, or connect over loopback or ipc://");
+                "an agent pins the controller's public key: give --server-key FILE -- "
+                "`sia-ctl serve` writes it to STATE_DIR/keys/server.pub -- and --secret-key "
+                "with this node's key (sia-ctl keygen), listed as [[agent]] node = \"" +
+                    o.node + "\" in the controller's allow-list");
   if (!args.cluster.empty()) {
     o.inventory = inventory_of(read_cluster(args.cluster), o.node, args.cluster);
   } else {

@@ -1,10 +1,12 @@
 // `sia-run agent` as a library call: checks its settings (the node in the cluster file,
-// the keys, CURVE off loopback), then runs an Agent on the node's sia-run state directory
-// (SiaRunNode) until SIGTERM or SIGINT: the first checkpoint-stops the node's jobs (unless
-// --keep-jobs) and says BYE, a second leaves at once.
+// the keys: CURVE pinning the controller's key on every tcp endpoint), then runs an Agent
+// on the node's sia-run state directory (SiaRunNode) until SIGTERM or SIGINT: the first
+// checkpoint-stops the node's jobs (unless --keep-jobs) and says BYE, a second leaves at
+// once.
 // Errors: 64 usage, 66 a missing key or cluster file, 77 a secret key file not 0600 (or
 // unreadable), 78 a bad cluster file, a node not in it, a state directory of another node,
-// a non-local endpoint without keys. Returns 0 after a signal.
+// a tcp endpoint without keys, a controller that refuses the node (not in its cluster).
+// Returns 0 after a signal.
 // Thread-safety: process-wide (signal handlers, children).
 #pragma once
 
