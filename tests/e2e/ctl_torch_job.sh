@@ -164,7 +164,7 @@ phases() {
 
 # Runs until cnn has finished (the controller says so), then checks the end.
 finish() {
-  wait_for 180 "cnn did not finish" finished
+  wait_for 480 "cnn did not finish" finished
   done_lines=$(reports t4-1 | grep -c '"reason":"done"')
   [ "$done_lines" -eq 1 ] || fail "cnn reported done $done_lines times"
   last=$(reports t4-1 | grep '"reason":"done"')
