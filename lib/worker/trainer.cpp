@@ -294,6 +294,17 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
         {"plan", in_force},        {"reason", reason}};
     if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
     if (use.steps > 0) r["loss"] = use.loss / use.steps;
+    // Of the training the limits ask for (whichever comes first): what an app scheduler
+    // measures a trial's rung by.
+    double fraction = 0;
+    if (opt.max_steps > 0) {
+      fraction = static_cast<double>(st.step) / static_cast<double>(opt.max_steps);
+    }
+    if (opt.max_epochs > 0) {
+      fraction = std::max(
+          fraction, static_cast<double>(st.samples) / (opt.max_epochs * static_cast<double>(n)));
+    }
+    r["fraction"] = std::min(1.0, fraction);
     if (use.timed > 0) {
       r["step_time"] = use.step_time / use.timed;
       r["sync_time"] = use.sync_time / use.timed;
