@@ -227,10 +227,14 @@ std::optional<LogTail> log_tail_from_json(const json& j) {
   return t;
 }
 
-json node_job_json(const BookJob& b, const std::string& checkpoint_root) {
+json node_job_json(const JobBook& book, const BookJob& b, const std::string& checkpoint_root) {
   json j = job_spec_to_json(b.spec);
   json state = json::object();
   if (b.step > 0) state["step"] = b.step;
+  if (const BookApp* a = b.spec.app.empty() ? nullptr : book.find_app(b.spec.app)) {
+    SuccessiveHalving sh(a->spec.scheduler, a->spec.metric, a->spec.minimize, a->phase);
+    if (sh.halving() && sh.budget() < 1) state["stop_fraction"] = sh.budget();
+  }
   if (!checkpoint_root.empty()) {
     state["checkpoint_dir"] =
         (std::filesystem::path(checkpoint_root) / b.spec.name).lexically_normal().string();

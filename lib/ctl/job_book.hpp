@@ -281,9 +281,11 @@ nlohmann::json make_delivered(std::int64_t round, const std::string& node, bool 
                               const std::string& error, const nlohmann::json& plan);
 
 // The job as its nodes get it in the Jobs document of a delivery: its JobSpec, and in its
-// state the step it reached (so a node that finds no checkpoint says so) and its checkpoint
-// directory, CHECKPOINT_ROOT/JOB ("" root: none, the node's own choice).
-nlohmann::json node_job_json(const BookJob& job, const std::string& checkpoint_root);
+// state the step it reached (so a node that finds no checkpoint says so), its checkpoint
+// directory, CHECKPOINT_ROOT/JOB ("" root: none, the node's own choice), and for a trial
+// of an app its phase's budget as stop_fraction (its workers stop there).
+nlohmann::json node_job_json(const JobBook& book, const BookJob& job,
+                             const std::string& checkpoint_root);
 
 // Placed <-> the job's entry of a Placement document.
 nlohmann::json placed_to_json(const Placed& p);

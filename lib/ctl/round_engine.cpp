@@ -483,7 +483,7 @@ void RoundEngine::deliver(Pass& r) {
   json specs = json::array();
   for (const BookJob* b : r.book.active()) {
     if (r.scheduled.count(b->spec.name))
-      specs.push_back(node_job_json(*b, config_.controller.checkpoint_root));
+      specs.push_back(node_job_json(r.book, *b, config_.controller.checkpoint_root));
   }
   json jobs_doc = {{"apiVersion", kApiVersion},
                    {"kind", "Jobs"},

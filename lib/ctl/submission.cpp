@@ -203,7 +203,9 @@ Submission read_submissions(const std::vector<std::string>& files, const Catalog
     for (const auto& s : jobs_from_documents(jobs)) add(s.spec, s.where());
   }
   if (out.jobs.empty()) throw Error(ExitStatus::data, "no job to submit");
-  validate_apps(out, "submission");
+  std::string where;
+  for (const auto& f : files) where += (where.empty() ? "" : ", ") + display_name(f);
+  validate_apps(out, where);
   return out;
 }
 

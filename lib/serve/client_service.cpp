@@ -160,7 +160,7 @@ json ClientService::job_request(const channel::Identity& who, ctl::JobRequest re
   // STATE/inbox (submitted locally, not yet taken in) gets a request file after it there,
   // so the next round takes in both, in order.
   std::vector<std::string> known, waiting;
-  for (const auto& j : jobs) (book_.find(j) ? known : waiting).push_back(j);
+  for (const auto& j : jobs) (book_.find(j) || book_.find_app(j) ? known : waiting).push_back(j);
   const std::string identity = recorded_identity(who);
   if (!waiting.empty()) {
     store_.write_inbox(

@@ -56,7 +56,12 @@ TEST_CASE("successive halving stops the worse half at the rung", "[app]") {
   f.client.submit(search("s", 4, 2));
   f.round();  // takes the app in; its four trials run, one GPU each
   REQUIRE(f.placed_in(0).size() == 4);
-  CHECK(f.app("s").trials == std::vector<std::string>{"s-000", "s-001", "s-002", "s-003"});
+  // The policies see each trial with its app (Themis bids per app).
+  const json goodput = json::parse(ct::slurp(f.store.round_file(1, "goodput")));
+  REQUIRE(goodput["data"]["jobs"].size() == 4);
+  for (const auto& row : goodput["data"]["jobs"]) {
+    CHECK(row["app"] == json{{"eta", 2}, {"name", "s"}, {"phase", 0}, {"rungs", 2}, {"trials", 4}});
+  }
   // Three reach the rung (half their training): they wait, and the fourth trains on.
   f.report("s-000", 0.5, 0.4);
   f.report("s-001", 0.5, 0.1);
@@ -168,6 +173,8 @@ TEST_CASE("a restarted controller keeps the app's phase and rung metrics", "[app
   f.report("r-000", 0.5, 0.7);  // r-000 and r-001 survived (ties by name)
   f.round();
   // A new controller process reads the snapshot (and the journal after it).
+  // Its nodes get the phase's budget: the trial's workers stop there.
+  CHECK(node_job_json(f.book(), f.job("r-001"), "")["state"]["stop_fraction"] == 0.5);
   JobBook again = f.store.load(false, nullptr);
   CHECK(again.find_app("r")->phase == 1);
   CHECK(again.find("r-000")->rung_metric == 0.7);

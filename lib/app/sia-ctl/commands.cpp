@@ -120,6 +120,12 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
     if (args.format == cli::Format::table) {
       std::string out;
       for (const auto& s : specs) out += "would submit " + s.name + "\n";
+      for (const auto& a : submission.apps) {
+        int trials = 0;
+        for (const auto& s : specs) trials += s.app == a.name ? 1 : 0;
+        out += "would submit app " + a.name + ": " + std::to_string(trials) + " trials, " +
+               to_string(a.scheduler.kind) + "\n";
+      }
       cli::write_stdout(out + "dry run: nothing was submitted\n");
     } else {
       print(doc, args.format);
