@@ -45,6 +45,12 @@ struct Search : ct::RoundFixture {
     driver.report(node_of(t), t, offset[t], {{"fraction", fraction}, {"loss", loss}});
     offset[t] += 1000;
   }
+  // Reports of trials APP-000, APP-001, ...: the same fraction, one loss each.
+  void reach(const std::string& app, double fraction, const std::vector<double>& losses) {
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      report(app + "-00" + std::to_string(i), fraction, losses[i]);
+    }
+  }
   BookJob job(const std::string& t) const { return *book().find(t); }
   BookApp app(const std::string& a) const { return *book().find_app(a); }
 };
@@ -113,10 +119,7 @@ TEST_CASE("direction max keeps the highest metric", "[app]") {
   Search f;
   f.client.submit(search("m", 4, 2, /*minimize=*/false));
   f.round();
-  f.report("m-000", 0.5, 0.4);
-  f.report("m-001", 0.5, 0.1);
-  f.report("m-002", 0.5, 0.3);
-  f.report("m-003", 0.5, 0.2);
+  f.reach("m", 0.5, {0.4, 0.1, 0.3, 0.2});
   json r = f.round();
   CHECK(r["stopped"] == json::array({"m-003", "m-001"}));
 }
@@ -139,10 +142,7 @@ TEST_CASE("survivors past the next budget close it in the same round", "[app]") 
   Search f;
   f.client.submit(search("y", 4, 3));  // budgets 1/4, 1/2, 1
   f.round();
-  f.report("y-000", 0.6, 0.4);
-  f.report("y-001", 0.6, 0.1);
-  f.report("y-002", 0.6, 0.3);
-  f.report("y-003", 0.6, 0.2);
+  f.reach("y", 0.6, {0.4, 0.1, 0.3, 0.2});
   json r = f.round();
   CHECK(r["stopped"] == json::array({"y-002", "y-000", "y-003"}));
   CHECK(f.app("y").phase == 2);
