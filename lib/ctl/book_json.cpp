@@ -58,7 +58,29 @@ json job_to_json(const BookJob& b) {
       {"silent_restarts", b.silent_restarts},
       {"last_report", b.last_report},
       {"models", b.models},
-      {"history", hist}};
+      {"history", hist},
+      {"fraction", b.fraction},
+      {"rung_metric", b.rung_metric ? json(*b.rung_metric) : json(nullptr)}};
+}
+
+json app_to_json(const BookApp& a) {
+  return {{"spec", app_spec_to_json(a.spec)},
+          {"identity", a.identity},
+          {"submit_time", a.submit_time},
+          {"order", a.order},
+          {"trials", a.trials},
+          {"phase", a.phase}};
+}
+
+BookApp app_from_json(const Node& n) {
+  BookApp a;
+  a.spec = parse_app_spec(n.at("spec"));
+  a.identity = n.string_or("identity", "");
+  a.submit_time = n.number_or("submit_time", 0);
+  a.order = n.int_or("order", 0);
+  a.trials = n.at("trials").as_strings();
+  a.phase = static_cast<int>(n.at("phase").int_in(0, a.spec.scheduler.rungs - 1));
+  return a;
 }
 
 std::optional<Placed> parse_opt_placed(const Node& n) {
@@ -75,7 +97,7 @@ BookJob job_from_json(const Node& n) {
   b.order = n.int_or("order", 0);
   Node st = n.at("state");
   auto s = parse_lifecycle(st.as_string());
-  if (!s) st.expected("a job state (queued, running, finished, failed, cancelled)");
+  if (!s) st.expected("a job state (queued, running, finished, failed, cancelled, stopped)");
   b.state = *s;
   b.reason = n.string_or("reason", "");
   b.held_by = n.string_or("held_by", "");
@@ -122,6 +144,8 @@ BookJob job_from_json(const Node& n) {
       b.history.push_back(std::move(x));
     });
   }
+  b.fraction = n.number_or("fraction", 0);
+  if (auto m = n.get("rung_metric"); m && !m->is_null()) b.rung_metric = m->as_number();
   return b;
 }
 
@@ -130,6 +154,8 @@ BookJob job_from_json(const Node& n) {
 json JobBook::to_json() const {
   json jobs = json::array();
   for (const auto& [name, b] : jobs_) jobs.push_back(job_to_json(b));
+  json apps = json::array();
+  for (const auto& [name, a] : apps_) apps.push_back(app_to_json(a));
   json nodes = json::array();
   for (const auto& [name, n] : nodes_) {
     nodes.push_back({{"name", n.name},
@@ -154,6 +180,7 @@ json JobBook::to_json() const {
           {"last_round_time", last_round_time_},
           {"next_order", next_order_},
           {"jobs", jobs},
+          {"apps", apps},
           {"nodes", nodes},
           {"report_offsets", offsets},
           {"inbox", inbox_},
@@ -176,6 +203,13 @@ JobBook JobBook::from_json(const json& data, const std::string& file) {
       BookJob x = job_from_json(j);
       std::string name = x.spec.name;
       b.jobs_.emplace(name, std::move(x));
+    });
+  }
+  if (auto apps = d.get("apps")) {
+    apps->each([&](const Node& n) {
+      BookApp x = app_from_json(n);
+      std::string name = x.spec.name;
+      b.apps_.emplace(name, std::move(x));
     });
   }
   if (auto nodes = d.get("nodes")) {

@@ -49,26 +49,24 @@ JobBook LocalBackend::load_existing() const {
   return load();
 }
 
-json LocalBackend::submit(const std::vector<JobSpec>& jobs) {
+json LocalBackend::submit(const Submission& submission) {
   JobBook book = load();
   auto pending = pending_requests(store_);
   const std::set<std::string> waiting = pending_submissions(pending);
-  for (const auto& s : jobs) {
-    check_name_unused(book, s.name);
-    if (waiting.count(s.name)) {
-      throw Error(ExitStatus::data,
-                  "job \"" + s.name + "\" is submitted already (waiting in the inbox)");
-    }
-  }
-  json list = json::array();
   std::vector<std::string> names;
-  for (const auto& s : jobs) {
-    list.push_back(job_spec_to_json(s));
-    names.push_back(s.name);
+  for (const auto& s : submission.jobs) names.push_back(s.name);
+  std::vector<std::string> taken = names;
+  for (const auto& a : submission.apps) taken.push_back(a.name);
+  for (const auto& name : taken) {
+    check_name_unused(book, name);
+    if (waiting.count(name)) {
+      throw Error(ExitStatus::data,
+                  "job \"" + name + "\" is submitted already (waiting in the inbox)");
+    }
   }
   store_.create();
   const double now = wall_clock();
-  store_.write_inbox(inbox_request("submit", identity_, now, {{"jobs", list}}));
+  store_.write_inbox(inbox_request("submit", identity_, now, submission_body(submission)));
   pending.push_back({"submit", identity_, now, names});
   return job_status_list(book, pending, names, now, config_.controller.silent_after);
 }

@@ -23,14 +23,17 @@
 #include "ctl/config.hpp"
 #include "ctl/job_log.hpp"
 #include "ctl/state_store.hpp"
+#include "ctl/submission.hpp"
 
 namespace sia::ctl {
 
 class ClientBackend {
  public:
   virtual ~ClientBackend() = default;
-  // Jobs already read and validated by the client; returns a JobStatusList of them.
-  virtual nlohmann::json submit(const std::vector<JobSpec>& jobs) = 0;
+  // Jobs (and apps, whose trials are among the jobs) already read and validated by the
+  // client; returns a JobStatusList of the jobs.
+  virtual nlohmann::json submit(const Submission& submission) = 0;
+  nlohmann::json submit(const std::vector<JobSpec>& jobs) { return submit(Submission{jobs, {}}); }
   // JobStatusList of the named jobs (all jobs when empty).
   virtual nlohmann::json status(const std::vector<std::string>& jobs) = 0;
   // JobStatusList of the named jobs after the request (job_requests.hpp says which
@@ -47,7 +50,8 @@ class ClientBackend {
 class LocalBackend : public ClientBackend {
  public:
   LocalBackend(const Settings& config, std::string identity);
-  nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
+  using ClientBackend::submit;
+  nlohmann::json submit(const Submission& submission) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
   nlohmann::json request(JobRequest request, const std::vector<std::string>& jobs) override;
   nlohmann::json nodes() override;

@@ -72,6 +72,13 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
     return {"requeue", "requeue requested by " + b.requeue_by +
                            ": the next round stops it with a checkpoint; it waits from then on"};
   }
+  if (book.at_rung(b)) {
+    const BookApp* a = book.find_app(b.spec.app);
+    return {"rung", "reached the budget of phase " + std::to_string(a->phase + 1) + " of " +
+                        std::to_string(a->spec.scheduler.rungs) + " of app " + a->spec.name +
+                        (b.placed ? "; the next round stops it with a checkpoint" : "") +
+                        "; it waits for the app's other trials"};
+  }
   if (b.placed) {
     if (b.done_reported) return {"finishing", "its workers reported done; ending"};
     if (auto quiet = silence(b, now, silent_after); !quiet.empty()) return {"silent", quiet};
@@ -148,6 +155,8 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
               {"reason", b.reason},
               {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
+  row["app"] = b.spec.app.empty() ? json(nullptr) : json(b.spec.app);
+  row["fraction"] = b.fraction;
   row["silent_for"] = silent_for(b, now);
   row["held_by"] = b.held_by;
   row["reason_code"] = "";
@@ -157,6 +166,50 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
     row["reason"] = detail;
   }
   return row;
+}
+
+// An app: its scheduler and phase, how many of its trials are in each state, and its best
+// metric so far (the trials' latest reports).
+json app_row(const JobBook& book, const BookApp& a) {
+  std::map<std::string, int> count;
+  std::optional<double> best;
+  std::string best_trial;
+  for (const auto& t : a.trials) {
+    const BookJob* b = book.find(t);
+    if (!b) {
+      ++count["forgotten"];
+      continue;
+    }
+    ++count[is_ended(b->state) ? to_string(b->state) : "live"];
+    auto m = latest_metric(*b, a.spec.metric);
+    if (m && (!best || (a.spec.minimize ? *m < *best : *m > *best))) {
+      best = m;
+      best_trial = t;
+    }
+  }
+  const char* state = count["live"] > 0        ? "running"
+                      : count["finished"] > 0  ? "finished"
+                      : count["cancelled"] > 0 ? "cancelled"
+                                               : "failed";
+  const bool halving = a.spec.scheduler.kind == AppSchedulerKind::successive_halving;
+  return {{"name", a.spec.name},
+          {"state", state},
+          {"identity", a.identity},
+          {"submitted", a.submit_time},
+          {"scheduler", to_string(a.spec.scheduler.kind)},
+          {"eta", a.spec.scheduler.eta},
+          {"phase", halving ? a.phase + 1 : 1},
+          {"phases", halving ? a.spec.scheduler.rungs : 1},
+          {"metric", a.spec.metric},
+          {"direction", a.spec.minimize ? "min" : "max"},
+          {"trials", a.trials},
+          {"live", count["live"]},
+          {"stopped", count["stopped"]},
+          {"finished", count["finished"]},
+          {"failed", count["failed"]},
+          {"cancelled", count["cancelled"]},
+          {"best", best ? json(*best) : json(nullptr)},
+          {"best_trial", best ? json(best_trial) : json(nullptr)}};
 }
 
 json pending_row(const std::string& name, const std::string& state, const std::string& identity,
@@ -183,7 +236,9 @@ json pending_row(const std::string& name, const std::string& state, const std::s
           {"reason_code", state == "rejected" ? "" : "inbox"},
           {"held_by", ""},
           {"exit_status", nullptr},
-          {"ended", nullptr}};
+          {"ended", nullptr},
+          {"app", nullptr},
+          {"fraction", 0}};
 }
 
 }  // namespace
@@ -196,8 +251,8 @@ std::string identity_user(const std::string& identity) {
 
 std::vector<std::string> parse_state_filter(const std::vector<std::string>& values,
                                             const std::string& flag) {
-  static const std::set<std::string> known = {"queued",    "running",   "finished", "failed",
-                                              "cancelled", "submitted", "rejected"};
+  static const std::set<std::string> known = {"queued",    "running", "finished",  "failed",
+                                              "cancelled", "stopped", "submitted", "rejected"};
   std::vector<std::string> out;
   for (const auto& v : values) {
     std::size_t start = 0;
@@ -208,7 +263,7 @@ std::vector<std::string> parse_state_filter(const std::vector<std::string>& valu
       if (!known.count(s)) {
         throw Error(ExitStatus::usage, flag +
                                            ": expected queued, running, finished, failed, "
-                                           "cancelled, submitted or rejected, got \"" +
+                                           "cancelled, stopped, submitted or rejected, got \"" +
                                            s + "\"");
       }
       out.push_back(s);
@@ -322,19 +377,32 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
     }
   }
   json list = json::array();
+  json apps = json::array();
   if (jobs.empty()) {
     for (auto& [name, row] : rows) list.push_back(row);
+    for (const auto& [name, a] : book.apps()) apps.push_back(app_row(book, a));
   } else {
     std::set<std::string> shown;
-    for (const auto& name : jobs) {
+    auto show = [&](const std::string& name) {
       auto it = rows.find(name);
       if (it == rows.end()) {
         throw Error(ExitStatus::no_input, "job \"" + name + "\" is not known to the controller");
       }
       if (shown.insert(name).second) list.push_back(it->second);
+    };
+    for (const auto& name : jobs) {
+      const BookApp* a = book.find_app(name);
+      if (!a) {
+        show(name);
+        continue;
+      }
+      apps.push_back(app_row(book, *a));  // an app: it and its trials
+      for (const auto& t : a->trials) {
+        if (rows.count(t)) show(t);
+      }
     }
   }
-  return envelope("JobStatusList", {{"jobs", list}, {"round", book.round()}});
+  return envelope("JobStatusList", {{"jobs", list}, {"apps", apps}, {"round", book.round()}});
 }
 
 json node_list(const JobBook& book, double, const json& live) {

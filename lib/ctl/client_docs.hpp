@@ -79,7 +79,7 @@ struct JobFilter {
   double since = 0;                 // ended at or after it, or not ended (0: all)
 };
 // Status 64 naming `flag` for a state that is none of queued, running, finished, failed,
-// cancelled, submitted, rejected. Takes comma-separated lists.
+// cancelled, stopped, submitted, rejected. Takes comma-separated lists.
 std::vector<std::string> parse_state_filter(const std::vector<std::string>& values,
                                             const std::string& flag);
 // "--since": seconds since the epoch, a UTC date or time (2026-12-01, 2026-12-01T08:00,

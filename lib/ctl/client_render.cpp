@@ -46,7 +46,21 @@ std::string jobs_table(const json& d) {
            std::to_string(j.value("step", 0)), cli::fixed(j.value("progress", 0.0), 1),
            cli::duration(j.value("age", 0.0)), reason.empty() ? "-" : reason});
   }
-  return t.render();
+  const json apps = d.value("apps", json::array());
+  if (apps.empty()) return t.render();
+  cli::Table a({"app", "state", "scheduler", "phase", "live", "stopped", "finished", "best"});
+  for (const auto& x : apps) {
+    std::string best = "-";
+    if (x.contains("best") && x["best"].is_number()) {
+      best = x.value("metric", std::string("?")) + " " + cli::fixed(x["best"].get<double>(), 4) +
+             " (" + x.value("best_trial", std::string("?")) + ")";
+    }
+    a.add({x.value("name", ""), x.value("state", ""), x.value("scheduler", ""),
+           std::to_string(x.value("phase", 1)) + " of " + std::to_string(x.value("phases", 1)),
+           std::to_string(x.value("live", 0)), std::to_string(x.value("stopped", 0)),
+           std::to_string(x.value("finished", 0)), best});
+  }
+  return t.render() + "\n" + a.render();
 }
 
 std::string nodes_table(const json& d, double now) {
@@ -121,7 +135,7 @@ std::string round_text(const json& d) {
   for (const auto& s : d.value("submitted", json::array())) {
     out += "submitted: " + s.get<std::string>() + "\n";
   }
-  for (const char* what : {"cancelled", "held", "released", "requeued"}) {
+  for (const char* what : {"cancelled", "held", "released", "requeued", "at_rung"}) {
     for (const auto& s : d.value(what, json::array())) {
       out += std::string(what) + ": " + s.get<std::string>() + "\n";
     }

@@ -44,7 +44,7 @@ std::string describe_record(std::string_view line) {
                          ? rec["type"].get<std::string>()
                          : std::string("of unknown type");
   std::vector<std::string> names;
-  for (const char* key : {"job", "node"}) {
+  for (const char* key : {"job", "node", "app"}) {
     if (rec.contains(key) && rec[key].is_string()) names.push_back(rec[key].get<std::string>());
   }
   if (rec.contains("round") && rec["round"].is_number_integer()) {

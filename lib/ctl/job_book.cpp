@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "exec/job_launch.hpp"
+#include "policy/successive_halving.hpp"
 
 namespace sia::ctl {
 
@@ -16,7 +17,7 @@ namespace {
 
 constexpr std::size_t kMaxRejections = 100;
 
-const char* kStates[] = {"queued", "running", "finished", "failed", "cancelled"};
+const char* kStates[] = {"queued", "running", "finished", "failed", "cancelled", "stopped"};
 struct RequestName {
   const char* name;
   const char* past;
@@ -73,7 +74,7 @@ const char* to_string(Lifecycle s) {
 }
 
 std::optional<Lifecycle> parse_lifecycle(const std::string& s) {
-  for (int i = 0; i < 5; ++i) {
+  for (std::size_t i = 0; i < std::size(kStates); ++i) {
     if (s == kStates[i]) return static_cast<Lifecycle>(i);
   }
   return std::nullopt;
@@ -95,7 +96,8 @@ std::optional<JobRequest> parse_job_request(const std::string& s) {
 }
 
 bool is_ended(Lifecycle s) {
-  return s == Lifecycle::finished || s == Lifecycle::failed || s == Lifecycle::cancelled;
+  return s == Lifecycle::finished || s == Lifecycle::failed || s == Lifecycle::cancelled ||
+         s == Lifecycle::stopped;
 }
 
 int Placed::gpus() const {
@@ -150,11 +152,24 @@ std::string describe_placed(const std::optional<Placed>& p) {
 }
 
 json make_submit(const std::string& inbox, const std::string& identity, double time,
-                 const std::vector<JobSpec>& jobs) {
+                 const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps) {
   json list = json::array();
   for (const auto& s : jobs) list.push_back(job_spec_to_json(s));
-  return {
+  json r = {
       {"type", "submit"}, {"inbox", inbox}, {"identity", identity}, {"time", time}, {"jobs", list}};
+  if (!apps.empty()) {
+    json a = json::array();
+    for (AppSpec x : apps) {
+      x.trial_template.reset();  // its trials are the jobs
+      a.push_back(app_spec_to_json(x));
+    }
+    r["apps"] = std::move(a);
+  }
+  return r;
+}
+
+json make_app_phase(const std::string& app, int phase, double time) {
+  return {{"type", "app-phase"}, {"app", app}, {"phase", phase}, {"time", time}};
 }
 
 json make_rejected(const std::string& inbox, const std::string& identity, double time,
@@ -212,10 +227,14 @@ std::optional<LogTail> log_tail_from_json(const json& j) {
   return t;
 }
 
-json node_job_json(const BookJob& b, const std::string& checkpoint_root) {
+json node_job_json(const JobBook& book, const BookJob& b, const std::string& checkpoint_root) {
   json j = job_spec_to_json(b.spec);
   json state = json::object();
   if (b.step > 0) state["step"] = b.step;
+  if (const BookApp* a = b.spec.app.empty() ? nullptr : book.find_app(b.spec.app)) {
+    SuccessiveHalving sh(a->spec.scheduler, a->spec.metric, a->spec.minimize, a->phase);
+    if (sh.halving() && sh.budget() < 1) state["stop_fraction"] = sh.budget();
+  }
   if (!checkpoint_root.empty()) {
     state["checkpoint_dir"] =
         (std::filesystem::path(checkpoint_root) / b.spec.name).lexically_normal().string();
@@ -265,6 +284,33 @@ const BookJob* JobBook::find(const std::string& job) const {
   return it == jobs_.end() ? nullptr : &it->second;
 }
 
+const BookApp* JobBook::find_app(const std::string& app) const {
+  auto it = apps_.find(app);
+  return it == apps_.end() ? nullptr : &it->second;
+}
+
+bool JobBook::at_rung(const BookJob& b) const {
+  if (b.spec.app.empty() || is_ended(b.state)) return false;
+  const BookApp* a = find_app(b.spec.app);
+  if (!a) return false;
+  SuccessiveHalving sh(a->spec.scheduler, a->spec.metric, a->spec.minimize, a->phase);
+  return sh.reached({b.spec.name, b.fraction, std::nullopt});
+}
+
+AppRef JobBook::app_ref(const BookApp& a) const {
+  const bool halving = a.spec.scheduler.kind == AppSchedulerKind::successive_halving;
+  return AppRef{a.spec.name, static_cast<int>(a.trials.size()), a.spec.scheduler.eta,
+                halving ? a.spec.scheduler.rungs : 1, halving ? a.phase : 0};
+}
+
+std::optional<double> latest_metric(const BookJob& b, const std::string& metric) {
+  return b.last_report.is_object() ? finite(b.last_report, metric.c_str()) : std::nullopt;
+}
+
+std::optional<double> trial_metric(const BookJob& b, const std::string& metric) {
+  return b.rung_metric ? b.rung_metric : latest_metric(b, metric);
+}
+
 std::vector<const BookJob*> JobBook::active() const {
   std::vector<const BookJob*> out;
   for (const auto& [name, j] : jobs_) {
@@ -282,6 +328,17 @@ int JobBook::forget_ended_before(double cutoff) {
       retired_.insert(it->first);  // its report offsets stay: no line is taken twice
       it = jobs_.erase(it);
       ++n;
+    } else {
+      ++it;
+    }
+  }
+  // An app goes with its last trial; its name stays taken too.
+  for (auto it = apps_.begin(); it != apps_.end();) {
+    const auto& trials = it->second.trials;
+    if (std::none_of(trials.begin(), trials.end(),
+                     [&](const std::string& t) { return jobs_.count(t) > 0; })) {
+      retired_.insert(it->first);
+      it = apps_.erase(it);
     } else {
       ++it;
     }
@@ -309,6 +366,7 @@ bool JobBook::apply(const json& r) {
   if (type == "report") return apply_report(r);
   if (type == "round") return apply_round(r);
   if (type == "delivered") return apply_delivered(r);
+  if (type == "app-phase") return apply_app_phase(r);
   if (type == "rejected") {
     inbox_.insert(str_of(r, "inbox"));
     for (const auto& j : arr_of(r, "jobs")) {
@@ -323,9 +381,18 @@ bool JobBook::apply(const json& r) {
     inbox_.insert(str_of(r, "inbox"));
     const std::string who = str_of(r, "identity", "?");
     bool changed = false;
+    std::vector<std::string> names;  // an app's name stands for its trials
     for (const auto& j : arr_of(r, "jobs")) {
       if (!j.is_string()) continue;
-      auto it = jobs_.find(j.get<std::string>());
+      auto app = apps_.find(j.get<std::string>());
+      if (app == apps_.end()) {
+        names.push_back(j.get<std::string>());
+      } else {
+        names.insert(names.end(), app->second.trials.begin(), app->second.trials.end());
+      }
+    }
+    for (const auto& name : names) {
+      auto it = jobs_.find(name);
       if (it == jobs_.end() || is_ended(it->second.state)) continue;
       BookJob& b = it->second;
       switch (*request) {
@@ -411,7 +478,49 @@ bool JobBook::apply_submit(const json& r) {
     jobs_.emplace(name, std::move(b));
     changed = true;
   }
+  i = 0;
+  for (const auto& data : arr_of(r, "apps")) {
+    BookApp a;
+    a.spec = parse_app_spec(Node(data, "journal", "apps[" + std::to_string(i++) + "]"));
+    if (apps_.count(a.spec.name)) continue;
+    a.identity = str_of(r, "identity");
+    a.submit_time = num_of(r, "time");
+    a.order = next_order_;
+    for (const auto& [name, b] : jobs_) {
+      if (b.spec.app == a.spec.name) a.trials.push_back(name);
+    }
+    std::sort(a.trials.begin(), a.trials.end(), [&](const std::string& x, const std::string& y) {
+      return jobs_.at(x).order < jobs_.at(y).order;
+    });
+    if (!a.trials.empty()) a.order = jobs_.at(a.trials.front()).order;
+    std::string name = a.spec.name;
+    apps_.emplace(name, std::move(a));
+    changed = true;
+  }
   return changed;
+}
+
+bool JobBook::apply_app_phase(const json& r) {
+  auto it = apps_.find(str_of(r, "app"));
+  if (it == apps_.end()) return false;
+  BookApp& a = it->second;
+  const auto phase = int_of(r, "phase", -1);
+  if (phase <= a.phase || phase >= a.spec.scheduler.rungs) return false;
+  a.phase = static_cast<int>(phase);
+  for (const auto& t : a.trials) {
+    if (auto j = jobs_.find(t); j != jobs_.end()) j->second.rung_metric.reset();
+  }
+  return true;
+}
+
+void JobBook::note_rung(BookJob& b, const json& rep) {
+  if (b.spec.app.empty() || b.rung_metric) return;
+  auto it = apps_.find(b.spec.app);
+  if (it == apps_.end()) return;
+  const BookApp& a = it->second;
+  SuccessiveHalving sh(a.spec.scheduler, a.spec.metric, a.spec.minimize, a.phase);
+  if (!sh.reached({b.spec.name, b.fraction, std::nullopt})) return;
+  b.rung_metric = finite(rep, a.spec.metric.c_str());
 }
 
 bool JobBook::apply_report(const json& r) {
@@ -476,10 +585,13 @@ bool JobBook::apply_report(const json& r) {
                (b.notice.rfind("no checkpoint", 0) == 0 ? " (" + b.notice + ")" : "");
     b.step = at;
     b.progress = std::max(0.0, finite(rep, "progress").value_or(0));
+    b.fraction = in_range(rep, "fraction", 0, 1).value_or(0);
   } else if (current || b.restoring || b.generation == 0) {
     if (auto p = finite(rep, "progress"); p && *p > b.progress) b.progress = *p;
     if (step && *step > static_cast<double>(b.step)) b.step = static_cast<std::int64_t>(*step);
+    if (auto f = in_range(rep, "fraction", 0, 1); f && *f > b.fraction) b.fraction = *f;
   }
+  note_rung(b, rep);
   if (current) {
     b.last_report_time = std::max(b.last_report_time, num_of(r, "time"));
     if (b.silent_restarts > 0) b.notice.clear();  // it speaks again

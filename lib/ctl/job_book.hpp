@@ -2,15 +2,23 @@
 // It changes only through apply(record), the same call that replays the journal after a
 // restart, so the state after a crash is exactly the state that was acknowledged.
 // Per job: its JobSpec (with its command), who submitted it and when, its lifecycle
-//   queued -> running <-> queued -> finished | failed | cancelled
-// (an ended job never runs again, and its name is never reused), what its workers reported
+//   queued -> running <-> queued -> finished | failed | cancelled | stopped
+// (an ended job never runs again, and its name is never reused; stopped: the trial of an
+// app its app scheduler stopped), what its workers reported
 // (observations per configuration, gradient statistics, progress), the throughput models
 // fitted so far, its placement and starts, and its history of configurations.
+// Per app (a hyper-parameter search submitted as one, core/app_spec.hpp): its AppSpec
+// (without its template), who submitted it and when, its trials and the phase of its app
+// scheduler; per trial, the fraction of its training it reported and the metric it reported
+// when it first reached the current phase's budget (what successive halving ranks).
 // Per node: whether it answered, when, and how the last delivery went.
 // Reports are deduplicated by (node, job, byte offset): a report line that starts before
 // the next offset already taken from that node's file for that job is a duplicate.
 // Journal record types (built by the make_* functions; apply() ignores unknown types):
-//   submit    {inbox, identity, time, jobs: [JobSpec data...]}
+//   submit    {inbox, identity, time, jobs: [JobSpec data...], apps?: [App data...]}
+//             (an app's trials are among the jobs, each naming it in `app`)
+//   app-phase {app, phase, time}: its app scheduler closed a phase (the trials it stopped
+//             have job-ended records with state stopped just before)
 //   rejected  {inbox, identity, time, jobs: [names], reason}
 //   cancel    {inbox, identity, time, jobs: [names]}  (hold, release, requeue: the same)
 //             hold: an active job is not scheduled until released (a running one is
@@ -19,7 +27,7 @@
 //             with a checkpoint) and waits in the queue like any other from then on
 //   report    {node, job, offset, next, report}
 //   node-seen {node, up, error, time}
-//   job-ended {job, state: finished|failed, reason, exit_status, time, log_tail?}
+//   job-ended {job, state: finished|failed|stopped, reason, exit_status, time, log_tail?}
 //             log_tail, for a failed job whose node said which rank failed: {node, rank,
 //             text}, the last lines of that rank's log (sia-run status: at most 20 lines,
 //             4 KiB); absent or null when there is none
@@ -42,6 +50,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/app_spec.hpp"
+#include "core/goodput_matrix.hpp"
 #include "core/job_spec.hpp"
 #include "core/placement.hpp"
 #include "core/profile.hpp"
@@ -49,7 +59,7 @@
 
 namespace sia::ctl {
 
-enum class Lifecycle { queued, running, finished, failed, cancelled };
+enum class Lifecycle { queued, running, finished, failed, cancelled, stopped };
 const char* to_string(Lifecycle s);
 std::optional<Lifecycle> parse_lifecycle(const std::string& s);
 bool is_ended(Lifecycle s);
@@ -127,7 +137,26 @@ struct BookJob {
   nlohmann::json last_report;   // the latest report object (null before the first)
   nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
   std::vector<HistoryEntry> history;
+  // A trial of an app: the fraction of its training done, as its workers last reported it
+  // (report field "fraction"), and its app's metric when it first reached the budget of
+  // its app's current phase (none before).
+  double fraction = 0;
+  std::optional<double> rung_metric;
 };
+
+struct BookApp {
+  AppSpec spec;  // without its template
+  std::string identity;
+  double submit_time = 0;
+  std::int64_t order = 0;           // its first trial's submission order
+  std::vector<std::string> trials;  // in submission order
+  int phase = 0;                    // of its app scheduler (successive halving)
+};
+
+// A trial's metric in its latest report (a finite number), if any.
+std::optional<double> latest_metric(const BookJob& job, const std::string& metric);
+// What successive halving ranks a trial on: its metric at the rung, else its latest.
+std::optional<double> trial_metric(const BookJob& job, const std::string& metric);
 
 // Seconds since the job's current workers last spoke (their last report -- "done"
 // included, so a job that does not exit after it is caught too -- else the start its node
@@ -163,6 +192,13 @@ class JobBook {
 
   const std::map<std::string, BookJob>& jobs() const { return jobs_; }
   const BookJob* find(const std::string& job) const;
+  const std::map<std::string, BookApp>& apps() const { return apps_; }
+  const BookApp* find_app(const std::string& app) const;
+  // A trial of a successive-halving app that reached its phase's budget: it waits, out of
+  // the schedule, until every live trial of the phase is there (or has ended).
+  bool at_rung(const BookJob& job) const;
+  // The app's AppRef as the policies see it (goodput matrix rows).
+  AppRef app_ref(const BookApp& app) const;
   // Queued and running jobs, in submission order.
   std::vector<const BookJob*> active() const;
   const std::map<std::string, BookNode>& nodes() const { return nodes_; }
@@ -199,12 +235,16 @@ class JobBook {
   bool apply_report(const nlohmann::json& r);
   bool apply_round(const nlohmann::json& r);
   bool apply_delivered(const nlohmann::json& r);
+  bool apply_app_phase(const nlohmann::json& r);
+  // A trial's rung metric, from report `rep`, once it reached its app's phase budget.
+  void note_rung(BookJob& b, const nlohmann::json& rep);
 
   std::int64_t seq_ = 0;
   std::int64_t round_ = 0;
   double last_round_time_ = 0;
   std::int64_t next_order_ = 1;
   std::map<std::string, BookJob> jobs_;
+  std::map<std::string, BookApp> apps_;
   std::map<std::string, BookNode> nodes_;
   std::map<std::pair<std::string, std::string>, std::int64_t> report_next_;
   std::set<std::string> inbox_;
@@ -217,7 +257,8 @@ class JobBook {
 
 // Records (without "seq"; the state store numbers them).
 nlohmann::json make_submit(const std::string& inbox, const std::string& identity, double time,
-                           const std::vector<JobSpec>& jobs);
+                           const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps = {});
+nlohmann::json make_app_phase(const std::string& app, int phase, double time);
 nlohmann::json make_rejected(const std::string& inbox, const std::string& identity, double time,
                              const std::vector<std::string>& jobs, const std::string& reason);
 nlohmann::json make_job_request(JobRequest type, const std::string& inbox,
@@ -240,9 +281,11 @@ nlohmann::json make_delivered(std::int64_t round, const std::string& node, bool 
                               const std::string& error, const nlohmann::json& plan);
 
 // The job as its nodes get it in the Jobs document of a delivery: its JobSpec, and in its
-// state the step it reached (so a node that finds no checkpoint says so) and its checkpoint
-// directory, CHECKPOINT_ROOT/JOB ("" root: none, the node's own choice).
-nlohmann::json node_job_json(const BookJob& job, const std::string& checkpoint_root);
+// state the step it reached (so a node that finds no checkpoint says so), its checkpoint
+// directory, CHECKPOINT_ROOT/JOB ("" root: none, the node's own choice), and for a trial
+// of an app its phase's budget as stop_fraction (its workers stop there).
+nlohmann::json node_job_json(const JobBook& book, const BookJob& job,
+                             const std::string& checkpoint_root);
 
 // Placed <-> the job's entry of a Placement document.
 nlohmann::json placed_to_json(const Placed& p);

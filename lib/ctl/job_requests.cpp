@@ -11,6 +11,11 @@ void check_name_unused(const JobBook& book, const std::string& name) {
     throw Error(ExitStatus::data, "job \"" + name + "\" exists already (" + to_string(b->state) +
                                       "); a job name is never reused: choose another");
   }
+  if (book.find_app(name)) {
+    throw Error(ExitStatus::data, "\"" + name +
+                                      "\" names an app already; a name is never reused: "
+                                      "choose another");
+  }
   if (book.retired(name)) {
     throw Error(ExitStatus::data, "job \"" + name +
                                       "\" existed (it ended and was forgotten after "
@@ -26,6 +31,7 @@ void check_job_request(const JobBook& book, const std::vector<PendingRequest>& p
   }
   const std::set<std::string> waiting = pending_submissions(pending);
   for (const auto& name : jobs) {
+    if (request == JobRequest::cancel && book.find_app(name)) continue;  // its trials
     const BookJob* b = book.find(name);
     if (!b) {
       if (!waiting.count(name)) {

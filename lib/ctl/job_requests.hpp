@@ -2,9 +2,9 @@
 // named jobs -- made
 // the same way by the local client backend and by the daemon's client service before
 // anything is written: every job must be known or waiting in the inbox (status 66, none
-// is acted on), and a job that has ended can be cancelled (nothing happens) but not held,
-// released or requeued (status 65, naming the job and its state).
-// Thread-safety: pure.
+// is acted on; cancel also takes an app's name, for all its trials), and a job that has ended can
+// be cancelled (nothing happens) but not held, released or requeued (status 65, naming the job and
+// its state). Thread-safety: pure.
 #pragma once
 
 #include <string>
@@ -15,8 +15,8 @@
 
 namespace sia::ctl {
 
-// Status 65 when the book has (or had: a forgotten job's name is retired) a job `name`:
-// a job name is never reused.
+// Status 65 when the book has (or had: a forgotten job's name is retired) a job or an app
+// `name`: a name is never reused.
 void check_name_unused(const JobBook& book, const std::string& name);
 
 void check_job_request(const JobBook& book, const std::vector<PendingRequest>& pending,

@@ -16,6 +16,7 @@
 #include "ctl/submission.hpp"
 #include "exec/job_status.hpp"
 #include "model/catalog.hpp"
+#include "policy/successive_halving.hpp"
 
 namespace sia::ctl {
 
@@ -126,6 +127,7 @@ json RoundEngine::run(JobBook& book) {
   take_inbox(r);
   observe(r);
   end_ended(r);
+  schedule_apps(r);
   leave_out_hung(r);
   schedule(r);
   deliver(r);
@@ -178,25 +180,27 @@ void RoundEngine::take_inbox(Pass& r) {
       const std::string where = store_.path("inbox/" + f);
       Node jobs = Node(req, where, "").at("jobs");
       if (req["type"] == "submit") {
-        std::vector<JobSpec> specs;
-        for (std::size_t i = 0; i < jobs.size(); ++i) {
-          JobSpec s = parse_job_spec(jobs[i]);
+        Submission sub = parse_submission_body(Node(req, where, ""));
+        for (std::size_t i = 0; i < sub.jobs.size(); ++i) {
+          const JobSpec& s = sub.jobs[i];
           names.push_back(s.name);
           const std::string at = where + ": jobs[" + std::to_string(i) + "]";
           validate_submission(s, r.catalog, at);
           check_admissible(s, r.catalog, cluster_, at);
-          check_name_unused(book, s.name);
-          if (pending.count(s.name)) {
+        }
+        validate_apps(sub, where);
+        std::vector<std::string> taken = names;
+        for (const auto& a : sub.apps) taken.push_back(a.name);
+        for (const auto& name : taken) {
+          check_name_unused(book, name);
+          if (pending.count(name)) {
             throw Error(ExitStatus::data,
-                        "job \"" + s.name + "\" is submitted twice (a job name is never reused)");
+                        "\"" + name + "\" is submitted twice (a job name is never reused)");
           }
-          specs.push_back(std::move(s));
         }
-        for (const auto& s : specs) {
-          pending.insert(s.name);
-          submitted.push_back(s.name);
-        }
-        r.records.push_back(make_submit(f, identity, time, specs));
+        pending.insert(taken.begin(), taken.end());
+        for (const auto& name : names) submitted.push_back(name);
+        r.records.push_back(make_submit(f, identity, time, sub.jobs, sub.apps));
       } else {
         names = jobs.as_strings();
         const JobRequest type = parse_job_request(req["type"].get<std::string>()).value();
@@ -276,6 +280,34 @@ void RoundEngine::end_ended(Pass& r) {
   flush(r);
 }
 
+// 3b. App schedulers: close the phases every live trial has reached (several in a row when
+// the survivors are past the next budget too), stopping the worse trials.
+void RoundEngine::schedule_apps(Pass& r) {
+  json stopped = json::array();
+  for (const auto& [name, app] : r.book.apps()) {
+    SuccessiveHalving sh(app.spec.scheduler, app.spec.metric, app.spec.minimize, app.phase);
+    while (sh.halving()) {
+      std::vector<TrialProgress> live;
+      for (const auto& t : app.trials) {
+        const BookJob* b = r.book.find(t);
+        if (b && !is_ended(b->state)) {
+          live.push_back({t, b->fraction, trial_metric(*b, app.spec.metric)});
+        }
+      }
+      const int phase = sh.phase();
+      const std::vector<HalvingStop> stops = sh.close_phase(live);
+      if (sh.phase() == phase) break;
+      for (const auto& s : stops) {
+        end_job(r, s.name, Lifecycle::stopped, s.reason, std::nullopt);
+        stopped.push_back(s.name);
+      }
+      r.records.push_back(make_app_phase(name, sh.phase(), r.now));
+      flush(r);  // the next phase ranks on the book as it is now
+    }
+  }
+  r.result["stopped"] = stopped;
+}
+
 // Jobs whose workers stopped reporting: left out for this round (their nodes stop them)
 // so that the next one restarts them from their checkpoints; failed after the retries.
 void RoundEngine::leave_out_hung(Pass& r) {
@@ -320,11 +352,21 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
   in.cluster = cluster;
   json finishing = json::array();
   json left_out = json::array();  // held, or requeued: their nodes stop them
+  json at_rung = json::array();   // trials waiting for their phase to close: the same
   for (const BookJob* b : r.book.active()) {
     if (r.hung.count(b->spec.name)) continue;
     if (!b->held_by.empty() || !b->requeue_by.empty()) {
       left_out.push_back(b->spec.name);
       continue;
+    }
+    if (r.book.at_rung(*b)) {
+      at_rung.push_back(b->spec.name);
+      continue;
+    }
+    if (!b->spec.app.empty()) {
+      if (const BookApp* a = r.book.find_app(b->spec.app)) {
+        in.apps[b->spec.name] = r.book.app_ref(*a);
+      }
     }
     JobState s = r.book.job_state(*b, r.now);
     if (b->done_reported && b->placed) {
@@ -346,6 +388,7 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
   }
   r.result["finishing"] = finishing;
   r.result["left_out"] = left_out;
+  r.result["at_rung"] = at_rung;
   if (cluster.nodes.empty() || in.jobs.empty()) return in;
   if (r.book.last_allocation().is_object()) {
     try {
@@ -442,7 +485,7 @@ void RoundEngine::deliver(Pass& r) {
   json specs = json::array();
   for (const BookJob* b : r.book.active()) {
     if (r.scheduled.count(b->spec.name))
-      specs.push_back(node_job_json(*b, config_.controller.checkpoint_root));
+      specs.push_back(node_job_json(r.book, *b, config_.controller.checkpoint_root));
   }
   json jobs_doc = {{"apiVersion", kApiVersion},
                    {"kind", "Jobs"},

@@ -8,7 +8,12 @@
 //   3. end the jobs whose workers ended: finished (every rank exited 0) or failed (a rank
 //      failed on its own), as the RunStatus of a node the job is placed on says -- once
 //      (a node's word on a job placed elsewhere is ignored, see node_speaks_for);
-//   4. schedule the active jobs but those that reported "done" and are about to end, on the
+//   3b. run the app schedulers (successive halving) on their trials' reports: a trial that
+//      reached its phase's budget waits out of the schedule; when every live trial of the
+//      phase is there, the worse ones end as stopped (their GPUs freed this round) and the
+//      phase advances (an app-phase record);
+//   4. schedule the active jobs but those that reported "done" and are about to end, and
+//      trials waiting at their rung, on the
 //      configured cluster less the nodes that did not answer: estimate -> solve -> place
 //      (stages.hpp); save the round's documents in STATE/rounds (retention); journal the
 //      decision (placement, allocation, refreshed model fits);
@@ -65,6 +70,7 @@ class RoundEngine {
   void take_inbox(Pass& r);
   void observe(Pass& r);
   void end_ended(Pass& r);
+  void schedule_apps(Pass& r);
   void leave_out_hung(Pass& r);
   StageInput stage_input(Pass& r, const Cluster& up_cluster);
   void schedule(Pass& r);

@@ -106,6 +106,9 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
     }
     std::sort(matrix.jobs.begin(), matrix.jobs.end(),
               [](const auto& a, const auto& b) { return a.job < b.job; });
+    for (auto& row : matrix.jobs) {  // a trial bids with its app (Themis)
+      if (auto it = in.apps.find(row.job); it != in.apps.end()) row.app = it->second;
+    }
     for (const auto& j : kept) {
       json js = job_state_to_json(j);
       if (js["state"].contains("models")) out.models[j.spec.name] = js["state"]["models"];

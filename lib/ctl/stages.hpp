@@ -24,6 +24,7 @@
 
 #include "core/allocation.hpp"
 #include "core/cluster.hpp"
+#include "core/goodput_matrix.hpp"
 #include "core/placement.hpp"
 #include "ctl/config.hpp"
 #include "model/catalog.hpp"
@@ -33,8 +34,9 @@ namespace sia::ctl {
 
 struct StageInput {
   std::int64_t round = 0;
-  Cluster cluster;             // the configured cluster less the nodes that are down
-  std::vector<JobState> jobs;  // the active jobs, in submission order
+  Cluster cluster;                     // the configured cluster less the nodes that are down
+  std::vector<JobState> jobs;          // the active jobs, in submission order
+  std::map<std::string, AppRef> apps;  // job -> its app (trials of an app only)
   std::optional<Allocation> previous_allocation;
   std::optional<nlohmann::json> previous_placement;  // Placement data valid on `cluster`
 };

@@ -20,10 +20,6 @@ void validate_submission(const JobSpec& spec, const Catalog& catalog, const std:
   if (!valid_job_name(spec.name)) {
     fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
   }
-  if (!spec.app.empty()) {
-    // Apps are simulated (sia-ctl simulate); the controller does not run app schedulers.
-    fail("app", "the controller does not schedule apps yet (sia-ctl simulate does)");
-  }
   if (spec.command.empty()) {
     fail("command", "expected the program and arguments sia-run starts, got none");
   }
@@ -117,23 +113,99 @@ void check_admissible(const JobSpec& spec, const Catalog& catalog, const Cluster
                       "cannot run on cluster " + cluster.name + ": " + why.substr(colon + 2)));
 }
 
-std::vector<JobSpec> read_submissions(const std::vector<std::string>& files, const Catalog& catalog,
-                                      const Cluster* cluster) {
-  std::vector<JobSpec> out;
-  std::set<std::string> names;
-  for (const auto& f : files) {
-    auto docs = read_documents(f, {"JobSpec", "Jobs"});
-    for (const auto& s : jobs_from_documents(docs)) {
-      validate_submission(s.spec, catalog, s.where());
-      if (cluster) check_admissible(s.spec, catalog, *cluster, s.where());
-      if (!names.insert(s.spec.name).second) {
-        throw Error(ExitStatus::data,
-                    s.where("name") + ": job \"" + s.spec.name + "\" is given twice");
-      }
-      out.push_back(s.spec);
+void validate_apps(const Submission& s, const std::string& where) {
+  std::set<std::string> names, apps;
+  auto twice = [&](const std::string& name) {
+    if (!names.insert(name).second) {
+      throw Error(ExitStatus::data, where + ": \"" + name + "\" is given twice (as a job or app)");
+    }
+  };
+  for (const auto& a : s.apps) {
+    twice(a.name);
+    apps.insert(a.name);
+  }
+  std::set<std::string> with_trials;
+  for (const auto& j : s.jobs) {
+    twice(j.name);
+    if (j.app.empty()) continue;
+    if (!apps.count(j.app)) {
+      throw Error(ExitStatus::data,
+                  located(where, "app",
+                          "job \"" + j.name + "\" names app \"" + j.app +
+                              "\", which this submission does not hold (submit its App document)"));
+    }
+    with_trials.insert(j.app);
+  }
+  for (const auto& a : s.apps) {
+    if (!with_trials.count(a.name)) {
+      throw Error(ExitStatus::data, located(where, "template",
+                                            "app \"" + a.name +
+                                                "\" has no trials (expected a "
+                                                "template for its jobs)"));
     }
   }
-  if (out.empty()) throw Error(ExitStatus::data, "no job to submit");
+}
+
+nlohmann::json submission_body(const Submission& s) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& j : s.jobs) jobs.push_back(job_spec_to_json(j));
+  nlohmann::json body = {{"jobs", jobs}};
+  if (!s.apps.empty()) {
+    nlohmann::json apps = nlohmann::json::array();
+    for (AppSpec a : s.apps) {
+      a.trial_template.reset();  // its trials are the jobs
+      apps.push_back(app_spec_to_json(a));
+    }
+    body["apps"] = std::move(apps);
+  }
+  return body;
+}
+
+Submission parse_submission_body(const Node& body) {
+  Submission s;
+  body.at("jobs").each([&](const Node& j) { s.jobs.push_back(parse_job_spec(j)); });
+  if (auto apps = body.get("apps")) {
+    apps->each([&](const Node& a) { s.apps.push_back(parse_app_spec(a)); });
+  }
+  return s;
+}
+
+Submission read_submissions(const std::vector<std::string>& files, const Catalog& catalog,
+                            const Cluster* cluster) {
+  Submission out;
+  std::set<std::string> names;
+  auto add = [&](const JobSpec& spec, const std::string& where) {
+    validate_submission(spec, catalog, where);
+    if (cluster) check_admissible(spec, catalog, *cluster, where);
+    if (!names.insert(spec.name).second) {
+      throw Error(ExitStatus::data, where + ": name: \"" + spec.name + "\" is given twice");
+    }
+    out.jobs.push_back(spec);
+  };
+  for (const auto& f : files) {
+    std::vector<Document> docs = read_documents(f, {"JobSpec", "Jobs", "App"});
+    std::vector<Document> jobs;
+    for (auto& d : docs) {
+      if (d.kind != "App") {
+        jobs.push_back(std::move(d));
+        continue;
+      }
+      AppSpec a = parse_app_spec(d.data());
+      if (!a.trial_template) d.data().fail("expected a template (the trials' JobSpec)");
+      for (const auto& t : expand_trials(a, d.data().file())) {
+        add(t, display_name(f) + ": app " + a.name + ": trial " + t.name);
+      }
+      if (!names.insert(a.name).second) {
+        d.data().at("name").fail("\"" + a.name + "\" is given twice (as a job or app)");
+      }
+      out.apps.push_back(std::move(a));
+    }
+    for (const auto& s : jobs_from_documents(jobs)) add(s.spec, s.where());
+  }
+  if (out.jobs.empty()) throw Error(ExitStatus::data, "no job to submit");
+  std::string where;
+  for (const auto& f : files) where += (where.empty() ? "" : ", ") + display_name(f);
+  validate_apps(out, where);
   return out;
 }
 

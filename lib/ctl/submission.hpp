@@ -2,12 +2,18 @@
 // never used before in this controller's state), a command for sia-run to start, and a
 // model the catalog knows (or the job's own profile). Both the client (before it writes
 // anything) and the round (for a request found in the inbox) check it.
+// A submission may hold apps (App documents, core/app_spec.hpp): their trials, expanded
+// from the template, are among its jobs, each naming its app; an app's name shares the
+// namespace of job names (never reused) and a job may name only an app submitted with it.
 // Thread-safety: pure, given a catalog used by one thread.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "core/app_spec.hpp"
 #include "core/cluster.hpp"
 #include "core/job_spec.hpp"
 #include "model/catalog.hpp"
@@ -31,11 +37,27 @@ std::string unschedulable_reason(const JobSpec& spec, const Catalog& catalog,
 void check_admissible(const JobSpec& spec, const Catalog& catalog, const Cluster& cluster,
                       const std::string& where);
 
-// Reads JobSpec or Jobs documents (TOML or JSON; "-" = stdin) into specs; every file and
-// job is validated before anything is returned. Duplicate names across files: 65. With a
-// cluster, every job is also checked for admission (check_admissible).
-std::vector<JobSpec> read_submissions(const std::vector<std::string>& files, const Catalog& catalog,
-                                      const Cluster* cluster = nullptr);
+struct Submission {
+  std::vector<JobSpec> jobs;  // the apps' trials among them
+  std::vector<AppSpec> apps;
+};
+
+// Status 65 naming `where` unless every job's app is one of `s.apps`, every app has trials
+// and no name (of a job or an app) is given twice.
+void validate_apps(const Submission& s, const std::string& where);
+
+// A submission as a request carries it -- {"jobs": [JobSpec data...], "apps": [App data...]}
+// (the inbox file's body, the channel's SUBMIT arguments) -- and back. Parsing checks the
+// fields only (validate_submission and validate_apps do the rest); errors name `body`.
+nlohmann::json submission_body(const Submission& s);
+Submission parse_submission_body(const Node& body);
+
+// Reads JobSpec, Jobs or App documents (TOML or JSON; "-" = stdin); an App's trials are
+// expanded from its template (required here). Every file and job is validated before
+// anything is returned. Duplicate names across files: 65. With a cluster, every job is
+// also checked for admission (check_admissible).
+Submission read_submissions(const std::vector<std::string>& files, const Catalog& catalog,
+                            const Cluster* cluster = nullptr);
 
 // "local:NAME" for the user running the program.
 std::string local_identity();

@@ -127,6 +127,7 @@ json job_launch_to_json(const JobLaunch& l) {
           {"master_port", l.master_port},
           {"restore", l.restore},
           {"expected_step", l.expected_step},
+          {"stop_fraction", l.stop_fraction},
           {"restore_missing", l.restore_missing},
           {"cwd", l.cwd},
           {"ckpt_dir", l.ckpt_dir},
@@ -163,6 +164,7 @@ JobLaunch parse_job_launch(const Node& d) {
   l.batch_plan = d.string_or("batch_plan", "");
   l.plan = d.int32_or("plan", 0);
   l.expected_step = d.int_or("expected_step", 0);
+  l.stop_fraction = d.number_or("stop_fraction", 0);
   l.restore_missing = d.bool_or("restore_missing", false);
   l.report_interval = d.number_or("report_interval", 30);
   l.grace = d.number_or("grace", 120);

@@ -48,6 +48,7 @@ struct JobLaunch {
   // The job had trained before (its Jobs state gave a step) but no checkpoint was found:
   // it starts from step 0, and the RunPlan, the status and the controller say so.
   std::int64_t expected_step = 0;  // the step a restore was expected at (0: none)
+  double stop_fraction = 0;        // SIA_STOP_FRACTION (0: none; JobState::stop_fraction)
   bool restore_missing = false;
   std::string cwd;
   std::string ckpt_dir;

@@ -63,6 +63,7 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
     l.local_bsz = jp.local_bsz;
     l.accum_steps = jp.accum_steps;
     l.expected_step = js.step;
+    l.stop_fraction = js.stop_fraction;
     l.ckpt_dir = js.checkpoint_dir;  // the controller's choice; see prepare_generation
     bool alone = jp.nodes.size() == 1;
     const std::string& first = jp.nodes.front().node;
@@ -216,6 +217,7 @@ void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
     // A placement without batch settings leaves them to the worker (0 is not a batch).
     if (l.batch_size > 0) r.env["SIA_BATCH_SIZE"] = number_text(l.batch_size);
     if (l.local_bsz > 0) r.env["SIA_LOCAL_BSZ"] = std::to_string(l.local_bsz);
+    if (l.stop_fraction > 0) r.env["SIA_STOP_FRACTION"] = number_text(l.stop_fraction);
   }
 }
 

@@ -71,6 +71,7 @@ JobState parse_job_state(const Node& job) {
     }
   }
   if (auto v = st->get("target_progress")) s.target_progress = v->non_negative_number();
+  if (auto v = st->get("stop_fraction")) s.stop_fraction = v->number_in(0, 1);
   if (auto v = st->get("attained_service")) s.attained_service = v->non_negative_number();
   if (auto obs = st->get("observations")) {
     obs->each([&](const Node& o) {
@@ -120,6 +121,7 @@ json job_state_to_json(const JobState& s) {
   if (s.step > 0) st["step"] = s.step;
   if (!s.checkpoint_dir.empty()) st["checkpoint_dir"] = s.checkpoint_dir;
   if (s.target_progress > 0) st["target_progress"] = s.target_progress;
+  if (s.stop_fraction > 0) st["stop_fraction"] = s.stop_fraction;
   if (s.attained_service > 0) st["attained_service"] = s.attained_service;
   if (!s.observations.empty()) {
     json obs = json::array();

@@ -51,7 +51,10 @@ struct JobState {
   double progress = 0;         // statistical progress so far (iterations at the initial batch)
   std::int64_t step = 0;       // optimizer steps its workers reported (a restore is expected)
   std::string checkpoint_dir;  // where its checkpoints live on every node ("": sia-run's choice)
-  double target_progress = 0;  // needed to finish; 0: from the catalog
+  // A trial of an app: its workers stop (as preempted) at this fraction of their training,
+  // the budget of its app scheduler's phase (0: none; SIA_STOP_FRACTION).
+  double stop_fraction = 0;
+  double target_progress = 0;                 // needed to finish; 0: from the catalog
   std::map<std::string, FittedModel> models;  // by GPU type
 
   // Where the job was read from, for messages ("jobs.json", "jobs[3]"); not serialised.

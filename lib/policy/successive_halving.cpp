@@ -5,8 +5,9 @@
 
 namespace sia {
 
-SuccessiveHalving::SuccessiveHalving(AppScheduler scheduler, std::string metric, bool minimize)
-    : scheduler_(scheduler), metric_(std::move(metric)), minimize_(minimize) {}
+SuccessiveHalving::SuccessiveHalving(AppScheduler scheduler, std::string metric, bool minimize,
+                                     int phase)
+    : scheduler_(scheduler), metric_(std::move(metric)), minimize_(minimize), phase_(phase) {}
 
 bool SuccessiveHalving::reached(const TrialProgress& t) const {
   return scheduler_.kind == AppSchedulerKind::successive_halving && phase_ < scheduler_.rungs - 1 &&

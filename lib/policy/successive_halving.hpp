@@ -28,7 +28,8 @@ struct HalvingStop {
 
 class SuccessiveHalving {
  public:
-  SuccessiveHalving(AppScheduler scheduler, std::string metric, bool minimize);
+  // `phase`: where a search resumes (the controller keeps it in its state).
+  SuccessiveHalving(AppScheduler scheduler, std::string metric, bool minimize, int phase = 0);
 
   int phase() const { return phase_; }
   int phases() const { return scheduler_.rungs; }

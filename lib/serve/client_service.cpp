@@ -43,6 +43,7 @@ std::string recorded_identity(const channel::Identity& who) {
 std::string job_owner(const ctl::JobBook& book, const std::vector<ctl::PendingRequest>& pending,
                       const std::string& job) {
   if (const ctl::BookJob* b = book.find(job)) return b->identity;
+  if (const ctl::BookApp* a = book.find_app(job)) return a->identity;  // cancel APP
   for (const auto& p : pending) {
     if (p.type == "submit" && std::find(p.jobs.begin(), p.jobs.end(), job) != p.jobs.end()) {
       return p.identity;
@@ -144,18 +145,27 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
         parse_job_spec(Node(doc ? j["data"] : j, "SUBMIT", "jobs[" + std::to_string(i) + "]"));
     ctl::validate_submission(s, *catalog_, where);
     if (cluster) ctl::check_admissible(s, *catalog_, *cluster, where);
-    ctl::check_name_unused(book_, s.name);
-    if (waiting.count(s.name) || !names.insert(s.name).second) {
-      throw Error(ExitStatus::data, "job \"" + s.name + "\" is submitted already");
-    }
     list.push_back(s.name);
     specs.push_back(std::move(s));
+  }
+  ctl::Submission sub{std::move(specs), {}};
+  if (auto apps = Node(args, "SUBMIT", "").get("apps")) {
+    apps->each([&](const Node& a) { sub.apps.push_back(parse_app_spec(a)); });
+  }
+  ctl::validate_apps(sub, "SUBMIT");
+  std::vector<std::string> taken = list;
+  for (const auto& a : sub.apps) taken.push_back(a.name);
+  for (const auto& name : taken) {
+    ctl::check_name_unused(book_, name);
+    if (waiting.count(name) || !names.insert(name).second) {
+      throw Error(ExitStatus::data, "job \"" + name + "\" is submitted already");
+    }
   }
   bool idle = true;
   for (const ctl::BookJob* b : book_.active()) idle = idle && !b->placed;
   const double now = now_();
   const std::string identity = recorded_identity(who);
-  store_.commit(book_, {ctl::make_submit(request_name(now), identity, now, specs)});
+  store_.commit(book_, {ctl::make_submit(request_name(now), identity, now, sub.jobs, sub.apps)});
   if (idle) round_wanted_ = true;
   return ctl::job_status_list(book_, pending, list, now, config_.controller.silent_after);
 }
@@ -178,7 +188,7 @@ json ClientService::job_request(const channel::Identity& who, ctl::JobRequest re
   // STATE/inbox (submitted locally, not yet taken in) gets a request file after it there,
   // so the next round takes in both, in order.
   std::vector<std::string> known, waiting;
-  for (const auto& j : jobs) (book_.find(j) ? known : waiting).push_back(j);
+  for (const auto& j : jobs) (book_.find(j) || book_.find_app(j) ? known : waiting).push_back(j);
   const std::string identity = recorded_identity(who);
   if (!waiting.empty()) {
     store_.write_inbox(

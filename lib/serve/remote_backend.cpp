@@ -22,10 +22,8 @@ json RemoteBackend::call(channel::RequestKind kind, json args) {
   return channel::call_document(options_, std::move(r));
 }
 
-json RemoteBackend::submit(const std::vector<JobSpec>& jobs) {
-  json list = json::array();
-  for (const auto& s : jobs) list.push_back(job_spec_to_json(s));
-  return call(channel::RequestKind::submit, {{"jobs", list}});
+json RemoteBackend::submit(const ctl::Submission& submission) {
+  return call(channel::RequestKind::submit, ctl::submission_body(submission));
 }
 
 json RemoteBackend::status(const std::vector<std::string>& jobs) {

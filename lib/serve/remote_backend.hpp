@@ -20,7 +20,8 @@ namespace sia::serve {
 class RemoteBackend : public ctl::ClientBackend {
  public:
   explicit RemoteBackend(const ctl::Settings& config);
-  nlohmann::json submit(const std::vector<JobSpec>& jobs) override;
+  using ctl::ClientBackend::submit;
+  nlohmann::json submit(const ctl::Submission& submission) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
   nlohmann::json request(ctl::JobRequest request, const std::vector<std::string>& jobs) override;
   nlohmann::json nodes() override;

@@ -281,6 +281,18 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
            (opt.max_epochs > 0 &&
             static_cast<double>(st.samples) >= opt.max_epochs * static_cast<double>(n));
   };
+  // Of the training the limits ask for (whichever comes first): what an app scheduler
+  // measures a trial's rung by.
+  auto fraction = [&] {
+    double f = 0;
+    if (opt.max_steps > 0) f = static_cast<double>(st.step) / static_cast<double>(opt.max_steps);
+    if (opt.max_epochs > 0) {
+      f = std::max(f, static_cast<double>(st.samples) / (opt.max_epochs * static_cast<double>(n)));
+    }
+    return std::min(1.0, f);
+  };
+  // A trial at its app's rung stops as if preempted: its controller restarts it if it goes on.
+  auto at_rung = [&] { return env.stop_fraction > 0 && fraction() >= env.stop_fraction; };
   Interval cur, last;
   double last_report = os::now_seconds();
   auto report = [&](const char* reason) {
@@ -294,6 +306,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
         {"plan", in_force},        {"reason", reason}};
     if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
     if (use.steps > 0) r["loss"] = use.loss / use.steps;
+    r["fraction"] = fraction();
     if (use.timed > 0) {
       r["step_time"] = use.step_time / use.timed;
       r["sync_time"] = use.sync_time / use.timed;
@@ -313,7 +326,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   std::vector<float> x;
   std::vector<std::int32_t> y;
   bool stop = false;
-  for (std::uint64_t steps_run = 0; profiling || !done();) {
+  for (std::uint64_t steps_run = 0; profiling || !(done() || at_rung());) {
     x.resize(static_cast<std::size_t>(b) * opt.data.features);
     y.resize(static_cast<std::size_t>(b));
     const double t0 = os::now_seconds();
@@ -404,7 +417,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     } catch (const Error& e) {
       verdict = verdict_error(e);
     }
-    report(finished ? "done" : "preempted");
+    report(finished ? "done" : at_rung() ? "rung" : "preempted");
   }
   comm->broadcast(verdict);
   take_verdict(verdict);

@@ -103,6 +103,7 @@ WorkerEnv read_worker_env(const Getenv& get) {
   e.profile_steps =
       static_cast<int>(integer(get, "SIA_PROFILE_STEPS", 0, 0, 1 << 20, "a non-negative integer"));
   e.init_batch_size = number(get, "SIA_INIT_BATCH_SIZE", 0, 0, 1e9, "a number from 0 to 1e9");
+  e.stop_fraction = number(get, "SIA_STOP_FRACTION", 0, 0, 1, "a number from 0 to 1");
   if (auto v = text(get, "SIA_DEVICE")) {
     if (*v != "auto" && *v != "cpu" && *v != "cuda") bad("SIA_DEVICE", *v, "auto, cpu or cuda");
     e.device = *v;

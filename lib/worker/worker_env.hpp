@@ -34,6 +34,7 @@ struct WorkerEnv {
   // Optional (set by sia-profile, or by hand).
   int profile_steps = 0;              // SIA_PROFILE_STEPS: > 0 = measure and exit
   double init_batch_size = 0;         // SIA_INIT_BATCH_SIZE: B0 of the gradient statistics
+  double stop_fraction = 0;           // SIA_STOP_FRACTION: stop (75) at this fraction (0: none)
   std::string device;                 // SIA_DEVICE: auto | cpu | cuda ("" = not set)
   double memory_limit_mb = 0;         // SIA_MEMORY_LIMIT_MB: CPU backend's memory budget
   double rendezvous_timeout = 300;    // SIA_RENDEZVOUS_TIMEOUT, seconds

@@ -1,5 +1,6 @@
 // Helpers for the lib/ctl tests: a hermetic configuration on a temporary state directory,
-// a small cluster, job specs, and a scripted NodeDriver that plays sia-run on every node.
+// a small cluster, job specs, a scripted NodeDriver that plays sia-run on every node, and
+// a fixture that runs rounds with them.
 #pragma once
 
 #include <fstream>
@@ -13,7 +14,10 @@
 #include "core/cluster.hpp"
 #include "core/document.hpp"
 #include "ctl/config.hpp"
+#include "ctl/job_book.hpp"
 #include "ctl/node_driver.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl/state_store.hpp"
 #include "exec/temp_dir.hpp"
 
 namespace sia::ctl::test {
@@ -190,6 +194,48 @@ class FakeDriver : public NodeDriver {
 
  private:
   Cluster cluster_;
+};
+
+// A state directory, the two-node cluster, a FakeDriver and a clock: rounds as
+// `sia-ctl round` runs them, one minute apart.
+struct RoundFixture {
+  TempDir dir;
+  std::string cluster_file = write_cluster(dir);
+  std::string state = dir / "state";
+  ctl::Settings config;
+  Cluster cluster = read_cluster(cluster_file);
+  StateStore store{state};
+  FakeDriver driver{cluster};
+  double now = 1000;
+  std::vector<std::string> warnings;
+
+  explicit RoundFixture(std::map<std::string, std::string> extra = {})
+      : config(test_config(dir / "state", dir / "cluster.toml", std::move(extra))) {
+    store.create();
+  }
+
+  nlohmann::json round() {
+    auto lock = store.lock("test round");
+    JobBook book = store.load(true, &warnings);
+    RoundOptions o;
+    o.now = [this] { return now; };
+    o.warn = [this](const std::string& w) { warnings.push_back(w); };
+    RoundEngine engine(config, cluster, store, driver, o);
+    nlohmann::json r = engine.run(book);
+    now += 60;
+    return r;
+  }
+  JobBook book() const { return store.load(false, nullptr); }
+  std::set<std::string> placed_in(std::size_t delivery) const {
+    std::set<std::string> out;
+    for (const auto& j : driver.deliveries.at(delivery).second.jobs) out.insert(j.job);
+    return out;
+  }
+  std::string node_of(const std::string& job) const {
+    JobBook b = book();  // a temporary would leave the pointer dangling
+    const BookJob* j = b.find(job);
+    return j && j->placed ? j->placed->nodes.front().node : "";
+  }
 };
 
 }  // namespace sia::ctl::test

@@ -170,11 +170,11 @@ TEST_CASE("a resize keeps the generation; a start behind the last step is notice
   BookJob j;
   j.spec = ct::spec("a");
   j.step = 77;
-  json nj = node_job_json(j, "/nfs/ck");
+  json nj = node_job_json(copy, j, "/nfs/ck");
   CHECK(nj["state"]["step"] == 77);
   CHECK(nj["state"]["checkpoint_dir"] == "/nfs/ck/a");
   j.step = 0;
-  CHECK_FALSE(node_job_json(j, "").contains("state"));
+  CHECK_FALSE(node_job_json(copy, j, "").contains("state"));
 }
 
 TEST_CASE("an ended job is never placed again", "[book]") {

@@ -21,48 +21,9 @@ using namespace sia::ctl;
 using nlohmann::json;
 namespace ct = sia::ctl::test;
 namespace fs = std::filesystem;
+using Fixture = ct::RoundFixture;
 
 namespace {
-
-struct Fixture {
-  ct::TempDir dir;
-  std::string cluster_file = ct::write_cluster(dir);
-  std::string state = dir / "state";
-  ctl::Settings config;
-  Cluster cluster = read_cluster(cluster_file);
-  StateStore store{state};
-  ct::FakeDriver driver{cluster};
-  double now = 1000;
-  std::vector<std::string> warnings;
-
-  explicit Fixture(std::map<std::string, std::string> extra = {})
-      : config(ct::test_config(dir / "state", dir / "cluster.toml", std::move(extra))) {
-    store.create();
-  }
-
-  json round() {
-    auto lock = store.lock("test round");
-    JobBook book = store.load(true, &warnings);
-    RoundOptions o;
-    o.now = [this] { return now; };
-    o.warn = [this](const std::string& w) { warnings.push_back(w); };
-    RoundEngine engine(config, cluster, store, driver, o);
-    json r = engine.run(book);
-    now += 60;
-    return r;
-  }
-  JobBook book() const { return store.load(false, nullptr); }
-  std::set<std::string> placed_in(std::size_t delivery) const {
-    std::set<std::string> out;
-    for (const auto& j : driver.deliveries.at(delivery).second.jobs) out.insert(j.job);
-    return out;
-  }
-  std::string node_of(const std::string& job) const {
-    JobBook b = book();  // a temporary would leave the pointer dangling
-    const BookJob* j = b.find(job);
-    return j && j->placed ? j->placed->nodes.front().node : "";
-  }
-};
 
 int run_shell(const std::string& cmd, std::string* out) {
   FILE* p = ::popen(cmd.c_str(), "r");

@@ -19,14 +19,9 @@ unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
 export XDG_CONFIG_HOME=$tmp/xdg
 PATH=$BIN:$PATH
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
+. "$SRC/tests/e2e/lib/cpu_pair.sh"
 cleanup() {
-  for n in t4-0 t4-1; do
-    # One job at a time: a stop naming a job the node never ran stops nothing (66).
-    for j in a b c f; do
-      [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 "$j" \
-        >/dev/null 2>&1
-    done
-  done
+  cpu_pair_stop a b c f
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -40,24 +35,7 @@ fail() {
 }
 cd "$tmp" || exit 1
 
-cat >cluster.toml <<'TOML'
-name = "cpu-pair"
-[[node_groups]]
-gpu_type = "t4"
-gpus_per_node = 2
-count = 2
-TOML
-cat >config.toml <<TOML
-[controller]
-state_dir = "state"
-cluster = "cluster.toml"
-retention = 500
-time_limit = 1
-[nodes]
-apply = ["sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node", "{node}",
-         "--cluster", "{cluster}", "--jobs", "{jobs}", "--ckpt-root", "{state}/ckpt",
-         "--report-interval", "0.3", "--grace", "20", "-o", "json", "-"]
-TOML
+cpu_pair_setup
 STEPS=4000
 job() {
   cat >"$1.toml" <<TOML

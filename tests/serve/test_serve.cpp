@@ -19,6 +19,7 @@
 #include "ctl/ctl_test_util.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
+#include "ctl/submission.hpp"
 #include "serve/client_service.hpp"
 #include "serve/hub_driver.hpp"
 #include "serve/report_journal.hpp"
@@ -216,6 +217,46 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   channel::Request history;
   history.kind = channel::RequestKind::history;
   CHECK(service.handle(alice(), history).document["kind"] == "JobHistory");
+}
+
+TEST_CASE("the clients' service takes an app with its trials and cancels it by name") {
+  TempDir dir;
+  ctl::Settings config = test_config(dir / "state", write_cluster(dir));
+  ctl::StateStore store(config.controller.state_dir);
+  store.create();
+  ctl::JobBook book;
+  serve::ClientService service(config, store, book, [] { return 1000.0; });
+  AppSpec app;
+  app.name = "s";
+  app.scheduler = {AppSchedulerKind::successive_halving, 2, 2};
+  app.trial_template = json{{"model", "cifar10"}, {"command", {"/bin/true", "{lr}"}}};
+  app.grid = {{"lr", {0.1, 0.01}}};
+  ctl::Submission sub{expand_trials(app, "test"), {app}};
+  channel::Request submit;
+  submit.kind = channel::RequestKind::submit;
+  submit.args = ctl::submission_body(sub);
+  service.handle(alice(), submit);
+  ctl::JobBook loaded = store.load(false, nullptr);
+  REQUIRE(loaded.find_app("s") != nullptr);
+  CHECK(loaded.find_app("s")->trials == std::vector<std::string>{"s-000", "s-001"});
+  CHECK(loaded.find("s-001")->spec.hparams.at("lr") == 0.01);
+  // Trials without their app are refused, as is the app's name for a job.
+  submit.args = ctl::submission_body({{spec("x")}, {}});
+  submit.args["jobs"][0]["app"] = "t";
+  CHECK(sia::test::error_of([&] { service.handle(alice(), submit); }).first == 65);
+  submit.args = ctl::submission_body({{spec("s")}, {}});
+  CHECK(sia::test::error_of([&] { service.handle(alice(), submit); }).first == 65);
+  channel::Request cancel;
+  cancel.kind = channel::RequestKind::cancel;
+  cancel.args = {{"jobs", {"s"}}};
+  // Owner-only by the app's name as by a trial's.
+  const channel::Identity bob{channel::Identity::Kind::client, "bob", "KEY2", true};
+  CHECK(sia::test::error_of([&] { service.handle(bob, cancel); }).first == 77);
+  CHECK(loaded.find("s-000")->state != ctl::Lifecycle::cancelled);
+  service.handle(alice(), cancel);
+  loaded = store.load(false, nullptr);
+  CHECK(loaded.find("s-000")->state == ctl::Lifecycle::cancelled);
+  CHECK(loaded.find("s-001")->state == ctl::Lifecycle::cancelled);
 }
 
 TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub") {

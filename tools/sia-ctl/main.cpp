@@ -160,7 +160,7 @@ void add_submit_flags(CLI::App& cmd, Flags& f) {
 void add_filter_flags(CLI::App& cmd, Flags& f) {
   cmd.add_option("--state", f.filter_states,
                  "Only jobs in these states (queued, running, finished, failed, "
-                 "cancelled, submitted, rejected; comma-separated or repeated)");
+                 "cancelled, stopped, submitted, rejected; comma-separated or repeated)");
   cmd.add_option("--user", f.filter_users,
                  "Only jobs these users submitted (alice, or local:alice / client:alice)");
 }

@@ -108,7 +108,8 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
   // With a cluster configured, a job it can never hold is refused here, before the inbox.
   std::optional<Cluster> cluster;
   if (!config.controller.cluster.empty()) cluster = read_cluster(config.controller.cluster);
-  std::vector<JobSpec> specs = read_submissions(files, catalog, cluster ? &*cluster : nullptr);
+  const Submission submission = read_submissions(files, catalog, cluster ? &*cluster : nullptr);
+  const std::vector<JobSpec>& specs = submission.jobs;
   if (args.dry_run) {
     json list = json::array();
     for (const auto& s : specs) list.push_back(job_spec_to_json(s));
@@ -119,13 +120,19 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
     if (args.format == cli::Format::table) {
       std::string out;
       for (const auto& s : specs) out += "would submit " + s.name + "\n";
+      for (const auto& a : submission.apps) {
+        int trials = 0;
+        for (const auto& s : specs) trials += s.app == a.name ? 1 : 0;
+        out += "would submit app " + a.name + ": " + std::to_string(trials) + " trials, " +
+               to_string(a.scheduler.kind) + "\n";
+      }
       cli::write_stdout(out + "dry run: nothing was submitted\n");
     } else {
       print(doc, args.format);
     }
     return 0;
   }
-  print(make_client_backend(config)->submit(specs), args.format);
+  print(make_client_backend(config)->submit(submission), args.format);
   return 0;
 }
 

@@ -1,0 +1,201 @@
+// The controller's app scheduler: successive halving over an app's trials, from their
+// reports, round by round (round_engine.hpp, step 3b), with the FakeDriver.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "ctl/client_backend.hpp"
+#include "ctl/client_docs.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl/submission.hpp"
+#include "ctl_test_util.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+using namespace sia::ctl;
+using nlohmann::json;
+namespace ct = sia::ctl::test;
+
+namespace {
+
+// App `name` of `trials` one-GPU trials (NAME-000, ...), successive halving over `rungs`
+// phases, eta 2.
+Submission search(const std::string& name, int trials, int rungs, bool minimize = true) {
+  AppSpec a;
+  a.name = name;
+  a.scheduler = {AppSchedulerKind::successive_halving, 2, rungs};
+  a.minimize = minimize;
+  a.trial_template =
+      json{{"model", "cifar10"}, {"max_gpus", 1}, {"command", {"/bin/true", "--lr", "{lr}"}}};
+  std::vector<double> lrs;
+  for (int i = 0; i < trials; ++i) lrs.push_back(0.01 * (i + 1));
+  a.grid = {{"lr", lrs}};
+  Submission s;
+  s.jobs = expand_trials(a, "test");
+  s.apps = {a};
+  return s;
+}
+
+struct Search : ct::RoundFixture {
+  LocalBackend client{config, "local:tester"};
+  std::map<std::string, std::int64_t> offset;
+  // A report of trial `t` from its node: the fraction of its training and its loss.
+  void report(const std::string& t, double fraction, double loss) {
+    driver.report(node_of(t), t, offset[t], {{"fraction", fraction}, {"loss", loss}});
+    offset[t] += 1000;
+  }
+  // Reports of trials APP-000, APP-001, ...: the same fraction, one loss each.
+  void reach(const std::string& app, double fraction, const std::vector<double>& losses) {
+    for (std::size_t i = 0; i < losses.size(); ++i) {
+      report(app + "-00" + std::to_string(i), fraction, losses[i]);
+    }
+  }
+  BookJob job(const std::string& t) const { return *book().find(t); }
+  BookApp app(const std::string& a) const { return *book().find_app(a); }
+};
+
+}  // namespace
+
+TEST_CASE("successive halving stops the worse half at the rung", "[app]") {
+  Search f;
+  f.client.submit(search("s", 4, 2));
+  f.round();  // takes the app in; its four trials run, one GPU each
+  REQUIRE(f.placed_in(0).size() == 4);
+  // The policies see each trial with its app (Themis bids per app).
+  const json goodput = json::parse(ct::slurp(f.store.round_file(1, "goodput")));
+  REQUIRE(goodput["data"]["jobs"].size() == 4);
+  for (const auto& row : goodput["data"]["jobs"]) {
+    CHECK(row["app"] == json{{"eta", 2}, {"name", "s"}, {"phase", 0}, {"rungs", 2}, {"trials", 4}});
+  }
+  // Three reach the rung (half their training): they wait, and the fourth trains on.
+  f.report("s-000", 0.5, 0.4);
+  f.report("s-001", 0.5, 0.1);
+  f.report("s-002", 0.6, 0.3);
+  f.report("s-003", 0.2, 0.9);
+  json r = f.round();
+  CHECK(r["at_rung"] == json::array({"s-000", "s-001", "s-002"}));
+  CHECK(r["stopped"].empty());
+  CHECK(f.placed_in(1) == std::set<std::string>{"s-003"});
+  json st = f.client.status({"s-000"});
+  CHECK(st["data"]["jobs"][0]["reason_code"] == "rung");
+  // The last one reaches it with a loss between: the two best go on, the rest stop.
+  f.report("s-003", 0.5, 0.2);
+  r = f.round();
+  CHECK(r["stopped"] == json::array({"s-002", "s-000"}));  // in rank order
+  CHECK(f.job("s-002").state == Lifecycle::stopped);
+  CHECK(f.job("s-002").reason ==
+        "successive halving: phase 1 of 2, loss 0.3 ranked 3 of 4 (kept 2)");
+  CHECK(f.job("s-000").reason.find("ranked 4 of 4") != std::string::npos);
+  CHECK(f.app("s").phase == 1);
+  CHECK(f.placed_in(2) == std::set<std::string>{"s-001", "s-003"});  // GPUs freed at once
+  // The status shows the app: phase, counts, best so far.
+  json apps = f.client.status({})["data"]["apps"];
+  REQUIRE(apps.size() == 1);
+  CHECK(apps[0]["phase"] == 2);
+  CHECK(apps[0]["live"] == 2);
+  CHECK(apps[0]["stopped"] == 2);
+  CHECK(apps[0]["best"] == 0.1);
+  CHECK(apps[0]["best_trial"] == "s-001");
+  json one = f.client.status({"s"})["data"];  // an app's name: it and its trials
+  CHECK(one["apps"].size() == 1);
+  CHECK(one["jobs"].size() == 4);
+}
+
+TEST_CASE("ties rank by name; a trial without the metric ranks last", "[app]") {
+  Search f;
+  f.client.submit(search("t", 4, 2));
+  f.round();
+  f.report("t-000", 0.5, 0.5);
+  f.report("t-001", 0.5, 0.5);
+  f.report("t-002", 0.5, 0.5);
+  f.driver.report(f.node_of("t-003"), "t-003", 0, {{"fraction", 0.5}});  // no loss
+  json r = f.round();
+  CHECK(r["stopped"] == json::array({"t-002", "t-003"}));
+  CHECK(f.job("t-003").reason.find("loss no value ranked 4 of 4") != std::string::npos);
+}
+
+TEST_CASE("direction max keeps the highest metric", "[app]") {
+  Search f;
+  f.client.submit(search("m", 4, 2, /*minimize=*/false));
+  f.round();
+  f.reach("m", 0.5, {0.4, 0.1, 0.3, 0.2});
+  json r = f.round();
+  CHECK(r["stopped"] == json::array({"m-003", "m-001"}));
+}
+
+TEST_CASE("a trial that failed counts as ended at the rung", "[app]") {
+  Search f;
+  f.client.submit(search("x", 4, 2));
+  f.round();
+  f.driver.runs[f.node_of("x-000")]["x-000"].state = "failed";
+  f.report("x-001", 0.5, 0.3);
+  f.report("x-002", 0.5, 0.1);
+  f.report("x-003", 0.5, 0.2);
+  json r = f.round();
+  CHECK(f.job("x-000").state == Lifecycle::failed);
+  CHECK(r["stopped"] == json::array({"x-001"}));  // ceil(3 / 2) = 2 kept
+  CHECK(f.job("x-001").reason.find("ranked 3 of 3 (kept 2)") != std::string::npos);
+}
+
+TEST_CASE("survivors past the next budget close it in the same round", "[app]") {
+  Search f;
+  f.client.submit(search("y", 4, 3));  // budgets 1/4, 1/2, 1
+  f.round();
+  f.reach("y", 0.6, {0.4, 0.1, 0.3, 0.2});
+  json r = f.round();
+  CHECK(r["stopped"] == json::array({"y-002", "y-000", "y-003"}));
+  CHECK(f.app("y").phase == 2);
+  CHECK(f.job("y-001").state == Lifecycle::running);
+}
+
+TEST_CASE("cancel APP cancels every trial of the app", "[app]") {
+  Search f;
+  f.client.submit(search("c", 3, 2));
+  f.client.submit({ct::spec("other")});
+  f.round();
+  f.client.request(JobRequest::cancel, {"c"});
+  f.round();
+  for (const char* t : {"c-000", "c-001", "c-002"}) CHECK(f.job(t).state == Lifecycle::cancelled);
+  CHECK(f.job("other").state == Lifecycle::running);
+  CHECK(f.client.status({"c"})["data"]["apps"][0]["state"] == "cancelled");
+  // Its name stays taken, for a job as for an app.
+  CHECK(sia::test::error_of([&] { f.client.submit({ct::spec("c")}); }).first == 65);
+}
+
+TEST_CASE("a restarted controller keeps the app's phase and rung metrics", "[app]") {
+  Search f;
+  f.client.submit(search("r", 4, 3));
+  f.round();
+  for (const char* t : {"r-000", "r-001", "r-002", "r-003"}) f.report(t, 0.3, 0.5);
+  f.round();  // phase 1 closes (budget 1/4): two stopped
+  REQUIRE(f.app("r").phase == 1);
+  f.report("r-000", 0.5, 0.7);  // r-000 and r-001 survived (ties by name)
+  f.round();
+  // A new controller process reads the snapshot (and the journal after it).
+  // Its nodes get the phase's budget: the trial's workers stop there.
+  CHECK(node_job_json(f.book(), f.job("r-001"), "")["state"]["stop_fraction"] == 0.5);
+  JobBook again = f.store.load(false, nullptr);
+  CHECK(again.find_app("r")->phase == 1);
+  CHECK(again.find("r-000")->rung_metric == 0.7);
+  CHECK(again.at_rung(*again.find("r-000")));
+  CHECK_FALSE(again.at_rung(*again.find("r-001")));
+  // The same through the journal alone: replaying the records gives the same book.
+  JobBook replay;
+  Submission s = search("q", 2, 2);
+  replay.apply(make_submit("f", "local:me", 10, s.jobs, s.apps));
+  CHECK(replay.apply(make_app_phase("q", 1, 20)));
+  CHECK_FALSE(replay.apply(make_app_phase("q", 1, 21)));  // once
+  JobBook round_trip = JobBook::from_json(replay.to_json(), "snapshot");
+  CHECK(round_trip.find_app("q")->phase == 1);
+  CHECK(round_trip.find_app("q")->trials.size() == 2);
+}
+
+TEST_CASE("a submission's jobs may name only its own apps", "[app]") {
+  Submission s = search("v", 2, 2);
+  s.apps.clear();
+  CHECK(sia::test::error_of([&] { validate_apps(s, "x"); }).first == 65);
+  Submission t = search("w", 2, 2);
+  t.jobs.clear();
+  CHECK(sia::test::error_of([&] { validate_apps(t, "x"); }).first == 65);
+}

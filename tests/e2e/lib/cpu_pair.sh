@@ -1,0 +1,37 @@
+# Sourced by the e2e scripts that run the cron-style controller (`sia-ctl round` from a
+# shell loop) on the CPU (not a test itself: the e2e tests are tests/e2e/*.sh). Needs BIN
+# (the programs) and ST (the state directory, "state" under the working directory).
+# cpu_pair_setup: writes cluster.toml (cluster "cpu-pair": two nodes of two t4 GPUs) and
+# config.toml (that cluster, state directory "state", the default local node commands:
+# one sia-run state directory per node under STATE/nodes, reports every 0.3 s) into the
+# working directory.
+cpu_pair_setup() {
+  cat >cluster.toml <<'TOML'
+name = "cpu-pair"
+[[node_groups]]
+gpu_type = "t4"
+gpus_per_node = 2
+count = 2
+TOML
+  cat >config.toml <<'TOML'
+[controller]
+state_dir = "state"
+cluster = "cluster.toml"
+retention = 500
+time_limit = 1
+[nodes]
+apply = ["sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node", "{node}",
+         "--cluster", "{cluster}", "--jobs", "{jobs}", "--ckpt-root", "{state}/ckpt",
+         "--report-interval", "0.3", "--grace", "20", "-o", "json", "-"]
+TOML
+}
+# cpu_pair_stop JOB...: stops the jobs' workers on both nodes, one job at a time (a stop
+# naming a job the node never ran stops nothing).
+cpu_pair_stop() {
+  for n in t4-0 t4-1; do
+    for j in "$@"; do
+      [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 "$j" \
+        >/dev/null 2>&1
+    done
+  done
+}
