@@ -69,7 +69,8 @@ struct MckpSolution {
                                // forced choices do not fit)
   std::string method;          // what found it: "lagrangian", "lp-round" or "glpk"
   std::vector<double> prices;  // the final row prices (explanations)
-  bool node_limit = false;     // a branch and cut stopped at limits.nodes
+  bool node_limit = false;     // the final branch and cut (not the rounding's core) stopped
+                               // at limits.nodes
 };
 
 MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options);
