@@ -34,7 +34,11 @@ int main(int argc, char** argv) {
   std::string bin = argc > 1 ? argv[1] : fs::read_symlink("/proc/self/exe").parent_path().string();
   Catalog catalog(default_catalog_dir());
   const int rounds = 20;
-  std::printf("Solve (in-process, warm fits; time limit 2 s, gap target 1e-4)\n");
+  const PolicyOptions defaults;
+  std::printf(
+      "Solve (in-process, warm fits; node limit %d, iteration limit %d, time limit %g s, gap "
+      "target %g)\n",
+      defaults.node_limit, defaults.iteration_limit, defaults.time_limit, defaults.mip_gap);
   std::printf("%6s %6s %8s %10s %10s %10s %10s  %s\n", "GPUs", "jobs", "columns", "median ms",
               "p95 ms", "max ms", "max gap", "statuses");
   const bool keep = argc > 2;
@@ -54,7 +58,7 @@ int main(int argc, char** argv) {
       SyntheticRound round = synthetic_round(catalog, scale, njobs, 100 + r);
       Estimator est(round.cluster, catalog);
       GoodputMatrix m = est.estimate(round.jobs);
-      SiaPolicy sia(PolicyOptions{});
+      SiaPolicy sia(defaults);
       Allocation a = sia.allocate(m, std::nullopt);
       t.push_back(1e3 * sia.last_solve_seconds());
       worst_gap = std::max(worst_gap, a.gap);
@@ -62,7 +66,7 @@ int main(int argc, char** argv) {
       const std::vector<baseline::Job> jobs = baseline::jobs_of(m, std::nullopt);
       for (bool centre : {false, true}) {
         const double t0 = now_seconds();
-        baseline::max_sum_throughput(jobs, m.cluster, 2.0, centre);
+        baseline::max_sum_throughput(jobs, m.cluster, solve_limits(defaults), centre);
         auto& out = centre ? gavel[scale].second : gavel[scale].first;
         out.push_back(1e3 * (now_seconds() - t0));
       }

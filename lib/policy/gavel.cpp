@@ -346,7 +346,8 @@ class GavelPolicy : public RoundRobinPolicy {
 
  protected:
   LpResult fractions(const std::vector<Job>& jobs, const GoodputMatrix& m) override {
-    return baseline::max_sum_throughput(jobs, m.cluster, options().time_limit, options().reference);
+    return baseline::max_sum_throughput(jobs, m.cluster, solve_limits(options()),
+                                        options().reference);
   }
 };
 
@@ -356,7 +357,8 @@ class FtfLpPolicy : public RoundRobinPolicy {
 
  protected:
   LpResult fractions(const std::vector<Job>& jobs, const GoodputMatrix& m) override {
-    return baseline::min_max_finish_time_fairness(jobs, m, options().round, options().time_limit);
+    return baseline::min_max_finish_time_fairness(jobs, m, options().round,
+                                                  solve_limits(options()));
   }
 };
 

@@ -26,6 +26,7 @@
 
 #include "core/allocation.hpp"
 #include "core/goodput_matrix.hpp"
+#include "policy/solve_limits.hpp"
 
 namespace sia::baseline {
 
@@ -97,8 +98,9 @@ struct LpResult {
 // interior point of interior_point.hpp, as the artifact's ECOS answers): equal jobs get
 // equal time, the objective stays the optimum. When the interior point does not converge
 // the vertex is kept and `note` says so.
-LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster, double time_limit,
-                            bool centre);
+// `limits` bound the simplex (time, iterations) and the interior point (time).
+LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster,
+                            const SolveLimits& limits, bool centre);
 
 // The finish-time-fairness LP (what the Sia artifact calls Themis, Gavel's
 // FinishTimeFairness_Perf with Sia's denominator): minimise max_i rho_i over the same
@@ -109,7 +111,8 @@ LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster
 // rho, each step one simplex (warm-started); at the smallest feasible rho the LP maximises
 // sum_i A_i(x) / A_i(x_iso). Jobs with unknown progress use rho_i = A_i(x_iso) / A_i(x).
 // Infeasible or unsolved: the isolated allocation. objective = the min-max rho.
+// `limits` bound each simplex (iterations) and the whole bisection (time).
 LpResult min_max_finish_time_fairness(const std::vector<Job>& jobs, const GoodputMatrix& m,
-                                      double round, double time_limit);
+                                      double round, const SolveLimits& limits);
 
 }  // namespace sia::baseline

@@ -11,6 +11,7 @@
 #include <glpk.h>
 
 #include "policy/gavel_common.hpp"
+#include "policy/glpk_limits.hpp"
 #include "policy/interior_point.hpp"
 
 namespace sia::baseline {
@@ -87,13 +88,13 @@ class OptionLp {
   }
 
   // GLP_OPT, GLP_NOFEAS, GLP_UNBND...; -1 when the solver gave up (time limit, trouble).
-  int solve(double seconds) {
+  int solve(double seconds, const SolveLimits& limits) {
     if (cols_ == 0) return GLP_OPT;
     glp_smcp smcp;
     glp_init_smcp(&smcp);
     smcp.msg_lev = GLP_MSG_OFF;
     smcp.presolve = GLP_OFF;  // keep the basis between solves
-    smcp.tm_lim = std::max(1, static_cast<int>(seconds * 1000));
+    set_simplex_limits(smcp, seconds, limits);
     if (!scaled_) {
       glp_scale_prob(lp_, GLP_SF_AUTO);
       glp_adv_basis(lp_, 0);
@@ -179,8 +180,9 @@ std::optional<std::vector<std::vector<double>>> centre_of_optimum(const std::vec
 
 }  // namespace
 
-LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster, double time_limit,
-                            bool centre) {
+LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster,
+                            const SolveLimits& limits, bool centre) {
+  const double time_limit = limits.seconds;
   OptionLp lp(jobs, cluster, false, [](int, std::size_t) { return 0.0; });
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     for (std::size_t k = 0; k < jobs[j].options.size(); ++k) {
@@ -189,7 +191,7 @@ LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster
   }
   const auto t0 = Clock::now();
   LpResult r;
-  int st = lp.solve(time_limit);
+  int st = lp.solve(time_limit, limits);
   if (st == GLP_OPT) {
     r.status = "optimal";
     r.x = lp.values();
@@ -218,7 +220,8 @@ LpResult max_sum_throughput(const std::vector<Job>& jobs, const Cluster& cluster
 }
 
 LpResult min_max_finish_time_fairness(const std::vector<Job>& jobs, const GoodputMatrix& m,
-                                      double round, double time_limit) {
+                                      double round, const SolveLimits& limits) {
+  const double time_limit = limits.seconds;
   const auto t0 = Clock::now();
   const std::size_t n = jobs.size();
   const auto x_iso = isolated(jobs, m.cluster);
@@ -308,7 +311,7 @@ LpResult min_max_finish_time_fairness(const std::vector<Job>& jobs, const Goodpu
   double hi = rho_iso * (1 + 1e-9);
   bool have = false, gave_up = false;
   if (std::isfinite(hi) && hi > 0 && set_rho(hi)) {
-    int st = lp.solve(std::max(1e-3, time_limit - seconds_since(t0)));
+    int st = lp.solve(std::max(1e-3, time_limit - seconds_since(t0)), limits);
     if (st == GLP_OPT) {
       have = true;
       r.x = lp.values();
@@ -339,7 +342,7 @@ LpResult min_max_finish_time_fairness(const std::vector<Job>& jobs, const Goodpu
       lo = mid;
       continue;
     }
-    int st = lp.solve(std::max(1e-3, time_limit - seconds_since(t0)));
+    int st = lp.solve(std::max(1e-3, time_limit - seconds_since(t0)), limits);
     if (st == GLP_OPT) {
       hi = mid;
       r.x = lp.values();

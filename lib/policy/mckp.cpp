@@ -11,6 +11,8 @@
 
 #include <glpk.h>
 
+#include "policy/glpk_limits.hpp"
+
 namespace sia {
 
 namespace {
@@ -534,22 +536,24 @@ void build_model(const Reduced& r, GlpkModel& m) {
   glp_load_matrix(m.lp, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
 }
 
-bool solve_lp(GlpkModel& m, double seconds) {
+bool solve_lp(GlpkModel& m, double seconds, const SolveLimits& limits) {
   glp_smcp smcp;
   glp_init_smcp(&smcp);
   smcp.msg_lev = GLP_MSG_OFF;
-  smcp.tm_lim = std::max(1, static_cast<int>(seconds * 1000));
+  set_simplex_limits(smcp, seconds, limits);
   glp_adv_basis(m.lp, 0);
   return glp_simplex(m.lp, &smcp) == 0 && glp_get_status(m.lp) == GLP_OPT;
 }
 
 struct CallbackData {
   const std::vector<double>* start;
+  NodeLimit nodes;
   bool given = false;
 };
 
 void glpk_callback(glp_tree* tree, void* info) {
   auto* d = static_cast<CallbackData*>(info);
+  d->nodes.on(tree);
   if (glp_ios_reason(tree) == GLP_IHEUR && !d->given) {
     d->given = true;
     glp_ios_heur_sol(tree, d->start->data());
@@ -558,34 +562,35 @@ void glpk_callback(glp_tree* tree, void* info) {
 
 struct BranchResult {
   bool found = false;
-  bool optimal = false;  // proved within the gap
+  bool optimal = false;     // proved within the gap
+  bool node_limit = false;  // stopped at limits.nodes
   std::vector<int> pick;
   double value = 0;
   double bound = std::numeric_limits<double>::infinity();
 };
 
-// Branch and cut on the whole reduced problem, from `incumbent`.
+// Branch and cut on the whole reduced problem, from `incumbent`, within `seconds` and
+// limits.nodes nodes.
 BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent, double gap,
-                            double seconds) {
+                            double seconds, const SolveLimits& limits) {
   BranchResult out;
   const auto t0 = Clock::now();
   GlpkModel m;
   build_model(r, m);
-  if (!solve_lp(m, seconds)) return out;
+  if (!solve_lp(m, seconds, limits)) return out;
   out.bound = glp_get_obj_val(m.lp);
   const int ncols = static_cast<int>(m.col_job.size());
   std::vector<double> start(ncols + 1, 0.0);
   for (int i = 0; i < ncols; ++i) {
     if (incumbent[m.col_job[i]] == m.col_choice[i]) start[i + 1] = 1.0;
   }
-  CallbackData cb{&start};
+  CallbackData cb{&start, NodeLimit{limits.nodes}};
   glp_iocp iocp;
   glp_init_iocp(&iocp);
   iocp.msg_lev = GLP_MSG_OFF;
   iocp.presolve = GLP_OFF;  // the LP relaxation is solved; the incumbent maps to our columns
   iocp.mip_gap = gap;
-  double left = seconds - seconds_since(t0);
-  iocp.tm_lim = std::max(1, static_cast<int>(left * 1000));
+  iocp.tm_lim = glpk_ms(seconds - seconds_since(t0));
   iocp.cb_func = glpk_callback;
   iocp.cb_info = &cb;
   // Mixed-integer rounding and Gomory cuts: on these knapsack rows they raise the bound
@@ -594,6 +599,7 @@ BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent,
   iocp.gmi_cuts = GLP_ON;
   int rc = glp_intopt(m.lp, &iocp);
   int st = glp_mip_status(m.lp);
+  out.node_limit = cb.nodes.hit;
   if (st == GLP_OPT || st == GLP_FEAS) {
     out.pick.assign(r.choices.size(), -1);
     for (int i = 0; i < ncols; ++i) {
@@ -618,7 +624,7 @@ BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent,
 // keep it; the fractional jobs and the `core_size` least clear-cut ones are then decided
 // exactly by branch and cut in the room the others leave.
 bool lp_round(const Reduced& r, const std::vector<double>& price, double slack, double seconds,
-              int core_size, std::vector<int>& out, double* lp_value) {
+              const SolveLimits& limits, int core_size, std::vector<int>& out, double* lp_value) {
   const auto t0 = Clock::now();
   const int njobs = static_cast<int>(r.choices.size());
   Reduced sub;
@@ -640,7 +646,7 @@ bool lp_round(const Reduced& r, const std::vector<double>& price, double slack, 
   }
   GlpkModel m;
   build_model(sub, m);
-  if (!solve_lp(m, seconds)) return false;
+  if (!solve_lp(m, seconds, limits)) return false;
   if (lp_value) *lp_value = glp_get_obj_val(m.lp);
   const int nsub = static_cast<int>(sub.job.size());
   const int rows = static_cast<int>(r.capacity.size());
@@ -711,7 +717,7 @@ bool lp_round(const Reduced& r, const std::vector<double>& price, double slack, 
   if (!core.job.empty()) {
     std::vector<int> none(core.job.size(), -1);
     double left = std::max(0.001, seconds - seconds_since(t0));
-    BranchResult g = branch_and_cut(core, none, 1e-9, left);
+    BranchResult g = branch_and_cut(core, none, 1e-9, left, limits);
     if (g.found) {
       for (std::size_t c = 0; c < core.job.size(); ++c) {
         if (g.pick[c] >= 0) out[core.job[c]] = core.index[c][g.pick[c]];
@@ -760,7 +766,8 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
     return sol;
   }
   const bool dbg = std::getenv("SIA_MCKP_DEBUG") != nullptr;
-  Heuristic h = lagrangian(r, t0, options.time_limit);
+  const double time_limit = options.limits.seconds;  // infinity: none
+  Heuristic h = lagrangian(r, t0, time_limit);
   const double bound0 = h.bound + r.forced_value;
   double bound = bound0;
   auto trace = [&](const char* what, const std::vector<int>& pk) {
@@ -781,7 +788,7 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   bool proved = false;  // branch and cut closed the gap
   sol.method = "lagrangian";
   sol.prices = h.price;
-  auto left = [&] { return options.time_limit - seconds_since(t0); };
+  auto left = [&] { return time_limit - seconds_since(t0); };
   // LP rounding: on every column when the LP is small (its optimum is then also the best
   // bound), else -- when the greedy result is not already within 1e-3 -- on the columns
   // the prices leave in play.
@@ -796,8 +803,11 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
         full ? std::numeric_limits<double>::infinity()
              : 1e-2 * std::max(1.0, std::fabs(bound0) / std::max<std::size_t>(1, r.choices.size()));
     double lp = 0;
-    if (lp_round(r, h.price, slack, std::min(left(), options.round_time), options.core_size,
-                 rounded, &lp)) {
+    // round_time is a wall-clock bound too: without a time limit only the work limits apply.
+    const double round_seconds =
+        std::isfinite(time_limit) ? std::min(left(), options.round_time) : left();
+    if (lp_round(r, h.price, slack, round_seconds, options.limits, options.core_size, rounded,
+                 &lp)) {
       if (full) bound = std::min(bound, lp + r.forced_value);
       repair_and_improve(r, rounded);
       repack_rows(r, rounded, h.price);
@@ -816,9 +826,10 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
       columns <= options.branch_columns) {
     BranchResult g =
         branch_and_cut(r, pick, options.mip_gap,
-                       std::min(left(), options.branch_time_fraction * options.time_limit));
+                       std::min(left(), options.branch_time_fraction * time_limit), options.limits);
     bound = std::min(bound, g.bound + r.forced_value);
     proved = g.optimal;
+    sol.node_limit = g.node_limit;
     if (g.found && g.value + r.forced_value >= value - 1e-12) {
       pick = g.pick;
       value = g.value + r.forced_value;

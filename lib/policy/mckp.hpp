@@ -13,14 +13,18 @@
 // simplex; on every column when small, else on the columns the prices leave in play) is
 // rounded, and on small problems GLPK's branch and cut (glp_intopt with MIR and Gomory
 // cuts; presolve off, so that the heuristic solution, in our own columns, can be its first
-// incumbent) runs within a share of the time limit; it can only improve on it. The answer
-// is never "nothing". SIA_MCKP_DEBUG=1 in the environment traces the steps on stderr.
+// incumbent) runs within the node limit (and a share of the time limit, when there is one);
+// it can only improve on it. With no wall-clock limit (limits.seconds infinite) every step
+// is bounded by counts alone and the answer depends on the problem only. The answer is
+// never "nothing". SIA_MCKP_DEBUG=1 in the environment traces the steps on stderr.
 // Thread-safety: re-entrant (GLPK keeps no global state between calls here).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "policy/solve_limits.hpp"
 
 namespace sia {
 
@@ -36,9 +40,11 @@ struct MckpProblem {
 };
 
 struct MckpOptions {
-  double mip_gap = 1e-4;    // relative gap at which to stop
-  double time_limit = 2.0;  // seconds for the whole solve
-  bool use_glpk = true;     // false: heuristic only
+  double mip_gap = 1e-4;  // relative gap at which to stop
+  // seconds: for the whole solve (infinity: none); iterations: per simplex solve; nodes:
+  // per branch and cut (the main one and the rounding's core alike).
+  SolveLimits limits{2.0, 0, 0};
+  bool use_glpk = true;  // false: heuristic only
   // Branch and cut only below this many columns, and for at most this share of the time
   // limit: on larger problems it rarely closes the last hundredths of a percent in time;
   // the LP rounding gets within about 1e-3 there.
@@ -48,7 +54,7 @@ struct MckpOptions {
   // on the columns the Lagrangian prices leave in play.
   std::size_t full_lp_columns = 3000;
   // After the LP: how many of the least clear-cut jobs branch and cut re-decides exactly,
-  // and how long that rounding step may take at most.
+  // and how long that rounding step may take at most (when there is a time limit).
   int core_size = 0;
   double round_time = 0.25;
 };
@@ -59,9 +65,12 @@ struct MckpSolution {
   double bound = 0;            // an upper bound on the optimum
   double gap = 0;              // (bound - value) / max(|value|, 1e-9)
   std::string status;          // "optimal" (within the gap), "feasible" (gap above the target),
-                               // "time-limit", "infeasible" (the forced choices do not fit)
+                               // "time-limit" (the wall clock ran out), "infeasible" (the
+                               // forced choices do not fit)
   std::string method;          // what found it: "lagrangian", "lp-round" or "glpk"
   std::vector<double> prices;  // the final row prices (explanations)
+  bool node_limit = false;     // the final branch and cut (not the rounding's core) stopped
+                               // at limits.nodes
 };
 
 MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options);

@@ -35,6 +35,10 @@ void validate_policy_options(const PolicyOptions& o) {
     throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds and at most 86400");
   }
   if (!(o.mip_gap >= 0)) throw Error(ExitStatus::usage, "--mip-gap: must be >= 0");
+  if (o.node_limit < 0) throw Error(ExitStatus::usage, "--node-limit: must be >= 0 (0: none)");
+  if (o.iteration_limit < 0) {
+    throw Error(ExitStatus::usage, "--iteration-limit: must be >= 0 (0: none)");
+  }
   if (!(o.gavel_reset >= 0 && o.gavel_reset <= 1e9)) {
     throw Error(ExitStatus::usage, "--gavel-reset: must be >= 0 seconds and at most 1e9");
   }
@@ -50,6 +54,14 @@ void validate_policy_options(const PolicyOptions& o) {
   if (o.pollux_population < 2) {
     throw Error(ExitStatus::usage, "--pollux-population: must be >= 2");
   }
+}
+
+SolveLimits solve_limits(const PolicyOptions& o) {
+  SolveLimits l;
+  if (o.wall_clock) l.seconds = o.time_limit;
+  l.iterations = o.iteration_limit;
+  l.nodes = o.node_limit;
+  return l;
 }
 
 const std::vector<PolicyInfo>& policy_table() {

@@ -13,6 +13,7 @@
 
 #include "core/allocation.hpp"
 #include "core/goodput_matrix.hpp"
+#include "policy/solve_limits.hpp"
 
 namespace sia {
 
@@ -20,8 +21,16 @@ struct PolicyOptions {
   double p = -0.5;          // fairness power (p < 0: minimise sum of goodput^p)
   double lambda_n = 1.1;    // value of leaving a job unallocated
   double lambda_a = 0;      // penalty per changed allocation entry
-  double time_limit = 2.0;  // seconds for the solver
+  double time_limit = 2.0;  // seconds for the solver (a safety net; see wall_clock)
   double mip_gap = 1e-4;
+  // Work limits of the solves (policy/solve_limits.hpp), 0: none. Simplex iterations per
+  // LP solve; branch-and-bound nodes per MIP solve. On an ordinary machine they bind before
+  // time_limit, so the answer depends on the input only.
+  int iteration_limit = 100000;
+  int node_limit = 200;
+  // false (the simulator, always): no wall-clock limit at all; the work limits alone bound
+  // a solve, and a run gives the same bytes on an idle machine and on a saturated one.
+  bool wall_clock = true;
   bool explain = false;
   bool reference = false;  // the published artifact's quirks (--compat reference)
   bool use_glpk = true;    // false: the Lagrangian heuristic alone
@@ -38,9 +47,13 @@ struct PolicyOptions {
   double themis_lease = 600;
 };
 
-// Checks the knobs (p != 0, sign(lambda_n) != sign(p), |lambda_n| > 1, time limit, the
-// baselines' ranges); throws Error(usage). make_policy calls it for every policy.
+// Checks the knobs (p != 0, sign(lambda_n) != sign(p), |lambda_n| > 1, time limit, work
+// limits >= 0, the baselines' ranges); throws Error(usage). make_policy calls it for every policy.
 void validate_policy_options(const PolicyOptions& options);
+
+// The limits a policy's solves run under: time_limit when wall_clock (else none), and the
+// work limits.
+SolveLimits solve_limits(const PolicyOptions& options);
 
 class Policy {
  public:

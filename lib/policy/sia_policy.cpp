@@ -120,7 +120,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
 
   MckpOptions mo;
   mo.mip_gap = o.mip_gap;
-  mo.time_limit = o.time_limit;
+  mo.limits = solve_limits(o);
   mo.use_glpk = o.use_glpk;
   MckpSolution sol = solve_mckp(prob, mo);
   std::string status = sol.status, note;

@@ -1,6 +1,7 @@
 # Sources of lib/policy: the scheduling policies (Sia, Gavel, Pollux, Themis) and the MCKP solver.
 # Uses core, model and place.
 sia_module(policy
+  policy/glpk_limits.cpp
   policy/mckp.cpp
   policy/policy.cpp
   policy/sia_policy.cpp

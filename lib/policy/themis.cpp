@@ -46,8 +46,9 @@
 //     one must beat every smaller one (dominated bids dropped), at most 32 bids per job.
 //   - The leftover step gives a job the fitting gang with the lowest rho_new even when it
 //     does not beat rho_old: an idle GPU helps nobody.
-//   - GLPK gets options.time_limit for a round's solves together (half for the PF solve),
-//     at the spec's MIP gap of 1e-6 (not options.mip_gap, Sia's).
+//   - GLPK gets options.time_limit for a round's solves together (half for the PF solve;
+//     none in the simulator) and options.node_limit nodes per solve, at the spec's MIP gap
+//     of 1e-6 (not options.mip_gap, Sia's).
 //   - The round's random numbers come from std::mt19937 seeded with (options.seed, round),
 //     so a one-shot sia-solve --previous round draws what the simulator's does.
 // policy_state (JSON): {"round", "jobs": {name: {"contention_sum", "rounds", "lease":
@@ -570,7 +571,7 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
   }
   prob.apps = static_cast<int>(app_job.size());
   AuctionOptions ao;
-  ao.time_limit = o_.time_limit;
+  ao.limits = solve_limits(o_);
   ao.use_glpk = o_.use_glpk;
   AuctionResult auction = run_auction(prob, ao);
 

@@ -7,6 +7,8 @@
 
 #include <glpk.h>
 
+#include "policy/glpk_limits.hpp"
+
 namespace sia {
 
 namespace {
@@ -123,7 +125,7 @@ class PfModel {
   };
 
   // Solves with `excluded`'s columns fixed to 0 (restored afterwards).
-  Solve solve(int excluded, double seconds, double gap) {
+  Solve solve(int excluded, double seconds, int nodes, double gap) {
     const int cols = static_cast<int>(valid_.size());
     for (int c = 0; c < cols; ++c) {
       if (p_.bids[valid_[c]].app == excluded) glp_set_col_bnds(lp_, c + 1, GLP_FX, 0, 0);
@@ -133,7 +135,10 @@ class PfModel {
     iocp.msg_lev = GLP_MSG_OFF;
     iocp.presolve = GLP_ON;
     iocp.mip_gap = gap;
-    iocp.tm_lim = std::max(1, static_cast<int>(seconds * 1000));
+    iocp.tm_lim = glpk_ms(seconds);
+    NodeLimit limit{nodes};
+    iocp.cb_func = node_limit_callback;
+    iocp.cb_info = &limit;
     const int rc = glp_intopt(lp_, &iocp);
     const int st = glp_mip_status(lp_);
     Solve out;
@@ -221,8 +226,8 @@ AuctionResult run_auction(const AuctionProblem& p, const AuctionOptions& o) {
 
   if (o.use_glpk) {
     PfModel model(p, valid);
-    const double budget = o.time_limit;
-    PfModel::Solve s = model.solve(-1, std::max(1e-3, budget / 2), o.mip_gap);
+    const double budget = o.limits.seconds;
+    PfModel::Solve s = model.solve(-1, std::max(1e-3, budget / 2), o.limits.nodes, o.mip_gap);
     ++r.solves;
     if (s.found) {
       if (!s.optimal) r.status = "time-limit";
@@ -232,11 +237,11 @@ AuctionResult run_auction(const AuctionProblem& p, const AuctionOptions& o) {
           const int a = winners[k];
           const double left = std::max(
               1e-3, (budget - seconds_since(t0)) / static_cast<double>(winners.size() - k));
-          PfModel::Solve without = model.solve(a, left, o.mip_gap);
+          PfModel::Solve without = model.solve(a, left, o.limits.nodes, o.mip_gap);
           ++r.solves;
           if (!without.found) {
             r.warnings.push_back("payment: app " + std::to_string(a) +
-                                 ": no solution without it within the time limit; c = 1");
+                                 ": no solution without it within the limits; c = 1");
             continue;
           }
           r.payment[a] = payment(a, weight_of(p, without.pick));
@@ -244,7 +249,7 @@ AuctionResult run_auction(const AuctionProblem& p, const AuctionOptions& o) {
       }
       return r;
     }
-    r.warnings.push_back("GLPK found no integer solution within the time limit: greedy");
+    r.warnings.push_back("GLPK found no integer solution within the limits: greedy");
   }
   r.status = "greedy";
   winners.clear();

@@ -83,6 +83,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   PolicyOptions po = opts.policy_options;
   po.reference = opts.reference;
   po.round = opts.round;
+  po.wall_clock = false;  // the work limits alone: the same answers on any machine, any load
   std::unique_ptr<Policy> policy = make_policy(opts.policy, po);
   const bool true_rates = opts.reference && reads_true_rates(opts.policy);
   // Baselines "+TJ" run every job at its tuned GPU count and batch.

@@ -186,8 +186,8 @@ TEST_CASE("gavel: equal jobs get equal time at the analytic centre (reference)",
   GoodputMatrix m = matrix(
       c, {rigid_job(c, "J1", 4, {2}), rigid_job(c, "J2", 4, {2}), rigid_job(c, "J3", 4, {2})});
   const std::vector<baseline::Job> jobs = baseline::jobs_of(m, std::nullopt);
-  const baseline::LpResult vertex = baseline::max_sum_throughput(jobs, c, 2, false);
-  const baseline::LpResult centre = baseline::max_sum_throughput(jobs, c, 2, true);
+  const baseline::LpResult vertex = baseline::max_sum_throughput(jobs, c, SolveLimits{2}, false);
+  const baseline::LpResult centre = baseline::max_sum_throughput(jobs, c, SolveLimits{2}, true);
   CHECK(vertex.x[0][0] + vertex.x[1][0] + vertex.x[2][0] == Approx(1));
   CHECK(std::max({vertex.x[0][0], vertex.x[1][0], vertex.x[2][0]}) == Approx(1));
   for (const auto& row : centre.x) CHECK(row[0] == 0.33333);
@@ -212,7 +212,7 @@ TEST_CASE("gavel: the analytic centre spreads over equal types and keeps the opt
   Cluster c = make_cluster({{"A", 4, 1}, {"B", 4, 1}});
   GoodputMatrix m = matrix(c, {rigid_job(c, "J", 4, {3, 3})});
   auto jobs = baseline::jobs_of(m, std::nullopt);
-  baseline::LpResult r = baseline::max_sum_throughput(jobs, c, 2, true);
+  baseline::LpResult r = baseline::max_sum_throughput(jobs, c, SolveLimits{2}, true);
   CHECK(r.x[0][0] == 0.5);
   CHECK(r.x[0][1] == 0.5);
   CHECK(r.objective == Approx(3));
@@ -235,8 +235,8 @@ TEST_CASE("gavel: the analytic centre spreads over equal types and keeps the opt
     }
     GoodputMatrix rm = matrix(h, std::move(rows));
     auto rj = baseline::jobs_of(rm, std::nullopt);
-    const baseline::LpResult v = baseline::max_sum_throughput(rj, h, 2, false);
-    const baseline::LpResult z = baseline::max_sum_throughput(rj, h, 2, true);
+    const baseline::LpResult v = baseline::max_sum_throughput(rj, h, SolveLimits{2}, false);
+    const baseline::LpResult z = baseline::max_sum_throughput(rj, h, SolveLimits{2}, true);
     REQUIRE(z.note.empty());
     CHECK(z.objective == Approx(v.objective).epsilon(1e-4));
     std::vector<double> used(h.types.size(), 0);

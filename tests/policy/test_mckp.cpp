@@ -53,7 +53,7 @@ TEST_CASE("the solver matches brute force on small instances", "[mckp]") {
   std::mt19937 rng(42);
   MckpOptions exact;
   exact.mip_gap = 0;
-  exact.time_limit = 10;
+  exact.limits.seconds = 10;
   for (int trial = 0; trial < 300; ++trial) {
     int jobs = 2 + trial % 6;
     int rows = 1 + trial % 4;
@@ -106,4 +106,32 @@ TEST_CASE("larger instances: within the gap, and GLPK only improves", "[mckp]") 
   REQUIRE(mckp_feasible(p, full.pick));
   CHECK(full.value >= heur.value - 1e-9);
   CHECK(full.gap <= 1e-3);
+}
+
+TEST_CASE("a node limit that binds gives the same answer on every run", "[mckp]") {
+  // No wall clock, as in the simulator: the answer must depend on the problem alone.
+  MckpOptions o;
+  o.mip_gap = 0;
+  o.limits = SolveLimits{};  // no time limit
+  o.limits.nodes = 3;
+  std::mt19937 rng(11);
+  int bound_by_nodes = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    MckpProblem p = random_problem(rng, 60, 4, trial % 2 == 0);
+    for (auto& c : p.capacity) c *= 4;
+    const MckpSolution first = solve_mckp(p, o);
+    INFO("trial " << trial);
+    REQUIRE(mckp_feasible(p, first.pick));
+    if (first.node_limit) ++bound_by_nodes;
+    for (int rerun = 0; rerun < 3; ++rerun) {
+      const MckpSolution again = solve_mckp(p, o);
+      CHECK(again.pick == first.pick);
+      CHECK(again.value == first.value);
+      CHECK(again.bound == first.bound);
+      CHECK(again.status == first.status);
+      CHECK(again.node_limit == first.node_limit);
+    }
+  }
+  // The limit must actually have cut searches short for the check above to mean anything.
+  CHECK(bound_by_nodes > 0);
 }

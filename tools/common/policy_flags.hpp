@@ -1,6 +1,7 @@
 // The baseline policies' knobs as command-line flags, shared by sia-solve and
 // sia-ctl simulate so both spell, check and document them the same way: --seed,
-// --gavel-reset, --themis-f, --themis-lease, --pollux-generations, --pollux-population.
+// --gavel-reset, --themis-f, --themis-lease, --pollux-generations, --pollux-population;
+// and the solver's limits: --node-limit, --iteration-limit, --time-limit.
 // Include it from a program's main.cpp only (CLI11 is expensive to compile).
 #pragma once
 
@@ -32,6 +33,26 @@ inline void add_baseline_flags(CLI::App& app, PolicyOptions& o) {
                  "Pollux: population of the genetic search")
       ->check(CLI::Range(2, 100000))
       ->capture_default_str();
+}
+
+// The solver's work limits, --node-limit and --iteration-limit, and with `wall_clock` the
+// --time-limit safety net (the live programs; the simulator runs on the work limits alone,
+// so that its results do not depend on the machine).
+inline void add_solver_limit_flags(CLI::App& app, PolicyOptions& o, bool wall_clock) {
+  app.add_option("--node-limit", o.node_limit,
+                 "Branch-and-bound nodes per MIP solve (0: none); bounds a solve in work, so "
+                 "the answer does not depend on the machine")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--iteration-limit", o.iteration_limit,
+                 "Simplex iterations per LP solve (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  if (wall_clock) {
+    app.add_option("--time-limit", o.time_limit,
+                   "Solver time limit in seconds, a safety net behind the work limits")
+        ->capture_default_str();
+  }
 }
 
 }  // namespace sia::cli

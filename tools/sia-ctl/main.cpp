@@ -49,9 +49,7 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
   s.add_option("--round", sim.round,
                "Round length in seconds (default: the policy's, 60 s for Sia)");
   sia::cli::add_sia_objective_flags(s, sim.options.policy_options);
-  s.add_option("--time-limit", sim.options.policy_options.time_limit,
-               "Solver time limit per round, seconds")
-      ->capture_default_str();
+  sia::cli::add_solver_limit_flags(s, sim.options.policy_options, false);
   sia::cli::add_baseline_flags(s, sim.options.policy_options);
   sia::cli::add_compat_flag(s, sim.compat);
   s.add_option("--jobs", sim.jobs_out, "Write per-job results here (JSON Lines)");

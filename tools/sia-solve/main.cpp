@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
   app.add_option("--policy", a.policy, "Scheduling policy (" + sia::policy_list() + ")")
       ->capture_default_str();
   sia::cli::add_sia_objective_flags(app, a.options);
-  app.add_option("--time-limit", a.options.time_limit, "Solver time limit in seconds")
-      ->capture_default_str();
+  sia::cli::add_solver_limit_flags(app, a.options, true);
   app.add_option("--mip-gap", a.options.mip_gap, "Relative optimality gap to stop at")
       ->capture_default_str();
   app.add_flag(
