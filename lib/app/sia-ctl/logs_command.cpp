@@ -37,6 +37,8 @@ int run_logs_command(const CtlArgs& args, const LogsRequest& request) {
     try {
       d = backend->logs(q)["data"];
     } catch (const Error& e) {
+      // A stop signal that lands inside a request ends the following as one between them.
+      if (request.follow && stopped()) return 0;
       // Following a job that has been read from: its rank may be moving to another node
       // (no log there yet, 66) or its node may be away for a while (69). Wait for it.
       const bool transient =
