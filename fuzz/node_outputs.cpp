@@ -37,7 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ctl::JobBook book = start;
     std::string error;
     auto lines = ctl::node_report_lines("n0", out, &error);
-    for (const auto& rec : ctl::report_records(book, lines, 1020, nullptr)) book.apply(rec);
+    ctl::ForeignReports foreign;
+    for (const auto& rec : ctl::report_records(book, lines, 1020, nullptr, foreign)) {
+      book.apply(rec);
+    }
     fuzz::use_book(book);
   });
 }

@@ -24,7 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       lines.push_back({"n0", r.job, r.offset, r.line, r.next});
     }
     sia::ctl::JobBook book = start;
-    for (const auto& rec : sia::ctl::report_records(book, lines, 1020, nullptr)) book.apply(rec);
+    sia::ctl::ForeignReports foreign;
+    for (const auto& rec : sia::ctl::report_records(book, lines, 1020, nullptr, foreign)) {
+      book.apply(rec);
+    }
     sia::fuzz::use_book(book);
   });
 }
