@@ -55,6 +55,7 @@ fail() {
 }
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
 . "$SRC/tests/e2e/lib/wait_for.sh"
+. "$SRC/tests/e2e/lib/cpu_pair.sh"
 . "$SRC/tests/e2e/lib/agent_keys.sh"
 reports() { cat "$NODES/$1/jobs/${2:-cnn}/reports.jsonl" 2>/dev/null; }
 # gen NODE [JOB]: the job's round on NODE, as its sia-run says.
@@ -73,13 +74,7 @@ has_interval() { has_report "$1" "$2" '"reason":"interval"'; }
 started_on() { test -n "$(gen "$1" "${2:-cnn}")"; }
 gen_above() { g=$(gen "$1" "${3:-cnn}") && [ -n "$g" ] && [ "$g" -gt "$2" ]; }
 
-cat >cluster.toml <<'TOML'
-name = "cpu-pair"
-[[node_groups]]
-gpu_type = "t4"
-gpus_per_node = 2
-count = 2
-TOML
+cpu_pair_cluster
 # cnn's spec, ending at step $STEPS.
 write_cnn() {
   cat >"$tmp/cnn.toml" <<TOML

@@ -1,11 +1,9 @@
 # Sourced by the e2e scripts that run the cron-style controller (`sia-ctl round` from a
 # shell loop) on the CPU (not a test itself: the e2e tests are tests/e2e/*.sh). Needs BIN
 # (the programs) and ST (the state directory, "state" under the working directory).
-# cpu_pair_setup: writes cluster.toml (cluster "cpu-pair": two nodes of two t4 GPUs) and
-# config.toml (that cluster, state directory "state", the default local node commands:
-# one sia-run state directory per node under STATE/nodes, reports every 0.3 s) into the
-# working directory.
-cpu_pair_setup() {
+# cpu_pair_cluster: writes cluster.toml (cluster "cpu-pair": two nodes of two t4 GPUs)
+# into the working directory.
+cpu_pair_cluster() {
   cat >cluster.toml <<'TOML'
 name = "cpu-pair"
 [[node_groups]]
@@ -13,6 +11,12 @@ gpu_type = "t4"
 gpus_per_node = 2
 count = 2
 TOML
+}
+# cpu_pair_setup: cpu_pair_cluster, and config.toml (that cluster, state directory
+# "state", the default local node commands: one sia-run state directory per node under
+# STATE/nodes, reports every 0.3 s) into the working directory.
+cpu_pair_setup() {
+  cpu_pair_cluster
   cat >config.toml <<'TOML'
 [controller]
 state_dir = "state"
