@@ -46,6 +46,17 @@ channel::Identity alice() {
   return channel::Identity{channel::Identity::Kind::client, "alice", "KEY", true};
 }
 
+// A hub on an ipc socket in `dir`, heartbeats every 0.2 s, a node lost after `liveness`
+// missed ones, logging nowhere.
+channel::HubOptions fast_hub(const TempDir& dir, int liveness) {
+  channel::HubOptions ho;
+  ho.bind = "ipc://" + (dir / "hub.sock");
+  ho.heartbeat_interval = 0.2;
+  ho.heartbeat_liveness = liveness;
+  ho.log = [](const std::string&) {};
+  return ho;
+}
+
 }  // namespace
 
 TEST_CASE("a node gets the whole jobs that touch it, and their specs") {
@@ -262,12 +273,8 @@ TEST_CASE("the clients' service takes an app with its trials and cancels it by n
 TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub") {
   TempDir dir;
   Cluster cluster = read_cluster(write_cluster(dir));
-  channel::HubOptions ho;
-  ho.bind = "ipc://" + (dir / "hub.sock");
-  ho.heartbeat_interval = 0.2;
-  ho.heartbeat_liveness = 25;
+  channel::HubOptions ho = fast_hub(dir, 25);
   ho.fence_after = 30;
-  ho.log = [](const std::string&) {};
   channel::Hub hub(ho, nullptr);
   std::vector<ctl::ReportLine> journaled;
   serve::HubDriverOptions opt;
@@ -448,11 +455,7 @@ class FakeAgent {
 TEST_CASE("a moved job starts on its new node only after its old node acknowledged") {
   TempDir dir;
   Cluster cluster = read_cluster(write_cluster(dir));
-  channel::HubOptions ho;
-  ho.bind = "ipc://" + (dir / "hub.sock");
-  ho.heartbeat_interval = 0.2;
-  ho.heartbeat_liveness = 25;
-  ho.log = [](const std::string&) {};
+  channel::HubOptions ho = fast_hub(dir, 25);
   channel::Hub hub(ho, nullptr);
   serve::HubDriverOptions opt;
   opt.ack_timeout = 5;
@@ -489,11 +492,7 @@ TEST_CASE("a moved job starts on its new node only after its old node acknowledg
 TEST_CASE("a job sent to a node that has not acknowledged it starts nowhere else") {
   TempDir dir;
   Cluster cluster = read_cluster(write_cluster(dir));
-  channel::HubOptions ho;
-  ho.bind = "ipc://" + (dir / "hub.sock");
-  ho.heartbeat_interval = 0.2;
-  ho.heartbeat_liveness = 100;
-  ho.log = [](const std::string&) {};
+  channel::HubOptions ho = fast_hub(dir, 100);
   channel::Hub hub(ho, nullptr);
   serve::HubDriverOptions opt;
   opt.ack_timeout = 0.5;
@@ -562,12 +561,8 @@ TEST_CASE("after a restart the last placement's nodes hold their jobs until fenc
 TEST_CASE("a node's word counts only for the jobs it was sent") {
   TempDir dir;
   Cluster cluster = read_cluster(write_cluster(dir));
-  channel::HubOptions ho;
-  ho.bind = "ipc://" + (dir / "hub.sock");
-  ho.heartbeat_interval = 0.2;
-  ho.heartbeat_liveness = 25;
+  channel::HubOptions ho = fast_hub(dir, 25);
   ho.fence_after = 30;
-  ho.log = [](const std::string&) {};
   channel::Hub hub(ho, nullptr);
   serve::HubDriverOptions opt;
   opt.ack_timeout = 0.5;
