@@ -19,11 +19,8 @@ bool on(const std::optional<Placed>& p, const std::string& node) {
 }  // namespace
 
 bool node_speaks_for(const BookJob& b, const std::string& node) {
-  // The history's last entry is the current placement (or the wait after one); the one
-  // before it is the placement the job left last.
-  const auto& h = b.history;
-  return on(b.placed, node) || (!h.empty() && on(h.back().placed, node)) ||
-         (h.size() >= 2 && on(h[h.size() - 2].placed, node));
+  return on(b.placed, node) || std::any_of(b.history.begin(), b.history.end(),
+                                           [&](const HistoryEntry& h) { return on(h.placed, node); });
 }
 
 void ForeignReports::refuse(const std::string& node, const std::string& job, int lines,

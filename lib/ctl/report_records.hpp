@@ -27,9 +27,13 @@
 
 namespace sia::ctl {
 
-// True when `node` may speak for `job`: the job is placed on it now, or its previous
-// placement -- the one it left last -- was (so the reports its workers wrote before they
-// stopped there still count). Reports and run states (finished, failed) obey it.
+// True when `node` may speak for `job`: the job is placed on it now, or was in any earlier
+// placement the controller gave it (its history). A generation there may still be running
+// or stopping -- a move is two-phase, a restarted controller replays older placements, and
+// under load a job can be re-placed several times before its old workers have exited --
+// so its reports still count and its "finished" must too: a job that finished on a node it
+// has since left would otherwise stay running forever. A node the job was never placed on
+// has no say. Reports and run states (finished, failed) obey it.
 bool node_speaks_for(const BookJob& job, const std::string& node);
 
 // Refused report lines: counted, with one warning per (node, job) -- at most kMaxWarned

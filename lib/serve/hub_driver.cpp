@@ -86,6 +86,8 @@ json jobs_for_placement(const json& jobs_doc, const json& placement_data) {
 HubDriver::HubDriver(channel::Hub& hub, Cluster cluster, HubDriverOptions options)
     : hub_(hub), cluster_(std::move(cluster)), options_(std::move(options)) {
   hold_until_ = os::system_clock().now() + os::span(options_.hold_seconds);
+  sent_ = std::move(options_.given);
+  options_.given.clear();
 }
 
 void HubDriver::pump(std::chrono::milliseconds timeout) {
@@ -154,11 +156,13 @@ bool HubDriver::held(const std::string& node) {
 
 json HubDriver::own_status(const channel::AgentView& a) const {
   json st = merged_status(a.run_status, a.jobs);
+  if (!assigned_.count(a.node)) return st;  // nothing sent since the start: its word stands
   auto sent = sent_.find(a.node);
-  if (sent == sent_.end()) return st;  // nothing sent since the start: its word stands
   json kept = json::array();
   for (const auto& j : st["jobs"]) {
-    if (j.is_object() && sent->second.count(j.value("name", ""))) kept.push_back(j);
+    if (j.is_object() && sent != sent_.end() && sent->second.count(j.value("name", ""))) {
+      kept.push_back(j);
+    }
   }
   st["jobs"] = kept;
   return st;
@@ -224,6 +228,7 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
       awaited_[node] = {round, *seq};
     }
     std::set<std::string>& sent = sent_[node];
+    assigned_.insert(node);
     for (const auto& j : part["data"]["jobs"]) sent.insert(j.value("name", ""));
     if (seq) {
       Unsettled& u = unsettled_[node];

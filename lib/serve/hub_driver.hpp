@@ -21,9 +21,11 @@
 //   - observe(): each node's sia-run RunStatus as its agent last sent it, with the job
 //     states of its latest HEARTBEAT laid over it (so a finished job is seen at once).
 //     A node speaks only for the jobs it was sent: once it has had an ASSIGN from this
-//     controller, what it says of any job no ASSIGN gave it is left out (of observe() and
-//     of where deliver() takes a job to run); before that, after a restart, its word
-//     stands (the round engine still takes run states only from the job's placed nodes).
+//     controller, what it says of any job neither an ASSIGN since the start nor `given`
+//     (what earlier controllers placed there, from the journal) gave it is left out (of
+//     observe() and of where deliver() takes a job to run); before that, after a restart,
+//     its word stands (the round engine still takes run states only from nodes the job
+//     was placed on).
 // Every hub event (reports, ACKs, READY, refusals...) goes through pump(), which the
 // daemon's loop calls between rounds and deliver() calls while it waits.
 // Thread-safety: one thread (the daemon's loop) calls everything.
@@ -57,6 +59,9 @@ struct HubDriverOptions {
   std::function<bool()> interrupted;            // true: deliver() stops waiting (a signal)
   std::function<void(const std::string&)> log;  // lines for people; null: none
   std::set<std::string> hold;                   // nodes that held jobs when the controller started
+  // Per node, the live jobs earlier controllers placed there (the journal's placements):
+  // one may have finished or still be stopping there, and its word on them counts.
+  std::map<std::string, std::set<std::string>> given;
   double hold_seconds = 0;
 };
 
@@ -81,7 +86,7 @@ class HubDriver : public ctl::NodeDriver {
   void handle(std::vector<channel::HubEvent> events);
   // True while `node` is held: in `hold`, not heard since the start, within hold_seconds.
   bool held(const std::string& node);
-  // The agent's merged status, less the jobs no ASSIGN since the start gave its node.
+  // The agent's merged status, less the jobs neither an ASSIGN nor `given` gave its node.
   nlohmann::json own_status(const channel::AgentView& a) const;
   // Sends each node in `parts` its ASSIGN and waits for the ACKs (results by node).
   void send_and_wait(std::int64_t round, const std::map<std::string, nlohmann::json>& parts,
@@ -105,8 +110,10 @@ class HubDriver : public ctl::NodeDriver {
   std::map<std::string, Unsettled> unsettled_;
   double last_deliver_ = 0;
   std::set<std::string> seen_;  // nodes whose agent said READY since the start
-  // Per node, every job an ASSIGN since the start gave it (bounded by the jobs placed).
+  // Per node, every job an ASSIGN since the start or `given` gave it (bounded by the jobs
+  // placed), and the nodes this controller has sent an ASSIGN.
   std::map<std::string, std::set<std::string>> sent_;
+  std::set<std::string> assigned_;
   os::Clock::TimePoint hold_until_;
 };
 

@@ -65,6 +65,20 @@ std::set<std::string> placed_nodes(const ctl::JobBook& book) {
   return out;
 }
 
+// Per node, the live jobs the journal has placed there at some time (now or earlier).
+std::map<std::string, std::set<std::string>> given_jobs(const ctl::JobBook& book) {
+  std::map<std::string, std::set<std::string>> out;
+  auto add = [&](const std::optional<ctl::Placed>& p, const std::string& job) {
+    if (!p) return;
+    for (const auto& ng : p->nodes) out[ng.node].insert(job);
+  };
+  for (const ctl::BookJob* b : book.active()) {
+    add(b->placed, b->spec.name);
+    for (const auto& h : b->history) add(h.placed, b->spec.name);
+  }
+  return out;
+}
+
 // The hub's settings from [controller]; the keys are read here, before the lock, so that a
 // bad key file is reported whatever else runs.
 channel::HubOptions hub_options(const ctl::ControllerSettings& cc) {
@@ -288,6 +302,7 @@ int run_serve_command(const ctl::CtlArgs& args) {
   // After a restart the nodes of the last placement hold their jobs until they would have
   // been fenced had this controller seen them go silent.
   dopt.hold = placed_nodes(book);
+  dopt.given = given_jobs(book);
   dopt.hold_seconds = cc.heartbeat_interval * (cc.heartbeat_liveness + 1) + cc.fence_after;
   dopt.log = log;
   dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
