@@ -1,5 +1,6 @@
 #include "core/app_spec.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -49,12 +50,85 @@ void fill(nlohmann::json& j, const std::map<std::string, std::string>& values,
 }  // namespace
 
 const char* to_string(AppSchedulerKind k) {
-  return k == AppSchedulerKind::successive_halving ? "successive-halving" : "none";
+  switch (k) {
+    case AppSchedulerKind::successive_halving:
+      return "successive-halving";
+    case AppSchedulerKind::hyperband:
+      return "hyperband";
+    case AppSchedulerKind::none:
+      break;
+  }
+  return "none";
 }
 
 double rung_fraction(const AppScheduler& s, int k) {
   if (s.kind == AppSchedulerKind::none || k >= s.rungs - 1) return 1.0;
   return std::pow(static_cast<double>(s.eta), -(s.rungs - 1 - k));
+}
+
+int app_brackets(const AppScheduler& s) {
+  return s.kind == AppSchedulerKind::hyperband ? s.rungs : 1;
+}
+
+AppScheduler bracket_scheduler(const AppScheduler& s, int b) {
+  if (s.kind != AppSchedulerKind::hyperband) return s;
+  return {AppSchedulerKind::successive_halving, s.eta, std::max(1, s.rungs - b)};
+}
+
+std::vector<int> hyperband_brackets(const AppScheduler& s, int trials) {
+  const int n = std::max(0, trials);
+  const int brackets = app_brackets(s);
+  if (brackets <= 1) return std::vector<int>(static_cast<std::size_t>(n), 0);
+  const auto nb = static_cast<std::size_t>(brackets);
+  std::vector<double> weight(nb);
+  double total = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    const int sb = brackets - 1 - static_cast<int>(b);
+    weight[b] = std::ceil(static_cast<double>(brackets) / (sb + 1) * std::pow(s.eta, sb) - 1e-9);
+    total += weight[b];
+  }
+  // Sizes: the largest-remainder shares; then, when there are enough trials, every empty
+  // bracket takes one from the largest.
+  std::vector<int> size(nb, 0);
+  std::vector<double> remainder(nb);
+  int given = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    const double share = n * weight[b] / total;
+    size[b] = static_cast<int>(std::floor(share + 1e-9));
+    given += size[b];
+    remainder[b] = share - size[b];
+  }
+  for (; given < n; ++given) {
+    const auto best = static_cast<std::size_t>(
+        std::max_element(remainder.begin(), remainder.end(),
+                         [](double x, double y) { return x + 1e-12 < y; }) -
+        remainder.begin());
+    ++size[best];
+    remainder[best] = -1;
+  }
+  for (std::size_t b = 0; n >= brackets && b < nb; ++b) {
+    if (size[b] > 0) continue;
+    --*std::max_element(size.begin(), size.end());
+    size[b] = 1;
+  }
+  // Interleaved: each trial to the bracket furthest behind its share.
+  std::vector<int> out(static_cast<std::size_t>(n));
+  std::vector<int> assigned(nb, 0);
+  for (int i = 0; i < n; ++i) {
+    std::size_t best = nb;
+    double behind = 0;
+    for (std::size_t b = 0; b < nb; ++b) {
+      if (assigned[b] >= size[b]) continue;
+      const double d = static_cast<double>(size[b]) * (i + 1) / n - assigned[b];
+      if (best == nb || d > behind + 1e-12) {
+        best = b;
+        behind = d;
+      }
+    }
+    out[static_cast<std::size_t>(i)] = static_cast<int>(best);
+    ++assigned[best];
+  }
+  return out;
 }
 
 AppSpec parse_app_spec(const Node& data) {
@@ -72,9 +146,10 @@ AppSpec parse_app_spec(const Node& data) {
     if (!s->is_object()) s->expected("an object (kind, eta, rungs)");
     s->only_keys({"kind", "eta", "rungs"});
     if (auto k = s->get("kind")) {
-      a.scheduler.kind = k->one_of({"none", "successive-halving"}) == "none"
-                             ? AppSchedulerKind::none
-                             : AppSchedulerKind::successive_halving;
+      const std::string kind = k->one_of({"none", "successive-halving", "hyperband"});
+      a.scheduler.kind = kind == "none"                 ? AppSchedulerKind::none
+                         : kind == "successive-halving" ? AppSchedulerKind::successive_halving
+                                                        : AppSchedulerKind::hyperband;
     }
     if (auto n = s->get("eta")) a.scheduler.eta = static_cast<int>(n->int_in(2, 100));
     if (auto n = s->get("rungs")) a.scheduler.rungs = static_cast<int>(n->int_in(1, 20));

@@ -2,10 +2,10 @@
 // app (Mahajan et al., NSDI '20, §4.3.2): a name, a trial template (a JobSpec whose strings
 // may hold placeholders), the hyper-parameter values (a grid, or a seeded sampler), the app
 // scheduler that stops the worse trials (successive halving: Jamieson and Talwalkar,
-// AISTATS '16), and the metric and direction trials are ranked on. An App document (in a
-// simulation workload); expand_trials() turns it into the trials' JobSpecs, each carrying
-// the app's name and its own hyper-parameter values.
-// Thread-safety: plain values; the functions are pure.
+// AISTATS '16; hyperband: Li et al., JMLR 2018), and the metric and direction trials are ranked on.
+// An App document (in a simulation workload); expand_trials() turns it into the trials' JobSpecs,
+// each carrying the app's name and its own hyper-parameter values. Thread-safety: plain values; the
+// functions are pure.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +20,7 @@
 
 namespace sia {
 
-enum class AppSchedulerKind { none, successive_halving };
+enum class AppSchedulerKind { none, successive_halving, hyperband };
 
 const char* to_string(AppSchedulerKind k);
 
@@ -65,7 +65,22 @@ nlohmann::json app_spec_to_json(const AppSpec& app);
 // template, an unknown placeholder) name `file` and the field.
 std::vector<JobSpec> expand_trials(const AppSpec& app, const std::string& file);
 
-// The fraction of its full budget a trial trains to in phase `k` of successive halving.
+// The fraction of its full budget a trial trains to in phase `k` of successive halving (of
+// hyperband's first bracket, for hyperband).
 double rung_fraction(const AppScheduler& s, int k);
+
+// The app's brackets: `rungs` for hyperband, else 1.
+int app_brackets(const AppScheduler& s);
+// Bracket `b`'s scheduler: for hyperband successive halving in rungs - b phases with the
+// same eta; otherwise `s` itself.
+AppScheduler bracket_scheduler(const AppScheduler& s, int b);
+// Each of `trials` trials' bracket, by trial index (all 0 unless hyperband). Hyperband's
+// rule: bracket b (s = rungs - 1 - b) weighs w_b = ceil(rungs / (s + 1) * eta^s), Hyperband's
+// n_s; the bracket sizes are the largest-remainder shares of the trials in proportion to
+// the weights (ties to the lower bracket), then, when there are at least as many trials as
+// brackets, every empty bracket takes one trial from the largest (the lowest of equals);
+// trial i goes to the bracket furthest behind its share, size_b * (i + 1) / trials -
+// assigned_b (ties to the lower bracket), so that the brackets interleave over the trials.
+std::vector<int> hyperband_brackets(const AppScheduler& s, int trials);
 
 }  // namespace sia

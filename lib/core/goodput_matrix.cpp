@@ -83,11 +83,16 @@ std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata
     w.number(r.age);
     if (r.app) {
       w.key("app");
-      w.raw(json{{"name", r.app->name},
-                 {"trials", r.app->trials},
-                 {"eta", r.app->eta},
-                 {"rungs", r.app->rungs},
-                 {"phase", r.app->phase}});
+      json app{{"name", r.app->name},
+               {"trials", r.app->trials},
+               {"eta", r.app->eta},
+               {"rungs", r.app->rungs},
+               {"phase", r.app->phase}};
+      if (r.app->brackets > 1) {
+        app["bracket"] = r.app->bracket;
+        app["brackets"] = r.app->brackets;
+      }
+      w.raw(app);
     }
     w.key("attained_service");
     w.number(r.attained_service);
@@ -219,6 +224,10 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
       ref.eta = static_cast<int>(a->at("eta").int_in(2, 100));
       ref.rungs = static_cast<int>(a->at("rungs").int_in(1, 20));
       ref.phase = static_cast<int>(a->at("phase").int_in(0, ref.rungs - 1));
+      if (auto n = a->get("brackets")) ref.brackets = static_cast<int>(n->int_in(1, 20));
+      if (auto n = a->get("bracket")) {
+        ref.bracket = static_cast<int>(n->int_in(0, ref.brackets - 1));
+      }
       r.app = ref;
     }
     r.fixed_gpus = j.int32_or("fixed_gpus", 0);

@@ -44,6 +44,9 @@ struct AppRef {
   int eta = 2;
   int rungs = 1;  // phases (1: every trial trains to the end)
   int phase = 0;  // the current phase, from 0
+  // Hyperband: the trial's bracket of `brackets`; trials, rungs and phase are the bracket's.
+  int bracket = 0;
+  int brackets = 1;
 };
 
 struct GoodputRow {

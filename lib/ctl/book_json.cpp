@@ -69,7 +69,8 @@ json app_to_json(const BookApp& a) {
           {"submit_time", a.submit_time},
           {"order", a.order},
           {"trials", a.trials},
-          {"phase", a.phase}};
+          {"phase", a.phase(0)},
+          {"phases", a.phases}};
 }
 
 BookApp app_from_json(const Node& n) {
@@ -79,7 +80,18 @@ BookApp app_from_json(const Node& n) {
   a.submit_time = n.number_or("submit_time", 0);
   a.order = n.int_or("order", 0);
   a.trials = n.at("trials").as_strings();
-  a.phase = static_cast<int>(n.at("phase").int_in(0, a.spec.scheduler.rungs - 1));
+  a.init_brackets();
+  if (auto ps = n.get("phases")) {  // one per bracket
+    if (ps->size() != a.phases.size()) {
+      ps->expected("one phase per bracket (" + std::to_string(a.phases.size()) + ")");
+    }
+    for (std::size_t b = 0; b < a.phases.size(); ++b) {
+      const int rungs = bracket_scheduler(a.spec.scheduler, static_cast<int>(b)).rungs;
+      a.phases[b] = static_cast<int>((*ps)[b].int_in(0, rungs - 1));
+    }
+  } else {
+    a.phases[0] = static_cast<int>(n.at("phase").int_in(0, a.spec.scheduler.rungs - 1));
+  }
   return a;
 }
 

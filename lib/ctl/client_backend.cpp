@@ -59,15 +59,14 @@ json LocalBackend::submit(const Submission& submission) {
   for (const auto& a : submission.apps) taken.push_back(a.name);
   for (const auto& name : taken) {
     check_name_unused(book, name);
-    if (waiting.count(name)) {
-      throw Error(ExitStatus::data,
-                  "job \"" + name + "\" is submitted already (waiting in the inbox)");
+    if (waiting.count(name) || find_pending_app(pending, name)) {
+      throw Error(ExitStatus::data, "\"" + name + "\" is submitted already (waiting in the inbox)");
     }
   }
   store_.create();
   const double now = wall_clock();
   store_.write_inbox(inbox_request("submit", identity_, now, submission_body(submission)));
-  pending.push_back({"submit", identity_, now, names});
+  pending.push_back({"submit", identity_, now, names, {}});
   return job_status_list(book, pending, names, now, config_.controller.silent_after);
 }
 
@@ -84,7 +83,7 @@ json LocalBackend::request(JobRequest request, const std::vector<std::string>& j
   check_job_request(book, pending, request, jobs);  // before anything is written
   store_.create();
   store_.write_inbox(inbox_request(to_string(request), identity_, now, {{"jobs", jobs}}));
-  pending.push_back({to_string(request), identity_, now, jobs});
+  pending.push_back({to_string(request), identity_, now, jobs, {}});
   return job_status_list(book, pending, jobs, now, config_.controller.silent_after);
 }
 

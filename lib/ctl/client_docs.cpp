@@ -74,8 +74,14 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
   }
   if (book.at_rung(b)) {
     const BookApp* a = book.find_app(b.spec.app);
-    return {"rung", "reached the budget of phase " + std::to_string(a->phase + 1) + " of " +
-                        std::to_string(a->spec.scheduler.rungs) + " of app " + a->spec.name +
+    const int k = a->bracket_of(b.spec.name);
+    const int brackets = static_cast<int>(a->phases.size());
+    return {"rung", "reached the budget of phase " + std::to_string(a->phase(k) + 1) + " of " +
+                        std::to_string(bracket_scheduler(a->spec.scheduler, k).rungs) +
+                        (brackets > 1 ? " of bracket " + std::to_string(k + 1) + " of " +
+                                            std::to_string(brackets)
+                                      : "") +
+                        " of app " + a->spec.name +
                         (b.placed ? "; the next round stops it with a checkpoint" : "") +
                         "; it waits for the app's other trials"};
   }
@@ -191,15 +197,26 @@ json app_row(const JobBook& book, const BookApp& a) {
                       : count["finished"] > 0  ? "finished"
                       : count["cancelled"] > 0 ? "cancelled"
                                                : "failed";
-  const bool halving = a.spec.scheduler.kind == AppSchedulerKind::successive_halving;
+  const bool halving = a.spec.scheduler.kind != AppSchedulerKind::none;
+  // Hyperband: each bracket's phase (1-based), phases and trials.
+  json brackets = json::array();
+  if (a.phases.size() > 1) {
+    for (std::size_t k = 0; k < a.phases.size(); ++k) {
+      const int b = static_cast<int>(k);
+      brackets.push_back({{"phase", a.phases[k] + 1},
+                          {"phases", bracket_scheduler(a.spec.scheduler, b).rungs},
+                          {"trials", std::count(a.bracket.begin(), a.bracket.end(), b)}});
+    }
+  }
   return {{"name", a.spec.name},
           {"state", state},
           {"identity", a.identity},
           {"submitted", a.submit_time},
           {"scheduler", to_string(a.spec.scheduler.kind)},
           {"eta", a.spec.scheduler.eta},
-          {"phase", halving ? a.phase + 1 : 1},
+          {"phase", halving ? a.phase(0) + 1 : 1},
           {"phases", halving ? a.spec.scheduler.rungs : 1},
+          {"brackets", brackets},
           {"metric", a.spec.metric},
           {"direction", a.spec.minimize ? "min" : "max"},
           {"trials", a.trials},
@@ -210,6 +227,21 @@ json app_row(const JobBook& book, const BookApp& a) {
           {"cancelled", count["cancelled"]},
           {"best", best ? json(*best) : json(nullptr)},
           {"best_trial", best ? json(best_trial) : json(nullptr)}};
+}
+
+// An app still in the inbox: its row as app_row makes it, state "submitted", every trial
+// live.
+json pending_app_row(const JobBook& book, const PendingRequest& p, const PendingApp& x) {
+  BookApp a;
+  a.spec = x.spec;
+  a.identity = p.identity;
+  a.submit_time = p.time;
+  a.trials = x.trials;
+  a.init_brackets();
+  json row = app_row(book, a);
+  row["state"] = "submitted";
+  row["live"] = a.trials.size();
+  return row;
 }
 
 json pending_row(const std::string& name, const std::string& state, const std::string& identity,
@@ -381,6 +413,11 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
   if (jobs.empty()) {
     for (auto& [name, row] : rows) list.push_back(row);
     for (const auto& [name, a] : book.apps()) apps.push_back(app_row(book, a));
+    for (const auto& p : pending) {
+      for (const auto& x : p.apps) {
+        if (!book.find_app(x.spec.name)) apps.push_back(pending_app_row(book, p, x));
+      }
+    }
   } else {
     std::set<std::string> shown;
     auto show = [&](const std::string& name) {
@@ -391,13 +428,20 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
       if (shown.insert(name).second) list.push_back(it->second);
     };
     for (const auto& name : jobs) {
-      const BookApp* a = book.find_app(name);
-      if (!a) {
+      const std::vector<std::string>* trials = nullptr;  // an app: it and its trials
+      const PendingRequest* request = nullptr;
+      if (const BookApp* a = book.find_app(name)) {
+        apps.push_back(app_row(book, *a));
+        trials = &a->trials;
+      } else if (const PendingApp* x = find_pending_app(pending, name, &request)) {
+        apps.push_back(pending_app_row(book, *request, *x));  // still in the inbox
+        trials = &x->trials;
+      }
+      if (!trials) {
         show(name);
         continue;
       }
-      apps.push_back(app_row(book, *a));  // an app: it and its trials
-      for (const auto& t : a->trials) {
+      for (const auto& t : *trials) {
         if (rows.count(t)) show(t);
       }
     }
@@ -590,6 +634,18 @@ std::set<std::string> pending_submissions(const std::vector<PendingRequest>& pen
   return out;
 }
 
+const PendingApp* find_pending_app(const std::vector<PendingRequest>& pending,
+                                   const std::string& name, const PendingRequest** request) {
+  for (const auto& p : pending) {
+    for (const auto& a : p.apps) {
+      if (a.spec.name != name) continue;
+      if (request) *request = &p;
+      return &a;
+    }
+  }
+  return nullptr;
+}
+
 std::vector<PendingRequest> pending_requests(const StateStore& store) {
   std::vector<PendingRequest> out;
   for (const auto& f : store.inbox_files()) {
@@ -605,6 +661,18 @@ std::vector<PendingRequest> pending_requests(const StateStore& store) {
           if (j.is_object() && j.contains("name") && j["name"].is_string()) {
             p.jobs.push_back(j["name"].get<std::string>());
           }
+        }
+      }
+      if (p.type == "submit" && r.contains("apps") && r["apps"].is_array()) {
+        for (const auto& a : r["apps"]) {
+          PendingApp x;
+          x.spec = parse_app_spec(Node(a, store.path("inbox/" + f), "apps"));
+          for (const auto& j : r["jobs"]) {
+            if (j.is_object() && j.value("app", std::string()) == x.spec.name) {
+              x.trials.push_back(j.value("name", std::string()));
+            }
+          }
+          p.apps.push_back(std::move(x));
         }
       }
       out.push_back(std::move(p));

@@ -41,11 +41,17 @@
 
 namespace sia::ctl {
 
+struct PendingApp {
+  AppSpec spec;                     // without its template
+  std::vector<std::string> trials;  // the submission's jobs that name it, in order
+};
+
 struct PendingRequest {
   std::string type;  // submit | cancel
   std::string identity;
   double time = 0;
   std::vector<std::string> jobs;
+  std::vector<PendingApp> apps;  // a submission's apps
 };
 
 // The requests waiting in STATE/inbox (local clients' submissions and cancellations), in
@@ -54,6 +60,10 @@ struct PendingRequest {
 std::vector<PendingRequest> pending_requests(const StateStore& store);
 // The jobs submitted in `pending` (waiting in the inbox to be taken in).
 std::set<std::string> pending_submissions(const std::vector<PendingRequest>& pending);
+// The app `name` submitted in `pending` (waiting in the inbox), and its request; null if none.
+const PendingApp* find_pending_app(const std::vector<PendingRequest>& pending,
+                                   const std::string& name,
+                                   const PendingRequest** request = nullptr);
 
 // Status 66 for a named job that is neither known nor pending. A running job whose workers
 // have been quiet for more than `silent_after` seconds (controller.silent_after) is flagged

@@ -55,8 +55,16 @@ std::string jobs_table(const json& d) {
       best = x.value("metric", std::string("?")) + " " + cli::fixed(x["best"].get<double>(), 4) +
              " (" + x.value("best_trial", std::string("?")) + ")";
     }
-    a.add({x.value("name", ""), x.value("state", ""), x.value("scheduler", ""),
-           std::to_string(x.value("phase", 1)) + " of " + std::to_string(x.value("phases", 1)),
+    // Hyperband: each bracket's phase of its phases ("2/3 1/2 1/1").
+    std::string phase =
+        std::to_string(x.value("phase", 1)) + " of " + std::to_string(x.value("phases", 1));
+    const json brackets = x.value("brackets", json::array());
+    if (!brackets.empty()) phase.clear();
+    for (const auto& b : brackets) {
+      phase += (phase.empty() ? "" : " ") + std::to_string(b.value("phase", 1)) + "/" +
+               std::to_string(b.value("phases", 1));
+    }
+    a.add({x.value("name", ""), x.value("state", ""), x.value("scheduler", ""), phase,
            std::to_string(x.value("live", 0)), std::to_string(x.value("stopped", 0)),
            std::to_string(x.value("finished", 0)), best});
   }

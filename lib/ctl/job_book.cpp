@@ -168,8 +168,21 @@ json make_submit(const std::string& inbox, const std::string& identity, double t
   return r;
 }
 
-json make_app_phase(const std::string& app, int phase, double time) {
-  return {{"type", "app-phase"}, {"app", app}, {"phase", phase}, {"time", time}};
+json make_app_phase(const std::string& app, int phase, double time, int bracket) {
+  json r = {{"type", "app-phase"}, {"app", app}, {"phase", phase}, {"time", time}};
+  if (bracket > 0) r["bracket"] = bracket;
+  return r;
+}
+
+void BookApp::init_brackets() {
+  bracket = hyperband_brackets(spec.scheduler, static_cast<int>(trials.size()));
+  phases.assign(static_cast<std::size_t>(app_brackets(spec.scheduler)), 0);
+}
+
+int BookApp::bracket_of(const std::string& trial) const {
+  auto it = std::find(trials.begin(), trials.end(), trial);
+  const auto i = static_cast<std::size_t>(it - trials.begin());
+  return i < bracket.size() ? bracket[i] : 0;
 }
 
 json make_rejected(const std::string& inbox, const std::string& identity, double time,
@@ -232,7 +245,8 @@ json node_job_json(const JobBook& book, const BookJob& b, const std::string& che
   json state = json::object();
   if (b.step > 0) state["step"] = b.step;
   if (const BookApp* a = b.spec.app.empty() ? nullptr : book.find_app(b.spec.app)) {
-    SuccessiveHalving sh(a->spec.scheduler, a->spec.metric, a->spec.minimize, a->phase);
+    const int k = a->bracket_of(b.spec.name);
+    SuccessiveHalving sh = bracket_halving(a->spec, k, a->phase(k));
     if (sh.halving() && sh.budget() < 1) state["stop_fraction"] = sh.budget();
   }
   if (!checkpoint_root.empty()) {
@@ -293,14 +307,13 @@ bool JobBook::at_rung(const BookJob& b) const {
   if (b.spec.app.empty() || is_ended(b.state)) return false;
   const BookApp* a = find_app(b.spec.app);
   if (!a) return false;
-  SuccessiveHalving sh(a->spec.scheduler, a->spec.metric, a->spec.minimize, a->phase);
-  return sh.reached({b.spec.name, b.fraction, std::nullopt});
+  const int k = a->bracket_of(b.spec.name);
+  return bracket_halving(a->spec, k, a->phase(k)).reached({b.spec.name, b.fraction, std::nullopt});
 }
 
-AppRef JobBook::app_ref(const BookApp& a) const {
-  const bool halving = a.spec.scheduler.kind == AppSchedulerKind::successive_halving;
-  return AppRef{a.spec.name, static_cast<int>(a.trials.size()), a.spec.scheduler.eta,
-                halving ? a.spec.scheduler.rungs : 1, halving ? a.phase : 0};
+AppRef JobBook::app_ref(const BookApp& a, const std::string& trial) const {
+  const int k = a.bracket_of(trial);
+  return bracket_ref(a.spec.name, a.spec.scheduler, a.bracket, k, a.phase(k));
 }
 
 std::optional<double> latest_metric(const BookJob& b, const std::string& metric) {
@@ -493,6 +506,7 @@ bool JobBook::apply_submit(const json& r) {
       return jobs_.at(x).order < jobs_.at(y).order;
     });
     if (!a.trials.empty()) a.order = jobs_.at(a.trials.front()).order;
+    a.init_brackets();
     std::string name = a.spec.name;
     apps_.emplace(name, std::move(a));
     changed = true;
@@ -505,9 +519,13 @@ bool JobBook::apply_app_phase(const json& r) {
   if (it == apps_.end()) return false;
   BookApp& a = it->second;
   const auto phase = int_of(r, "phase", -1);
-  if (phase <= a.phase || phase >= a.spec.scheduler.rungs) return false;
-  a.phase = static_cast<int>(phase);
+  const auto k = int_of(r, "bracket", 0);
+  if (k < 0 || k >= static_cast<std::int64_t>(a.phases.size())) return false;
+  const int b = static_cast<int>(k);
+  if (phase <= a.phase(b) || phase >= bracket_scheduler(a.spec.scheduler, b).rungs) return false;
+  a.phases[static_cast<std::size_t>(b)] = static_cast<int>(phase);
   for (const auto& t : a.trials) {
+    if (a.bracket_of(t) != b) continue;
     if (auto j = jobs_.find(t); j != jobs_.end()) j->second.rung_metric.reset();
   }
   return true;
@@ -518,8 +536,10 @@ void JobBook::note_rung(BookJob& b, const json& rep) {
   auto it = apps_.find(b.spec.app);
   if (it == apps_.end()) return;
   const BookApp& a = it->second;
-  SuccessiveHalving sh(a.spec.scheduler, a.spec.metric, a.spec.minimize, a.phase);
-  if (!sh.reached({b.spec.name, b.fraction, std::nullopt})) return;
+  const int k = a.bracket_of(b.spec.name);
+  if (!bracket_halving(a.spec, k, a.phase(k)).reached({b.spec.name, b.fraction, std::nullopt})) {
+    return;
+  }
   b.rung_metric = finite(rep, a.spec.metric.c_str());
 }
 

@@ -9,16 +9,17 @@
 // fitted so far, its placement and starts, and its history of configurations.
 // Per app (a hyper-parameter search submitted as one, core/app_spec.hpp): its AppSpec
 // (without its template), who submitted it and when, its trials and the phase of its app
-// scheduler; per trial, the fraction of its training it reported and the metric it reported
-// when it first reached the current phase's budget (what successive halving ranks).
-// Per node: whether it answered, when, and how the last delivery went.
-// Reports are deduplicated by (node, job, byte offset): a report line that starts before
-// the next offset already taken from that node's file for that job is a duplicate.
-// Journal record types (built by the make_* functions; apply() ignores unknown types):
+// scheduler (per bracket, for hyperband); per trial, the fraction of its training it reported and
+// the metric it reported when it first reached the current phase's budget (what successive halving
+// ranks). Per node: whether it answered, when, and how the last delivery went. Reports are
+// deduplicated by (node, job, byte offset): a report line that starts before the next offset
+// already taken from that node's file for that job is a duplicate. Journal record types (built by
+// the make_* functions; apply() ignores unknown types):
 //   submit    {inbox, identity, time, jobs: [JobSpec data...], apps?: [App data...]}
 //             (an app's trials are among the jobs, each naming it in `app`)
-//   app-phase {app, phase, time}: its app scheduler closed a phase (the trials it stopped
-//             have job-ended records with state stopped just before)
+//   app-phase {app, phase, time, bracket?}: its app scheduler closed a phase of bracket
+//             `bracket` (absent: 0; hyperband has several), the trials it stopped have
+//             job-ended records with state stopped just before
 //   rejected  {inbox, identity, time, jobs: [names], reason}
 //   cancel    {inbox, identity, time, jobs: [names]}  (hold, release, requeue: the same)
 //             hold: an active job is not scheduled until released (a running one is
@@ -150,7 +151,13 @@ struct BookApp {
   double submit_time = 0;
   std::int64_t order = 0;           // its first trial's submission order
   std::vector<std::string> trials;  // in submission order
-  int phase = 0;                    // of its app scheduler (successive halving)
+  std::vector<int> bracket;         // each trial's bracket (hyperband_brackets), as trials
+  std::vector<int> phases;          // each bracket's phase (one bracket unless hyperband)
+  // Sets `bracket` and `phases` (all at phase 0) from the spec and the trials.
+  void init_brackets();
+  // The trial's bracket (0 for a name that is not one of its trials).
+  int bracket_of(const std::string& trial) const;
+  int phase(int b = 0) const { return phases.at(static_cast<std::size_t>(b)); }
 };
 
 // A trial's metric in its latest report (a finite number), if any.
@@ -194,11 +201,13 @@ class JobBook {
   const BookJob* find(const std::string& job) const;
   const std::map<std::string, BookApp>& apps() const { return apps_; }
   const BookApp* find_app(const std::string& app) const;
-  // A trial of a successive-halving app that reached its phase's budget: it waits, out of
-  // the schedule, until every live trial of the phase is there (or has ended).
+  // A trial of a successive-halving (or hyperband) app that reached its phase's budget (of
+  // its bracket): it waits, out of the schedule, until every live trial of the phase is
+  // there (or has ended).
   bool at_rung(const BookJob& job) const;
-  // The app's AppRef as the policies see it (goodput matrix rows).
-  AppRef app_ref(const BookApp& app) const;
+  // Trial `trial`'s AppRef as the policies see it (goodput matrix rows; for hyperband its
+  // bracket's successive halving).
+  AppRef app_ref(const BookApp& app, const std::string& trial) const;
   // Queued and running jobs, in submission order.
   std::vector<const BookJob*> active() const;
   const std::map<std::string, BookNode>& nodes() const { return nodes_; }
@@ -258,7 +267,7 @@ class JobBook {
 // Records (without "seq"; the state store numbers them).
 nlohmann::json make_submit(const std::string& inbox, const std::string& identity, double time,
                            const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps = {});
-nlohmann::json make_app_phase(const std::string& app, int phase, double time);
+nlohmann::json make_app_phase(const std::string& app, int phase, double time, int bracket = 0);
 nlohmann::json make_rejected(const std::string& inbox, const std::string& identity, double time,
                              const std::vector<std::string>& jobs, const std::string& reason);
 nlohmann::json make_job_request(JobRequest type, const std::string& inbox,

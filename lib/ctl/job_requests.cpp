@@ -31,7 +31,9 @@ void check_job_request(const JobBook& book, const std::vector<PendingRequest>& p
   }
   const std::set<std::string> waiting = pending_submissions(pending);
   for (const auto& name : jobs) {
-    if (request == JobRequest::cancel && book.find_app(name)) continue;  // its trials
+    if (request == JobRequest::cancel && (book.find_app(name) || find_pending_app(pending, name))) {
+      continue;  // its trials (an app in the inbox: the round takes in both, in order)
+    }
     const BookJob* b = book.find(name);
     if (!b) {
       if (!waiting.count(name)) {

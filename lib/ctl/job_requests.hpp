@@ -2,7 +2,8 @@
 // named jobs -- made
 // the same way by the local client backend and by the daemon's client service before
 // anything is written: every job must be known or waiting in the inbox (status 66, none
-// is acted on; cancel also takes an app's name, for all its trials), and a job that has ended can
+// is acted on; cancel also takes an app's name, for all its trials, the app's also while it
+// waits in the inbox), and a job that has ended can
 // be cancelled (nothing happens) but not held, released or requeued (status 65, naming the job and
 // its state). Thread-safety: pure.
 #pragma once

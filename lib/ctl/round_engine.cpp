@@ -281,28 +281,31 @@ void RoundEngine::end_ended(Pass& r) {
 }
 
 // 3b. App schedulers: close the phases every live trial has reached (several in a row when
-// the survivors are past the next budget too), stopping the worse trials.
+// the survivors are past the next budget too), stopping the worse trials; a hyperband app's
+// brackets each on their own trials.
 void RoundEngine::schedule_apps(Pass& r) {
   json stopped = json::array();
   for (const auto& [name, app] : r.book.apps()) {
-    SuccessiveHalving sh(app.spec.scheduler, app.spec.metric, app.spec.minimize, app.phase);
-    while (sh.halving()) {
-      std::vector<TrialProgress> live;
-      for (const auto& t : app.trials) {
-        const BookJob* b = r.book.find(t);
-        if (b && !is_ended(b->state)) {
-          live.push_back({t, b->fraction, trial_metric(*b, app.spec.metric)});
+    for (int k = 0; k < static_cast<int>(app.phases.size()); ++k) {  // hyperband: each bracket
+      SuccessiveHalving sh = bracket_halving(app.spec, k, app.phase(k));
+      while (sh.halving()) {
+        std::vector<TrialProgress> live;
+        for (std::size_t i = 0; i < app.trials.size(); ++i) {
+          const BookJob* b = r.book.find(app.trials[i]);
+          if (app.bracket[i] == k && b && !is_ended(b->state)) {
+            live.push_back({app.trials[i], b->fraction, trial_metric(*b, app.spec.metric)});
+          }
         }
+        const int phase = sh.phase();
+        const std::vector<HalvingStop> stops = sh.close_phase(live);
+        if (sh.phase() == phase) break;
+        for (const auto& s : stops) {
+          end_job(r, s.name, Lifecycle::stopped, s.reason, std::nullopt);
+          stopped.push_back(s.name);
+        }
+        r.records.push_back(make_app_phase(name, sh.phase(), r.now, k));
+        flush(r);  // the next phase ranks on the book as it is now
       }
-      const int phase = sh.phase();
-      const std::vector<HalvingStop> stops = sh.close_phase(live);
-      if (sh.phase() == phase) break;
-      for (const auto& s : stops) {
-        end_job(r, s.name, Lifecycle::stopped, s.reason, std::nullopt);
-        stopped.push_back(s.name);
-      }
-      r.records.push_back(make_app_phase(name, sh.phase(), r.now));
-      flush(r);  // the next phase ranks on the book as it is now
     }
   }
   r.result["stopped"] = stopped;
@@ -365,7 +368,7 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
     }
     if (!b->spec.app.empty()) {
       if (const BookApp* a = r.book.find_app(b->spec.app)) {
-        in.apps[b->spec.name] = r.book.app_ref(*a);
+        in.apps[b->spec.name] = r.book.app_ref(*a, b->spec.name);
       }
     }
     JobState s = r.book.job_state(*b, r.now);

@@ -28,6 +28,19 @@ static std::string ended_how(const JobStatus& s) {
   return out;
 }
 
+// A trial of an app whose workers stopped at its phase's budget: given SIA_STOP_FRACTION,
+// they exited 75 on their own (no stop request; sia-worker(7)), and the budget wanted is
+// the same. Until the budget changes, starting it again would only stop it again at once.
+static bool stopped_at_rung(const JobRecord& rec, const JobLaunch& want) {
+  if (rec.status.state != RunState::preempted || want.stop_fraction <= 0 ||
+      rec.launch->stop_fraction != want.stop_fraction || rec.status.ranks.empty()) {
+    return false;
+  }
+  return std::all_of(rec.status.ranks.begin(), rec.status.ranks.end(), [](const RankStatus& r) {
+    return !r.stopped && r.exit && r.exit->signal == 0 && r.exit->code == kPreemptedExit;
+  });
+}
+
 static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mode,
                             int round_floor) {
   const auto next = [&](int current) { return std::max(current + 1, round_floor); };
@@ -69,6 +82,13 @@ static PlannedAction decide(const JobLaunch& want, const JobRecord* rec, Mode mo
     a.action = Action::leave;
     a.generation = current;
     a.reason = change.empty() ? "finished" : "finished (not started again: " + change + ")";
+    return a;
+  }
+  if (mode == Mode::apply && stopped_at_rung(*rec, want)) {  // wherever it is placed
+    a.action = Action::leave;
+    a.generation = current;
+    a.reason = "stopped at its rung (SIA_STOP_FRACTION " + number_text(want.stop_fraction) +
+               "); starts again when its budget changes";
     return a;
   }
   if (!change.empty()) {

@@ -9,7 +9,10 @@
 //   stop     running here, but no longer placed on this node: checkpoint-stop
 //   keep     running with an unchanged placement: left alone (same pids)
 //   leave    ended by itself (finished, failed) or stopped by `sia-run stop`, and placed
-//            as before: not started again until its placement changes
+//            as before: not started again until its placement changes; also a trial of
+//            an app that stopped at its rung (its ranks exited 75 on their own under
+//            SIA_STOP_FRACTION) and is wanted with the same budget, wherever it is
+//            placed (`sia-run apply` only)
 // `sia-run run` (Mode::run) starts failed and held jobs again; a finished job stays done.
 // Thread-safety: pure.
 #pragma once

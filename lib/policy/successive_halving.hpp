@@ -3,7 +3,9 @@
 // train to the current phase's budget (core/app_spec.hpp: rung_fraction); when every trial
 // still in the search has reached it, the best ceil(n / eta) on the app's metric go on to
 // the next phase and the rest are stopped. The caller (the simulator, the controller)
-// holds a trial that reached the budget until its phase closes.
+// holds a trial that reached the budget until its phase closes. Hyperband (Li et al., JMLR
+// 2018) is one SuccessiveHalving per bracket (bracket_halving), each closing its phases on
+// its own trials (core/app_spec.hpp: hyperband_brackets).
 // Thread-safety: a plain value.
 #pragma once
 
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "core/app_spec.hpp"
+#include "core/goodput_matrix.hpp"
 
 namespace sia {
 
@@ -26,10 +29,21 @@ struct HalvingStop {
   std::string reason;  // "successive halving: phase 1 of 3, loss 0.42 ranked 3 of 4 (kept 2)"
 };
 
+class SuccessiveHalving;
+// Bracket `b` of app `app` at `phase`: for hyperband, successive halving in the bracket's
+// phases, its stop reasons saying "hyperband bracket B of N"; otherwise the app's scheduler.
+SuccessiveHalving bracket_halving(const AppSpec& app, int b, int phase);
+// A trial of app `name` in bracket `b` at `phase`, as the policies see it: for hyperband its
+// bracket's trials (`bracket`: every trial's, hyperband_brackets), phases and phase.
+AppRef bracket_ref(const std::string& name, const AppScheduler& s, const std::vector<int>& bracket,
+                   int b, int phase);
+
 class SuccessiveHalving {
  public:
-  // `phase`: where a search resumes (the controller keeps it in its state).
-  SuccessiveHalving(AppScheduler scheduler, std::string metric, bool minimize, int phase = 0);
+  // `phase`: where a search resumes (the controller keeps it in its state). `label` begins
+  // the stop reasons.
+  SuccessiveHalving(AppScheduler scheduler, std::string metric, bool minimize, int phase = 0,
+                    std::string label = "successive halving");
 
   int phase() const { return phase_; }
   int phases() const { return scheduler_.rungs; }
@@ -49,6 +63,7 @@ class SuccessiveHalving {
   std::string metric_;
   bool minimize_;
   int phase_ = 0;
+  std::string label_;
 };
 
 }  // namespace sia

@@ -220,7 +220,8 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0) {
 
 // ---------------------------------------------------------------------------------------
 // Apps of several trials (Themis §4.3.2): one rho for the app, from its successive-halving
-// schedule and the median iteration time of its trials (themis_app.hpp).
+// schedule (each hyperband bracket's with a trial in the matrix) and the median iteration time of
+// its trials (themis_app.hpp).
 
 struct AppUnit {
   std::vector<std::size_t> trials;   // every trial in the matrix
@@ -247,7 +248,8 @@ int best_gang(const JobView& v) {
 // Fills the app's model; false when it has no waiting trial or no finite ideal time.
 bool build_app_unit(AppUnit& u, const std::vector<JobView>& views, const Cluster& cluster,
                     const State& state, double lease) {
-  const AppRef& ref = *views[u.trials.front()].row->app;
+  // Each bracket (one unless hyperband) with a trial in the matrix: its schedule.
+  std::map<int, std::pair<AppRef, ThemisPhases>> brackets;
   std::vector<double> totals;
   for (std::size_t i : u.trials) {
     const JobView& v = views[i];
@@ -260,26 +262,40 @@ bool build_app_unit(AppUnit& u, const std::vector<JobView>& views, const Cluster
     }
     if (u.model.gpus_per_trial <= 1) u.model.gpus_per_trial = v.cands[b].config.gpus;
     u.model.serial_iter.push_back(v.cands[b].config.gpus / v.cands[b].rate);
-    u.model.done.push_back(v.done);
+    const AppRef& ref = *v.row->app;
+    auto& bracket = brackets.try_emplace(ref.bracket, ref, ThemisPhases{}).first->second;
+    bracket.second.done.push_back(v.done);
     u.model.elapsed = std::max(u.model.elapsed, v.row->age);
     totals.push_back(v.total);
   }
   if (u.waiting.empty() || totals.empty()) return false;
   std::sort(totals.begin(), totals.end());
   const double total = totals[totals.size() / 2];
-  AppScheduler sched{ref.rungs > 1 ? AppSchedulerKind::successive_halving : AppSchedulerKind::none,
-                     ref.eta, ref.rungs};
-  for (int k = 0, n = ref.trials; k < ref.rungs; ++k, n = (n + ref.eta - 1) / ref.eta) {
-    u.model.phase_jobs.push_back(n);
-    u.model.phase_budget.push_back(rung_fraction(sched, k) * total);
+  int trials = 0;
+  for (auto& [k, bracket] : brackets) {
+    const AppRef& ref = bracket.first;
+    ThemisPhases& p = bracket.second;
+    AppScheduler sched{
+        ref.rungs > 1 ? AppSchedulerKind::successive_halving : AppSchedulerKind::none, ref.eta,
+        ref.rungs};
+    for (int j = 0, n = ref.trials; j < ref.rungs; ++j, n = (n + ref.eta - 1) / ref.eta) {
+      p.phase_jobs.push_back(n);
+      p.phase_budget.push_back(rung_fraction(sched, j) * total);
+    }
+    p.phase = ref.phase;
+    trials += ref.trials;
+    if (k == brackets.begin()->first) {
+      static_cast<ThemisPhases&>(u.model) = std::move(p);
+    } else {
+      u.model.more_brackets.push_back(std::move(p));
+    }
   }
-  u.model.phase = ref.phase;
   u.cluster_gpus = cluster.total_gpus();
   const auto mem = state.jobs.find(views[u.waiting.front()].row->job);
   if (mem != state.jobs.end() && mem->second.rounds > 0) {
     u.n_avg = mem->second.contention_sum / static_cast<double>(mem->second.rounds);
   }
-  u.max_demand = std::min(cluster.total_gpus(), ref.trials * u.model.gpus_per_trial);
+  u.max_demand = std::min(cluster.total_gpus(), trials * u.model.gpus_per_trial);
   const double t_id = themis_app_ideal_time(u.model, u.cluster_gpus, u.n_avg, u.max_demand);
   if (!(t_id > 0) || !std::isfinite(t_id)) return false;
   // Holding nothing: wait one lease, then run on the fair share (§5 step 1).

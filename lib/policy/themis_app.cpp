@@ -15,17 +15,24 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double budget_delta(const ThemisApp& a, std::size_t k) {
+double budget_delta(const ThemisPhases& a, std::size_t k) {
   return a.phase_budget[k] - (k == 0 ? 0.0 : a.phase_budget[k - 1]);
 }
 
 // The schedule from phase `from` on, with `m` trials at once at `t_iter` s per iteration.
-double later_phases(const ThemisApp& a, std::size_t from, int m, double t_iter) {
+double later_phases(const ThemisPhases& a, std::size_t from, int m, double t_iter) {
   double t = 0;
   for (std::size_t k = from; k < a.phase_jobs.size() && k < a.phase_budget.size(); ++k) {
     t += std::ceil(static_cast<double>(a.phase_jobs[k]) / m) * budget_delta(a, k) * t_iter;
   }
   return t;
+}
+
+// Every bracket: the app's own schedule, then the others.
+template <typename F>
+void each_bracket(const ThemisApp& a, F f) {
+  f(static_cast<const ThemisPhases&>(a));
+  for (const auto& b : a.more_brackets) f(b);
 }
 
 }  // namespace
@@ -35,17 +42,19 @@ double themis_app_remaining(const ThemisApp& a, int gpus) {
   if (gpus < d) return std::numeric_limits<double>::infinity();
   const int m = std::max(1, gpus / d);
   const double t_iter = median(a.serial_iter) / d;
-  const std::size_t k = static_cast<std::size_t>(std::max(0, a.phase));
-  double sum = 0, longest = 0;
-  if (k < a.phase_budget.size()) {
-    for (double done : a.done) {
-      const double left = std::max(0.0, a.phase_budget[k] - done);
-      sum += left;
-      longest = std::max(longest, left);
+  double sum = 0, longest = 0, later = 0;
+  each_bracket(a, [&](const ThemisPhases& b) {
+    const std::size_t k = static_cast<std::size_t>(std::max(0, b.phase));
+    if (k < b.phase_budget.size()) {
+      for (double done : b.done) {
+        const double left = std::max(0.0, b.phase_budget[k] - done);
+        sum += left;
+        longest = std::max(longest, left);
+      }
     }
-  }
-  const double current = std::max(sum / m, longest) * t_iter;
-  return current + later_phases(a, k + 1, m, t_iter);
+    later += later_phases(b, k + 1, m, t_iter);
+  });
+  return std::max(sum / m, longest) * t_iter + later;
 }
 
 double themis_app_shared_time(const ThemisApp& a, int gpus) {
@@ -57,7 +66,10 @@ double themis_app_ideal_time(const ThemisApp& a, double cluster_gpus, double n_a
   const int d = std::max(1, a.gpus_per_trial);
   const double share = std::min(cluster_gpus / std::max(1.0, n_avg), double(max_demand));
   const int m = std::max(1, static_cast<int>(std::floor(share / d + 1e-9)));
-  return later_phases(a, 0, m, median(a.serial_iter) / d);
+  double t = 0;
+  each_bracket(
+      a, [&](const ThemisPhases& b) { t += later_phases(b, 0, m, median(a.serial_iter) / d); });
+  return t;
 }
 
 double themis_app_rho(const ThemisApp& a, int gpus, double cluster_gpus, double n_avg,

@@ -1,6 +1,6 @@
 // Finish-time fairness of a multi-job app (Themis, Mahajan et al., NSDI '20, §4.3.2): a
-// hyper-parameter search run with successive halving bids as one unit with one rho. Which
-// trials will survive is unknown, so the time of future work is estimated with the median
+// hyper-parameter search run with successive halving (or hyperband) bids as one unit with one rho.
+// Which trials will survive is unknown, so the time of future work is estimated with the median
 // iteration time of the app's current trials; the app's remaining time is the current
 // phase's work (packed in waves of the trials the allocation runs at once, and no shorter
 // than its longest trial) plus every later phase's, and its ideal time is the whole
@@ -13,14 +13,24 @@
 
 namespace sia {
 
-struct ThemisApp {
+// One successive-halving schedule: the app's, or one bracket of a hyperband app's.
+struct ThemisPhases {
   std::vector<int> phase_jobs;       // n_k: trials in phase k
   std::vector<double> phase_budget;  // r_k: a trial's cumulative iterations at phase k's end
   int phase = 0;                     // k*: the current phase
   std::vector<double> done;          // iterations done by each trial of phase k*
-  std::vector<double> serial_iter;   // one-GPU iteration time (s) of each trial of phase k*
-  int gpus_per_trial = 1;            // d
-  double elapsed = 0;                // seconds since the app arrived
+};
+
+// The app: its (first bracket's) schedule, and for hyperband (Li et al., JMLR 2018) its
+// other brackets, which run at the same time on the same GPUs: their current phases' work
+// is packed together (the waves of all the brackets' trials, no shorter than the longest),
+// and their later phases follow one bracket after another -- with one bracket the estimate
+// is successive halving's.
+struct ThemisApp : ThemisPhases {
+  std::vector<ThemisPhases> more_brackets;
+  std::vector<double> serial_iter;  // one-GPU iteration time (s) of each current trial
+  int gpus_per_trial = 1;           // d
+  double elapsed = 0;               // seconds since the app arrived
 };
 
 // Seconds the app still needs holding `gpus` GPUs (infinite below one trial's GPUs).

@@ -44,6 +44,8 @@ std::string job_owner(const ctl::JobBook& book, const std::vector<ctl::PendingRe
                       const std::string& job) {
   if (const ctl::BookJob* b = book.find(job)) return b->identity;
   if (const ctl::BookApp* a = book.find_app(job)) return a->identity;  // cancel APP
+  const ctl::PendingRequest* request = nullptr;
+  if (ctl::find_pending_app(pending, job, &request)) return request->identity;  // in the inbox
   for (const auto& p : pending) {
     if (p.type == "submit" && std::find(p.jobs.begin(), p.jobs.end(), job) != p.jobs.end()) {
       return p.identity;
@@ -193,7 +195,7 @@ json ClientService::job_request(const channel::Identity& who, ctl::JobRequest re
   if (!waiting.empty()) {
     store_.write_inbox(
         ctl::inbox_request(ctl::to_string(request), identity, now, {{"jobs", waiting}}));
-    pending.push_back({ctl::to_string(request), identity, now, waiting});
+    pending.push_back({ctl::to_string(request), identity, now, waiting, {}});
   }
   if (!known.empty()) {
     store_.commit(book_, {ctl::make_job_request(request, request_name(now), identity, now, known)});

@@ -121,8 +121,10 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   // Apps: each named app's trials and app scheduler; a job without an app is an app of one.
   struct AppRun {
     std::string name;
+    AppSpec spec;  // its scheduler, metric and direction
     std::vector<int> trials;
-    SuccessiveHalving halving;
+    std::vector<int> bracket;                 // each trial's (as trials; hyperband)
+    std::vector<SuccessiveHalving> brackets;  // one unless hyperband
     double contention_sum = 0;
     int contention_rounds = 0;
   };
@@ -138,23 +140,23 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       const std::string& a = workload[i].app;
       auto it = index.find(a.empty() ? "\n" + workload[i].name : a);
       if (it == index.end()) {
-        AppScheduler sched;
-        std::string metric = "loss";
-        bool minimize = true;
-        for (const auto& spec : opts.apps) {
-          if (!a.empty() && spec.name == a) {
-            sched = spec.scheduler;
-            metric = spec.metric;
-            minimize = spec.minimize;
-          }
+        AppSpec spec;
+        for (const auto& x : opts.apps) {
+          if (!a.empty() && x.name == a) spec = x;
         }
+        spec.trial_template.reset();
         it = index.emplace(a.empty() ? "\n" + workload[i].name : a, static_cast<int>(apps.size()))
                  .first;
-        apps.push_back(
-            {a.empty() ? workload[i].name : a, {}, SuccessiveHalving(sched, metric, minimize)});
+        apps.push_back({a.empty() ? workload[i].name : a, std::move(spec), {}, {}, {}});
       }
       app_of[i] = it->second;
       apps[it->second].trials.push_back(static_cast<int>(i));
+    }
+    for (auto& app : apps) {
+      app.bracket = hyperband_brackets(app.spec.scheduler, static_cast<int>(app.trials.size()));
+      for (int k = 0; k < app_brackets(app.spec.scheduler); ++k) {
+        app.brackets.push_back(bracket_halving(app.spec, k, 0));
+      }
     }
   }
   const bool has_apps = std::any_of(workload.begin(), workload.end(),
@@ -187,43 +189,50 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     for (int i = 0; i < total; ++i) was_done[i] = jobs[i].completed();
     // A trial trains no further than its phase's budget (the rung).
     for (const auto& app : apps) {
-      for (int i : app.trials) jobs[i].set_limit(app.halving.budget());
+      for (std::size_t t = 0; t < app.trials.size(); ++t) {
+        jobs[app.trials[t]].set_limit(app.brackets[app.bracket[t]].budget());
+      }
     }
     for (auto& j : jobs) j.step(opts.round, est);
     now += opts.round;
     ++round_no;
     // App schedulers: a trial at its phase's budget waits (its GPUs freed) until every
-    // trial of the phase is there; then the worse ones stop, freed this round.
+    // trial of the phase (of its bracket, for hyperband) is there; then the worse ones stop,
+    // freed this round.
     for (auto& app : apps) {
-      std::vector<TrialProgress> survivors;
-      std::vector<int> alive;
-      for (int i : app.trials) {
-        if (jobs[i].completed()) continue;
-        const double f = jobs[i].fraction();
-        survivors.push_back({jobs[i].name(), f, simulated_loss(workload[i], f)});
-        alive.push_back(i);
-      }
-      const int phase = app.halving.phase();
-      const std::vector<HalvingStop> stops = app.halving.close_phase(survivors);
-      if (app.halving.phase() == phase) {
-        // Still waiting for some: the trials at the budget stop training (GPUs freed).
-        for (std::size_t s = 0; s < alive.size(); ++s) {
-          const int i = alive[s];
-          if (held[i] || !app.halving.reached(survivors[s])) continue;
-          held[i] = 1;
-          jobs[i].apply(-1, {}, false, est);
-          decided.erase(jobs[i].name());
+      for (std::size_t k = 0; k < app.brackets.size(); ++k) {
+        SuccessiveHalving& sh = app.brackets[k];
+        std::vector<TrialProgress> survivors;
+        std::vector<int> alive;
+        for (std::size_t t = 0; t < app.trials.size(); ++t) {
+          const int i = app.trials[t];
+          if (app.bracket[t] != static_cast<int>(k) || jobs[i].completed()) continue;
+          const double f = jobs[i].fraction();
+          survivors.push_back({jobs[i].name(), f, simulated_loss(workload[i], f)});
+          alive.push_back(i);
         }
-        continue;
-      }
-      for (int i : app.trials) held[i] = 0;
-      for (const auto& st : stops) {
-        for (int i : app.trials) {
-          if (jobs[i].name() != st.name) continue;
-          jobs[i].apply(-1, {}, false, est);
-          decided.erase(jobs[i].name());
-          jobs[i].stop(now);
-          stop_reason[i] = st.reason;
+        const int phase = sh.phase();
+        const std::vector<HalvingStop> stops = sh.close_phase(survivors);
+        if (sh.phase() == phase) {
+          // Still waiting for some: the trials at the budget stop training (GPUs freed).
+          for (std::size_t s = 0; s < alive.size(); ++s) {
+            const int i = alive[s];
+            if (held[i] || !sh.reached(survivors[s])) continue;
+            held[i] = 1;
+            jobs[i].apply(-1, {}, false, est);
+            decided.erase(jobs[i].name());
+          }
+          continue;
+        }
+        for (int i : alive) held[i] = 0;
+        for (const auto& st : stops) {
+          for (int i : alive) {
+            if (jobs[i].name() != st.name) continue;
+            jobs[i].apply(-1, {}, false, est);
+            decided.erase(jobs[i].name());
+            jobs[i].stop(now);
+            stop_reason[i] = st.reason;
+          }
         }
       }
     }
@@ -265,9 +274,11 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         if (true_rates) jobs[i].show_true_rates(m.jobs.back());
         if (!workload[i].app.empty()) {
           const AppRun& app = apps[app_of[i]];
-          m.jobs.back().app =
-              AppRef{app.name, static_cast<int>(app.trials.size()), app.halving.eta(),
-                     app.halving.halving() ? app.halving.phases() : 1, app.halving.phase()};
+          const auto t = static_cast<std::size_t>(
+              std::find(app.trials.begin(), app.trials.end(), i) - app.trials.begin());
+          const int k = app.bracket[t];
+          m.jobs.back().app = bracket_ref(app.name, app.spec.scheduler, app.bracket, k,
+                                          app.brackets[static_cast<std::size_t>(k)].phase());
         }
         order.push_back(jobs[i].name());
         views.push_back(&view);

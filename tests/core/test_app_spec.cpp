@@ -65,3 +65,42 @@ TEST_CASE("app errors name the file and the field", "[app]") {
             .second.find("exactly one of grid or sample") != std::string::npos);
   CHECK(err(R"({"name": "a", "scheduler": {"eta": 1}})").first == 65);
 }
+
+TEST_CASE("hyperband divides the trials among its brackets in Hyperband's proportions", "[app]") {
+  AppSpec a = parse(R"({"name": "hb", "scheduler": {"kind": "hyperband", "eta": 3,
+    "rungs": 4}})");
+  REQUIRE(a.scheduler.kind == AppSchedulerKind::hyperband);
+  CHECK(std::string(to_string(a.scheduler.kind)) == "hyperband");
+  CHECK(app_brackets(a.scheduler) == 4);
+  // Bracket b is successive halving in rungs - b phases from eta^-(rungs-1-b).
+  const AppScheduler b0 = bracket_scheduler(a.scheduler, 0);
+  CHECK(b0.kind == AppSchedulerKind::successive_halving);
+  CHECK(b0.rungs == 4);
+  CHECK(rung_fraction(b0, 0) == Approx(1.0 / 27));
+  CHECK(bracket_scheduler(a.scheduler, 2).rungs == 2);
+  CHECK(rung_fraction(bracket_scheduler(a.scheduler, 2), 0) == Approx(1.0 / 3));
+  CHECK(bracket_scheduler(a.scheduler, 3).rungs == 1);  // trains to the end
+  auto sizes = [](const AppScheduler& s, int n) {
+    std::vector<int> size(static_cast<std::size_t>(app_brackets(s)), 0);
+    for (int b : hyperband_brackets(s, n)) ++size.at(static_cast<std::size_t>(b));
+    return size;
+  };
+  // eta 3, s_max 3: n_s = 27, 12, 6, 4 (Li et al.'s Table 1 for R = 27 has 27, 12, 6, 4).
+  CHECK(sizes(a.scheduler, 49) == std::vector<int>{27, 12, 6, 4});
+  CHECK(sizes(a.scheduler, 4) == std::vector<int>{1, 1, 1, 1});  // at least one each
+  CHECK(sizes(a.scheduler, 2) == std::vector<int>{1, 1, 0, 0});  // too few: by remainder
+  CHECK(sizes(a.scheduler, 10) == std::vector<int>{6, 2, 1, 1});
+  // eta 2, rungs 3 (weights 4, 3, 3).
+  const AppScheduler e2{AppSchedulerKind::hyperband, 2, 3};
+  CHECK(sizes(e2, 8) == std::vector<int>{3, 3, 2});
+  CHECK(sizes(e2, 20) == std::vector<int>{8, 6, 6});
+  // Interleaved over the trial order, deterministic.
+  CHECK(hyperband_brackets(e2, 8) == std::vector<int>{0, 1, 2, 0, 1, 2, 0, 1});
+  CHECK(hyperband_brackets(e2, 8) == hyperband_brackets(e2, 8));
+  // Other schedulers: one bracket.
+  CHECK(hyperband_brackets({AppSchedulerKind::successive_halving, 2, 3}, 3) ==
+        std::vector<int>{0, 0, 0});
+  CHECK(app_brackets({}) == 1);
+  // Round trip.
+  CHECK(parse(app_spec_to_json(a).dump()).scheduler.kind == AppSchedulerKind::hyperband);
+}

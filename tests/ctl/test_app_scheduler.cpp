@@ -20,11 +20,12 @@ namespace ct = sia::ctl::test;
 namespace {
 
 // App `name` of `trials` one-GPU trials (NAME-000, ...), successive halving over `rungs`
-// phases, eta 2.
-Submission search(const std::string& name, int trials, int rungs, bool minimize = true) {
+// phases (or `kind`), eta 2.
+Submission search(const std::string& name, int trials, int rungs, bool minimize = true,
+                  AppSchedulerKind kind = AppSchedulerKind::successive_halving) {
   AppSpec a;
   a.name = name;
-  a.scheduler = {AppSchedulerKind::successive_halving, 2, rungs};
+  a.scheduler = {kind, 2, rungs};
   a.minimize = minimize;
   a.trial_template =
       json{{"model", "cifar10"}, {"max_gpus", 1}, {"command", {"/bin/true", "--lr", "{lr}"}}};
@@ -87,7 +88,7 @@ TEST_CASE("successive halving stops the worse half at the rung", "[app]") {
   CHECK(f.job("s-002").reason ==
         "successive halving: phase 1 of 2, loss 0.3 ranked 3 of 4 (kept 2)");
   CHECK(f.job("s-000").reason.find("ranked 4 of 4") != std::string::npos);
-  CHECK(f.app("s").phase == 1);
+  CHECK(f.app("s").phase() == 1);
   CHECK(f.placed_in(2) == std::set<std::string>{"s-001", "s-003"});  // GPUs freed at once
   // The status shows the app: phase, counts, best so far.
   json apps = f.client.status({})["data"]["apps"];
@@ -145,7 +146,7 @@ TEST_CASE("survivors past the next budget close it in the same round", "[app]") 
   f.reach("y", 0.6, {0.4, 0.1, 0.3, 0.2});
   json r = f.round();
   CHECK(r["stopped"] == json::array({"y-002", "y-000", "y-003"}));
-  CHECK(f.app("y").phase == 2);
+  CHECK(f.app("y").phase() == 2);
   CHECK(f.job("y-001").state == Lifecycle::running);
 }
 
@@ -169,14 +170,14 @@ TEST_CASE("a restarted controller keeps the app's phase and rung metrics", "[app
   f.round();
   for (const char* t : {"r-000", "r-001", "r-002", "r-003"}) f.report(t, 0.3, 0.5);
   f.round();  // phase 1 closes (budget 1/4): two stopped
-  REQUIRE(f.app("r").phase == 1);
+  REQUIRE(f.app("r").phase() == 1);
   f.report("r-000", 0.5, 0.7);  // r-000 and r-001 survived (ties by name)
   f.round();
   // A new controller process reads the snapshot (and the journal after it).
   // Its nodes get the phase's budget: the trial's workers stop there.
   CHECK(node_job_json(f.book(), f.job("r-001"), "")["state"]["stop_fraction"] == 0.5);
   JobBook again = f.store.load(false, nullptr);
-  CHECK(again.find_app("r")->phase == 1);
+  CHECK(again.find_app("r")->phase() == 1);
   CHECK(again.find("r-000")->rung_metric == 0.7);
   CHECK(again.at_rung(*again.find("r-000")));
   CHECK_FALSE(again.at_rung(*again.find("r-001")));
@@ -187,7 +188,7 @@ TEST_CASE("a restarted controller keeps the app's phase and rung metrics", "[app
   CHECK(replay.apply(make_app_phase("q", 1, 20)));
   CHECK_FALSE(replay.apply(make_app_phase("q", 1, 21)));  // once
   JobBook round_trip = JobBook::from_json(replay.to_json(), "snapshot");
-  CHECK(round_trip.find_app("q")->phase == 1);
+  CHECK(round_trip.find_app("q")->phase() == 1);
   CHECK(round_trip.find_app("q")->trials.size() == 2);
 }
 
@@ -198,4 +199,85 @@ TEST_CASE("a submission's jobs may name only its own apps", "[app]") {
   Submission t = search("w", 2, 2);
   t.jobs.clear();
   CHECK(sia::test::error_of([&] { validate_apps(t, "x"); }).first == 65);
+}
+
+TEST_CASE("hyperband closes each bracket's phases on its own trials", "[app]") {
+  Search f;
+  // Eta 2, three brackets: trials 000 and 003 in bracket 1 (budgets 1/4, 1/2, 1), 001 in
+  // bracket 2 (1/2, 1), 002 in bracket 3 (to the end).
+  f.client.submit(search("h", 4, 3, true, AppSchedulerKind::hyperband));
+  f.round();
+  REQUIRE(f.placed_in(0).size() == 4);
+  const json goodput = json::parse(ct::slurp(f.store.round_file(1, "goodput")));
+  std::map<std::string, json> row;
+  for (const auto& x : goodput["data"]["jobs"]) row[x["name"]] = x["app"];
+  CHECK(row["h-000"] == json{{"bracket", 0},
+                             {"brackets", 3},
+                             {"eta", 2},
+                             {"name", "h"},
+                             {"phase", 0},
+                             {"rungs", 3},
+                             {"trials", 2}});
+  CHECK(row["h-001"]["bracket"] == 1);
+  CHECK(row["h-001"]["rungs"] == 2);
+  CHECK(row["h-002"]["rungs"] == 1);
+  CHECK(node_job_json(f.book(), f.job("h-000"), "")["state"]["stop_fraction"] == 0.25);
+  CHECK(node_job_json(f.book(), f.job("h-001"), "")["state"]["stop_fraction"] == 0.5);
+  CHECK_FALSE(node_job_json(f.book(), f.job("h-002"), "").contains("state"));
+  // h-000 is at its bracket's first rung; h-001, as far along, is not at its own.
+  f.report("h-000", 0.25, 0.4);
+  f.report("h-001", 0.3, 0.5);
+  json r = f.round();
+  CHECK(r["at_rung"] == json::array({"h-000"}));
+  CHECK(r["stopped"].empty());
+  CHECK(f.client.status({"h-000"})["data"]["jobs"][0]["reason"].get<std::string>().find(
+            "phase 1 of 3 of bracket 1 of 3 of app h") != std::string::npos);
+  // Bracket 1's other trial reaches the rung with a better loss: bracket 1 stops h-000;
+  // h-001, alone in bracket 2, goes on at its rung; bracket 3 has no phase to close.
+  f.report("h-003", 0.25, 0.2);
+  f.report("h-001", 0.5, 0.6);
+  r = f.round();
+  CHECK(r["stopped"] == json::array({"h-000"}));
+  CHECK(f.job("h-000").reason ==
+        "hyperband bracket 1 of 3: phase 1 of 3, loss 0.4 ranked 2 of 2 (kept 1)");
+  CHECK(f.app("h").phases == std::vector<int>{1, 1, 0});
+  CHECK(f.placed_in(2) == std::set<std::string>{"h-001", "h-002", "h-003"});
+  CHECK(node_job_json(f.book(), f.job("h-003"), "")["state"]["stop_fraction"] == 0.5);
+  CHECK_FALSE(node_job_json(f.book(), f.job("h-001"), "").contains("state"));  // to the end
+  json app = f.client.status({"h"})["data"]["apps"][0];
+  CHECK(app["scheduler"] == "hyperband");
+  CHECK(app["brackets"] == json::array({{{"phase", 2}, {"phases", 3}, {"trials", 2}},
+                                        {{"phase", 2}, {"phases", 2}, {"trials", 1}},
+                                        {{"phase", 1}, {"phases", 1}, {"trials", 1}}}));
+  // The phases survive a restart (snapshot and journal), and a journal's app-phase record
+  // moves only its bracket.
+  JobBook again = f.store.load(false, nullptr);
+  CHECK(again.find_app("h")->phases == std::vector<int>{1, 1, 0});
+  Submission s = search("q", 4, 3, true, AppSchedulerKind::hyperband);
+  JobBook replay;
+  replay.apply(make_submit("f", "local:me", 10, s.jobs, s.apps));
+  CHECK(replay.apply(make_app_phase("q", 1, 20, 1)));
+  CHECK_FALSE(replay.apply(make_app_phase("q", 2, 21, 1)));  // bracket 2 has two phases
+  CHECK_FALSE(replay.apply(make_app_phase("q", 1, 22, 3)));  // no fourth bracket
+  CHECK(replay.find_app("q")->phases == std::vector<int>{0, 1, 0});
+  JobBook round_trip = JobBook::from_json(replay.to_json(), "snapshot");
+  CHECK(round_trip.find_app("q")->phases == std::vector<int>{0, 1, 0});
+}
+
+TEST_CASE("status APP and cancel APP name an app still in the inbox", "[app]") {
+  Search f;
+  f.client.submit(search("i", 2, 2));  // no round has taken it in yet
+  json d = f.client.status({"i"})["data"];
+  REQUIRE(d["apps"].size() == 1);
+  CHECK(d["apps"][0]["state"] == "submitted");
+  CHECK(d["apps"][0]["trials"] == json::array({"i-000", "i-001"}));
+  CHECK(d["jobs"].size() == 2);
+  CHECK(d["jobs"][1]["reason_code"] == "inbox");
+  f.client.request(JobRequest::cancel, {"i"});
+  CHECK(sia::test::error_of([&] { f.client.request(JobRequest::hold, {"i"}); }).first == 66);
+  f.round();  // takes in the app, then its cancellation: no trial runs
+  CHECK(f.job("i-000").state == Lifecycle::cancelled);
+  CHECK(f.job("i-001").state == Lifecycle::cancelled);
+  CHECK(f.client.status({"i"})["data"]["apps"][0]["state"] == "cancelled");
+  CHECK(sia::test::error_of([&] { f.client.status({"nope"}); }).first == 66);
 }

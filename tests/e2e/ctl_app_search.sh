@@ -3,7 +3,8 @@
 # with the default local node commands and the reference worker. App "s" (four trials of
 # the reference worker, one learning rate each, successive halving with eta 2 over three
 # phases: budgets 1/4, 1/2, 1 of 2400 steps) and app "c" (two long trials, no scheduler).
-# Checks: each trial stops at its rung (its workers exit at exactly the budget's step), the
+# Checks: each trial stops at its rung (its workers exit at exactly the budget's step) and
+# is not started again there (sia-run leaves a trial that stopped at its rung), the
 # trials stopped at each rung are the ones with the worse loss reported there, the stopped
 # ones end as "stopped" with the reason, the app ends (finished) when its survivor does,
 # status shows the apps (table and JSON, `status APP`), `cancel c` cancels both trials of
@@ -109,12 +110,14 @@ for f in glob.glob(st + "/nodes/*/jobs/*/reports.jsonl"):
         r = json.loads(line)
         reports.setdefault(r["job"], []).append(r)
 trials = ["s-000", "s-001", "s-002", "s-003"]
-# The loss each trial reported when it stopped at a rung (its workers' "rung" report; a
-# start that found it there already stops at once and reports no loss).
+# The loss each trial reported when it stopped at a rung (its workers' "rung" report).
+# A trial is started once per phase it trains in: none is started again at a rung it has
+# reached (such a start would stop at once, its "rung" report without a loss).
 rung = {}
 for t in trials:
     for r in sorted(reports.get(t, []), key=lambda r: r["round"]):
-        if r.get("reason") == "rung" and "loss" in r:
+        if r.get("reason") == "rung":
+            check("loss" in r, "%s started again at its rung (round %d): %s" % (t, r["round"], r))
             rung.setdefault(round(r["fraction"], 3), {}).setdefault(t, (r["step"], r["loss"]))
 check(sorted(rung) == [0.25, 0.5], "rung reports at fractions %s" % sorted(rung))
 check(all(s == steps // 4 for s, _ in rung[0.25].values()), "rung 1 steps %s" % rung[0.25])

@@ -196,3 +196,39 @@ TEST_CASE("the controller's round numbers a job alike on every node", "[reconcil
       only(reconcile({w}, {record(launch("a", {0}, 9), RunState::preempted)}, {}, Mode::apply, 4));
   CHECK(resumed.generation == 10);
 }
+
+// A trial of an app whose workers reached SIA_STOP_FRACTION and exited 75 by themselves
+// while a round still had it placed (the controller had not read its last report yet): it
+// is left alone, not resumed to stop again at once, also when placed elsewhere; a new
+// budget or a stop request's 75 starts it as before.
+TEST_CASE("a trial stopped at its rung is not started again for the same budget",
+          "[reconcile][app]") {
+  JobLaunch l = launch("t", {0}, 3);
+  l.stop_fraction = 0.25;
+  JobRecord rec = record(l, RunState::preempted);
+  rec.status.ranks = {RankStatus{0, 100, sia::os::ProcessExit::exited(75), false}};
+  JobLaunch want = launch("t", {0});
+  want.stop_fraction = 0.25;
+  auto a = only(reconcile({want}, {rec}, {}, Mode::apply));
+  CHECK(a.action == Action::leave);
+  CHECK(a.generation == 3);
+  CHECK(a.reason ==
+        "stopped at its rung (SIA_STOP_FRACTION 0.25); starts again when its budget changes");
+  JobLaunch moved = launch("t", {1});
+  moved.stop_fraction = 0.25;
+  CHECK(only(reconcile({moved}, {rec}, {}, Mode::apply)).action == Action::leave);
+  // The next phase's budget: it trains on.
+  want.stop_fraction = 0.5;
+  CHECK(only(reconcile({want}, {rec}, {}, Mode::apply)).action == Action::start);
+  want.stop_fraction = 0;  // the last phase: to the end
+  CHECK(only(reconcile({want}, {rec}, {}, Mode::apply)).action == Action::start);
+  // Stopped by a stop request (a round that moved it off), not at its rung: resumed.
+  want.stop_fraction = 0.25;
+  JobRecord asked = rec;
+  asked.status.ranks[0].stopped = true;
+  auto b = only(reconcile({want}, {asked}, {}, Mode::apply));
+  CHECK(b.action == Action::start);
+  CHECK(b.reason == "preempted (exit status 75), resume");
+  // sia-run run starts it whatever its budget.
+  CHECK(only(reconcile({want}, {rec}, {}, Mode::run)).action == Action::start);
+}

@@ -46,3 +46,23 @@ TEST_CASE("Themis' multi-job app example: the app's rho and bid", "[themis][app]
   // On 2 GPUs the survivors run one after the other: 130 x 55 s.
   CHECK(themis_app_shared_time(app, 2) == Approx(3000 + 130 * 55 + 100 * 55));
 }
+
+// A hyperband app: its brackets' current phases share the GPUs; their later phases add up.
+TEST_CASE("a hyperband app's estimate adds its brackets' schedules", "[themis][app]") {
+  ThemisApp app;
+  app.phase_jobs = {4, 2, 1};
+  app.phase_budget = {100, 200, 300};
+  app.done = {0, 0, 0, 0};
+  app.serial_iter = {80, 100, 100, 120};
+  app.gpus_per_trial = 2;
+  const double one = themis_app_remaining(app, 8);  // 5,000 s now + 10,000 s later
+  CHECK(one == Approx(15000));
+  app.more_brackets.push_back(app);  // a second bracket like the first
+  // 8 trials of 100 iterations on 4 slots: 200 x 50 s now, then both brackets' later phases.
+  CHECK(themis_app_remaining(app, 8) == Approx(10000 + 2 * 10000));
+  CHECK(themis_app_ideal_time(app, 16, 1, 8) == Approx(2 * 15000));
+  // A bracket with one phase left and one trial (no later phases) adds only its work now.
+  ThemisApp lone = app;
+  lone.more_brackets = {ThemisPhases{{1}, {300}, 0, {200}}};
+  CHECK(themis_app_remaining(lone, 8) == Approx(std::max(500.0 / 4, 100.0) * 50 + 10000));
+}

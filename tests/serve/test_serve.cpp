@@ -42,6 +42,33 @@ json two_job_placement() {
           {"waiting", json::array()}};
 }
 
+// App `name`: one trial per learning rate, scheduler `kind` with eta 2 and 2 rungs.
+AppSpec lr_app(const std::string& name, AppSchedulerKind kind, std::vector<double> lrs) {
+  AppSpec app;
+  app.name = name;
+  app.scheduler = {kind, 2, 2};
+  app.trial_template = json{{"model", "cifar10"}, {"command", {"/bin/true", "{lr}"}}};
+  app.grid = {{"lr", std::move(lrs)}};
+  return app;
+}
+
+// One controller round on `store` at time `now` with a FakeDriver; the jobs it placed.
+std::vector<std::string> round_at(const ctl::Settings& config, const std::string& cluster,
+                                  const ctl::StateStore& store, double now) {
+  Cluster c = read_cluster(cluster);
+  FakeDriver driver(c);
+  ctl::RoundOptions o;
+  o.now = [now] { return now; };
+  auto lock = store.lock("test round");
+  ctl::JobBook fresh = store.load(true, nullptr);
+  ctl::RoundEngine(config, c, store, driver, o).run(fresh);
+  std::vector<std::string> placed;
+  for (const auto& d : driver.deliveries) {
+    for (const auto& j : d.second.jobs) placed.push_back(j.job);
+  }
+  return placed;
+}
+
 channel::Identity alice() {
   return channel::Identity{channel::Identity::Kind::client, "alice", "KEY", true};
 }
@@ -188,15 +215,7 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   std::vector<std::string> files = store.inbox_files();
   REQUIRE(files.size() == 2);
   CHECK(store.read_inbox(files[1])["type"] == "cancel");
-  {
-    Cluster c = read_cluster(cluster);
-    FakeDriver driver(c);
-    ctl::RoundOptions o;
-    o.now = [] { return 1100.0; };
-    auto lock = store.lock("test round");
-    ctl::JobBook fresh = store.load(true, nullptr);
-    ctl::RoundEngine(config, c, store, driver, o).run(fresh);
-  }
+  round_at(config, cluster, store, 1100);
   ctl::JobBook after = store.load(false, nullptr);
   REQUIRE(after.find("b") != nullptr);
   CHECK(after.find("b")->state == ctl::Lifecycle::cancelled);
@@ -237,11 +256,7 @@ TEST_CASE("the clients' service takes an app with its trials and cancels it by n
   store.create();
   ctl::JobBook book;
   serve::ClientService service(config, store, book, [] { return 1000.0; });
-  AppSpec app;
-  app.name = "s";
-  app.scheduler = {AppSchedulerKind::successive_halving, 2, 2};
-  app.trial_template = json{{"model", "cifar10"}, {"command", {"/bin/true", "{lr}"}}};
-  app.grid = {{"lr", {0.1, 0.01}}};
+  AppSpec app = lr_app("s", AppSchedulerKind::successive_halving, {0.1, 0.01});
   ctl::Submission sub{expand_trials(app, "test"), {app}};
   channel::Request submit;
   submit.kind = channel::RequestKind::submit;
@@ -268,6 +283,56 @@ TEST_CASE("the clients' service takes an app with its trials and cancels it by n
   loaded = store.load(false, nullptr);
   CHECK(loaded.find("s-000")->state == ctl::Lifecycle::cancelled);
   CHECK(loaded.find("s-001")->state == ctl::Lifecycle::cancelled);
+}
+
+TEST_CASE("the clients' service names an app still in the inbox: status and cancel") {
+  TempDir dir;
+  const std::string cluster = write_cluster(dir);
+  ctl::Settings config = test_config(dir / "state", cluster);
+  ctl::StateStore store(config.controller.state_dir);
+  store.create();
+  ctl::JobBook book;
+  serve::ClientService service(config, store, book, [] { return 1000.0; });
+  AppSpec app = lr_app("p", AppSchedulerKind::hyperband, {0.1, 0.01, 0.001});
+  ctl::LocalBackend local(config, "local:bob");  // submitted locally: a file in the inbox
+  local.submit({expand_trials(app, "test"), {app}});
+  channel::Request status;
+  status.kind = channel::RequestKind::status;
+  status.args = {{"jobs", {"p"}}};
+  json d = service.handle(alice(), status).document["data"];
+  REQUIRE(d["apps"].size() == 1);
+  CHECK(d["apps"][0]["state"] == "submitted");
+  CHECK(d["apps"][0]["scheduler"] == "hyperband");
+  CHECK(d["apps"][0]["live"] == 3);
+  CHECK(d["apps"][0]["brackets"].size() == 2);
+  REQUIRE(d["jobs"].size() == 3);
+  CHECK(d["jobs"][0]["name"] == "p-000");
+  CHECK(d["jobs"][0]["state"] == "submitted");
+  status.args = json::object();  // every app, the waiting one too
+  CHECK(service.handle(alice(), status).document["data"]["apps"].size() == 1);
+  // A second submission of the same app while the first waits is refused.
+  CHECK(sia::test::error_of([&] {
+          local.submit({expand_trials(app, "test"), {app}});
+        }).first == 65);
+  // Cancel by the app's name: owner-only; the owner's goes into the inbox after it.
+  channel::Request cancel;
+  cancel.kind = channel::RequestKind::cancel;
+  cancel.args = {{"jobs", {"p"}}};
+  CHECK(sia::test::error_of([&] { service.handle(alice(), cancel); }).first == 77);
+  const channel::Identity bob{channel::Identity::Kind::client, "bob", "KEY2", true};
+  CHECK(sia::test::error_of([&] { service.handle(bob, cancel); }).first == 77);  // local:bob
+  channel::Identity admin{channel::Identity::Kind::client, "root", "KEY3", true};
+  admin.admin = true;
+  service.handle(admin, cancel);
+  std::vector<std::string> files = store.inbox_files();
+  REQUIRE(files.size() == 2);
+  CHECK(store.read_inbox(files[1])["type"] == "cancel");
+  CHECK(round_at(config, cluster, store, 1100).empty());  // nothing placed
+  ctl::JobBook after = store.load(false, nullptr);
+  for (const char* t : {"p-000", "p-001", "p-002"}) {
+    REQUIRE(after.find(t) != nullptr);
+    CHECK(after.find(t)->state == ctl::Lifecycle::cancelled);
+  }
 }
 
 TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub") {

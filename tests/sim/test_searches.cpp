@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "sim/searches.hpp"
 #include "sim/simulator.hpp"
@@ -45,20 +46,36 @@ TEST_CASE("the search generator groups a share of the jobs, seeded", "[searches]
   CHECK(a.size() == base.size());
 }
 
-TEST_CASE("successive halving in the simulator stops the worse trials at each rung",
-          "[searches][simulator]") {
-  Catalog c(test::catalog_dir());
+namespace {
+
+// tests/data/sim/search.jsonl (app "lr": trials t0-t3 of qualities 0.6, 0.1, 0.4, 0.8, and
+// a job "solo") on the 64-GPU cluster, its app's scheduler replaced by `scheduler` if given.
+struct SearchRun {
+  Catalog c{test::catalog_dir()};
   Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
   std::vector<AppSpec> apps;
   std::vector<JobSpec> w =
       read_workload(test::source_dir() + "/tests/data/sim/search.jsonl", c, &apps);
-  REQUIRE(apps.size() == 1);
-  REQUIRE(w.size() == 5);
   SimOptions o;
-  o.apps = apps;
-  SimResult r = simulate(cl, c, w, o);
+  SimResult r;
   std::map<std::string, const JobResult*> by;
-  for (const auto& j : r.jobs) by[j.name] = &j;
+
+  explicit SearchRun(std::optional<AppScheduler> scheduler = std::nullopt) {
+    REQUIRE(apps.size() == 1);
+    REQUIRE(w.size() == 5);
+    if (scheduler) apps[0].scheduler = *scheduler;
+    o.apps = apps;
+    r = simulate(cl, c, w, o);
+    for (const auto& j : r.jobs) by[j.name] = &j;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("successive halving in the simulator stops the worse trials at each rung",
+          "[searches][simulator]") {
+  SearchRun run;
+  auto& [c, cl, apps, w, o, r, by] = run;
   // Qualities (lower is better): t1 0.1, t2 0.4, t0 0.6, t3 0.8. Phase 1 keeps t1 and t2,
   // phase 2 keeps t1, which trains to the end.
   CHECK(by["t3"]->stopped);
@@ -95,4 +112,25 @@ TEST_CASE("successive halving in the simulator stops the worse trials at each ru
   for (const auto& j : longer.jobs) {
     if (j.name == "t1") CHECK_FALSE(j.stopped);
   }
+}
+
+TEST_CASE("hyperband in the simulator stops the worse trials of each bracket",
+          "[searches][simulator]") {
+  // Two brackets with eta 2: t0 and t2 in successive halving over two phases (budgets 1/2,
+  // 1), t1 and t3 trained to the end.
+  SearchRun run(AppScheduler{AppSchedulerKind::hyperband, 2, 2});
+  const SimResult& r = run.r;
+  auto& by = run.by;
+  // Qualities (lower is better): t0 0.6, t2 0.4: t0 stops at its rung.
+  CHECK(by["t0"]->stopped);
+  CHECK(by["t0"]->stop_reason.find("hyperband bracket 1 of 2: phase 1 of 2") == 0);
+  CHECK_FALSE(by["t1"]->stopped);
+  CHECK_FALSE(by["t2"]->stopped);
+  CHECK_FALSE(by["t3"]->stopped);  // the worst, but in the bracket that stops none
+  const AppResult& s = r.apps[0].name == "lr" ? r.apps[0] : r.apps[1];
+  CHECK(s.trials == 4);
+  CHECK(s.stopped == 1);
+  CHECK(s.best_metric == Approx(0.1));  // over every bracket: t1's
+  CHECK(s.completion ==
+        std::max({by["t1"]->completion, by["t2"]->completion, by["t3"]->completion}));
 }

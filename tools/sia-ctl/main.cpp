@@ -89,6 +89,11 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
                "trials run with successive halving (eta 2, 3 phases)");
   s.add_option("--search-seed", sim.search_seed, "Seed of --searches' grouping and sampling")
       ->capture_default_str();
+  s.add_option("--search-scheduler", sim.search_scheduler,
+               "App scheduler of --searches' apps: successive-halving (eta 2, 3 phases) or "
+               "hyperband (eta 2, 3 brackets)")
+      ->check(CLI::IsMember({"successive-halving", "hyperband"}))
+      ->capture_default_str();
 }
 
 int run_simulate(Flags& f) {

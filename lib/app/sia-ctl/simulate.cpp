@@ -324,6 +324,7 @@ int run_simulate(const SimulateArgs& a) {
       SearchOptions so;
       so.share = *a.searches;
       so.seed = a.search_seed;
+      if (a.search_scheduler == "hyperband") so.scheduler.kind = AppSchedulerKind::hyperband;
       for (auto& app : add_searches(jobs, so)) workload_apps[w].push_back(app);
     }
     workloads.push_back(std::move(jobs));

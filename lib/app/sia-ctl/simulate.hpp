@@ -39,7 +39,8 @@ struct SimulateArgs {
   std::string profiling = "bootstrap";  // none | bootstrap | oracle
   std::optional<double> searches;       // --searches: share of the jobs grouped into searches
   std::uint64_t search_seed = 1;        // --search-seed
-  SimOptions options;                   // options.round is set from `round` by run_simulate
+  std::string search_scheduler = "successive-halving";  // --search-scheduler (or hyperband)
+  SimOptions options;  // options.round is set from `round` by run_simulate
   cli::Format format = cli::Format::table;
 };
 
