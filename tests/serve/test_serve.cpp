@@ -230,6 +230,33 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   CHECK(service.handle(alice(), history).document["kind"] == "JobHistory");
 }
 
+TEST_CASE("the clients' service records whom a client's jobs run as") {
+  TempDir dir;
+  ctl::Settings config = test_config(dir / "state", write_cluster(dir));
+  ctl::StateStore store(config.controller.state_dir);
+  store.create();
+  ctl::JobBook book;
+  serve::ClientService service(config, store, book, [] { return 1000.0; });
+  channel::Request submit;
+  submit.kind = channel::RequestKind::submit;
+  channel::Identity carol{channel::Identity::Kind::client, "carol", "KEY4", true};
+  carol.account = "carol_acct";  // the allow-list's user
+  submit.args = {{"jobs", {job_spec_to_json(spec("c"))}}};
+  service.handle(carol, submit);
+  submit.args = {{"jobs", {job_spec_to_json(spec("b"))}}};
+  service.handle(channel::Identity{channel::Identity::Kind::client, "bob", "KEY2", true}, submit);
+  submit.args = {{"jobs", {job_spec_to_json(spec("i"))}}};
+  service.handle(channel::Identity{channel::Identity::Kind::client, "me", "", false}, submit);
+  ctl::JobBook loaded = store.load(false, nullptr);
+  CHECK(*loaded.find("c")->run_as == RunAs{"carol_acct", "client:carol", false});
+  CHECK(*loaded.find("b")->run_as == RunAs{"", "client:bob", false});  // a root node refuses it
+  CHECK(*loaded.find("i")->run_as == RunAs{"", "client:me", true});    // ipc://: an admin
+  channel::Request status;
+  status.kind = channel::RequestKind::status;
+  status.args = {{"jobs", {"c"}}};
+  CHECK(service.handle(carol, status).document["data"]["jobs"][0]["run_as"] == "carol_acct");
+}
+
 TEST_CASE("the clients' service takes an app with its trials and cancels it by name") {
   TempDir dir;
   ctl::Settings config = test_config(dir / "state", write_cluster(dir));
