@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "core/node.hpp"
+#include "core/run_as.hpp"
 #include "core/toml_json.hpp"
 
 namespace sia::channel {
@@ -53,6 +54,13 @@ AllowList AllowList::parse(const std::string& text, const std::string& file) {
       if (auto admin = e.get("admin")) {
         if (kind != Identity::Kind::client) admin->fail("only a [[client]] may be an admin");
         who.admin = admin->as_bool();
+      }
+      if (auto user = e.get("user")) {
+        if (kind != Identity::Kind::client) user->fail("only a [[client]] has a user");
+        who.account = user->as_string();
+        if (!valid_account_name(who.account)) {
+          user->expected("a local account name (up to 32 letters, digits, '.', '_' or '-')");
+        }
       }
       if (auto prev = list.find(who.key)) {
         key_node.fail("the key is listed already, for " + prev->user_id());

@@ -3,6 +3,8 @@
 //   node = "t4-0"        name = "alice"
 //   key = "<z85>"        key = "<z85>"
 //                        admin = true     (optional: may act on every client's jobs)
+//                        user = "alice"   (optional: the local account its jobs run as on
+//                                          the nodes, resolved there; core/run_as.hpp)
 // A key names one identity (a key listed twice is an error); a node or client may have
 // several keys (rotation). Errors are status 78 (66 when the file is missing), naming the
 // file and field ("allow.toml: agent[1].key: expected a 40-character Z85 CURVE key").

@@ -523,6 +523,9 @@ struct Hub::Impl {
         if (const char* key = zmq_msg_gets(body[0].handle(), kKeyProperty)) auth->key = key;
         const char* admin = zmq_msg_gets(body[0].handle(), kAdminProperty);
         auth->admin = admin && std::string_view(admin) == "1";
+        if (const char* user = zmq_msg_gets(body[0].handle(), kAccountProperty)) {
+          auth->account = user;
+        }
         auth->authenticated = true;
       }
       on_message(rid_s, auth,

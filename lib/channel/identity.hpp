@@ -18,6 +18,7 @@ struct Identity {
   std::string key;             // z85 public key; empty without CURVE
   bool authenticated = false;  // true: a CURVE key on the allow-list says so
   bool admin = false;          // an allow-list [[client]] with admin = true
+  std::string account{};       // a [[client]]'s user: the local account its jobs run as
 
   bool is_agent() const { return kind == Kind::agent; }
   std::string user_id() const;   // "agent:NODE", "client:NAME"

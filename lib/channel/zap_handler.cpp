@@ -104,7 +104,9 @@ struct ZapHandler::Impl {
     }
     reply(request_id, true, "OK", who->user_id(),
           metadata_property(kKeyProperty, key) +
-              (who->admin ? metadata_property(kAdminProperty, "1") : std::string()));
+              (who->admin ? metadata_property(kAdminProperty, "1") : std::string()) +
+              (who->account.empty() ? std::string()
+                                    : metadata_property(kAccountProperty, who->account)));
   }
 
   void loop() {

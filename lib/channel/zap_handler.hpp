@@ -42,5 +42,6 @@ class ZapHandler {
 inline constexpr const char* kKeyProperty = "Sia-Key";
 // The ZAP property "1" of an admin client key (allow-list admin = true); absent otherwise.
 inline constexpr const char* kAdminProperty = "Sia-Admin";
+inline constexpr const char* kAccountProperty = "Sia-User";  // a [[client]]'s user, when set
 
 }  // namespace sia::channel

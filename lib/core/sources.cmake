@@ -16,6 +16,7 @@ sia_module(core
   core/profile.cpp
   core/job_spec.cpp
   core/app_spec.cpp
+  core/run_as.cpp
   core/json_writer.cpp
   core/json_limits.cpp
   core/job_model_info.cpp

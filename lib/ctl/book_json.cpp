@@ -28,6 +28,7 @@ json job_to_json(const BookJob& b) {
   return {
       {"spec", job_spec_to_json(b.spec)},
       {"identity", b.identity},
+      {"run_as", b.run_as ? run_as_to_json(*b.run_as) : json(nullptr)},
       {"submit_time", b.submit_time},
       {"order", b.order},
       {"state", to_string(b.state)},
@@ -105,6 +106,7 @@ BookJob job_from_json(const Node& n) {
   BookJob b;
   b.spec = parse_job_spec(n.at("spec"));
   b.identity = n.string_or("identity", "");
+  if (auto r = n.get("run_as"); r && !r->is_null()) b.run_as = parse_run_as(*r);
   b.submit_time = n.number_or("submit_time", 0);
   b.order = n.int_or("order", 0);
   Node st = n.at("state");

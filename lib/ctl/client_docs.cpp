@@ -144,6 +144,7 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
   json row = {{"name", b.spec.name},
               {"state", to_string(b.state)},
               {"identity", b.identity},
+              {"run_as", b.run_as ? json(describe_run_as(*b.run_as)) : json(nullptr)},
               {"submitted", b.submit_time},
               {"age", std::max(0.0, (ended ? b.end_time : now) - b.submit_time)},
               {"gpu_type", b.placed ? json(b.placed->gpu_type) : json(nullptr)},
@@ -540,6 +541,8 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   }
   data["state"] = to_string(b->state);
   data["placement"] = describe_placed(b->placed);
+  data["run_as"] = b->run_as ? json(describe_run_as(*b->run_as)) : json(nullptr);
+  if (b->run_as) lines.push_back("runs as " + describe_run_as(*b->run_as) + " on its nodes");
   if (is_ended(b->state)) {
     lines.push_back(std::string(to_string(b->state)) + ": " + b->reason);
     lines.push_back("it was started " + std::to_string(b->starts) + " time(s) and is never " +

@@ -1,8 +1,8 @@
 // The documents the client subcommands print, built from a JobBook (and the requests still
 // waiting in the inbox) -- by the local backend, and by the controller daemon to answer a
 // remote client the same way:
-//   JobStatusList  {"jobs": [{name, state, identity, submitted, age, gpu_type, nodes, gpus,
-//                  batch_size, local_bsz, accum_steps, restarts, progress, step,
+//   JobStatusList  {"jobs": [{name, state, identity, run_as, submitted, age, gpu_type, nodes,
+//                  gpus, batch_size, local_bsz, accum_steps, restarts, progress, step,
 //                  lost_steps, notice, silent_for, reports, reason_code, reason, held_by,
 //                  exit_status, ended}]}, jobs by name; state is also "submitted" (in the
 //                  inbox) or "rejected". reason: why an ended job ended; for the others
@@ -21,11 +21,11 @@
 //                    ""         running as it should (reason: a notice, if any)
 //   NodeList       {"nodes": [{name, gpu_type, gpus, address, state: up|down|unknown,
 //                  last_seen, error, delivery_error, jobs: ["JOB:GPUS"...]}]}
-//   JobExplanation {job, state, round, placement, queue_position, waiting, allocation,
-//                  note, lines: [...]} -- why the job runs where it runs or why it waits,
-//                  from the last round's allocation (with explanations) and placement;
-//                  a failed job whose node said which rank failed also has log_tail
-//                  {node, rank, text}: the last lines of that rank's log
+//   JobExplanation {job, state, round, placement, run_as, queue_position, waiting,
+//                  allocation, note, lines: [...]} -- why the job runs where it runs or why it
+//                  waits, from the last round's allocation (with explanations) and placement; a
+//                  failed job whose node said which rank failed also has log_tail {node, rank,
+//                  text}: the last lines of that rank's log
 // Times are seconds since the epoch (sia-ctl prints them for people in the tables).
 // Thread-safety: pure, but for pending_requests(), which reads the inbox.
 #pragma once

@@ -230,7 +230,15 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
       going_to[jp.job] = to;
     }
   }
-  write_file_atomic(state_dir_ + "/run/jobs.json", jobs_doc.dump() + "\n");
+  // Cron mode runs jobs as whoever runs sia-run on the nodes: no run_as (core/run_as.hpp).
+  json jobs_here = jobs_doc;
+  if (jobs_here.contains("data") && jobs_here["data"].contains("jobs")) {
+    for (auto& j : jobs_here["data"]["jobs"]) {
+      if (j.is_object() && j.contains("state") && j["state"].is_object())
+        j["state"].erase("run_as");
+    }
+  }
+  write_file_atomic(state_dir_ + "/run/jobs.json", jobs_here.dump() + "\n");
   std::vector<NodeResult> out(cluster_.nodes.size());
   std::vector<std::size_t> nodes;
   for (std::size_t i = 0; i < cluster_.nodes.size(); ++i) {

@@ -152,7 +152,8 @@ std::string describe_placed(const std::optional<Placed>& p) {
 }
 
 json make_submit(const std::string& inbox, const std::string& identity, double time,
-                 const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps) {
+                 const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps,
+                 const std::optional<RunAs>& run_as) {
   json list = json::array();
   for (const auto& s : jobs) list.push_back(job_spec_to_json(s));
   json r = {
@@ -165,6 +166,7 @@ json make_submit(const std::string& inbox, const std::string& identity, double t
     }
     r["apps"] = std::move(a);
   }
+  if (run_as) r["run_as"] = run_as_to_json(*run_as);
   return r;
 }
 
@@ -253,6 +255,7 @@ json node_job_json(const JobBook& book, const BookJob& b, const std::string& che
     state["checkpoint_dir"] =
         (std::filesystem::path(checkpoint_root) / b.spec.name).lexically_normal().string();
   }
+  if (b.run_as) state["run_as"] = run_as_to_json(*b.run_as);
   if (!state.empty()) j["state"] = std::move(state);
   return j;
 }
@@ -478,6 +481,10 @@ bool JobBook::apply(const json& r) {
 bool JobBook::apply_submit(const json& r) {
   inbox_.insert(str_of(r, "inbox"));
   bool changed = false;
+  std::optional<RunAs> run_as;
+  if (auto it = r.find("run_as"); it != r.end() && !it->is_null()) {
+    run_as = parse_run_as(Node(*it, "journal", "run_as"));
+  }
   std::size_t i = 0;
   for (const auto& spec : arr_of(r, "jobs")) {
     Node n(spec, "journal", "jobs[" + std::to_string(i++) + "]");
@@ -485,6 +492,7 @@ bool JobBook::apply_submit(const json& r) {
     b.spec = parse_job_spec(n);
     if (jobs_.count(b.spec.name)) continue;
     b.identity = str_of(r, "identity");
+    b.run_as = run_as;
     b.submit_time = num_of(r, "time");
     b.order = next_order_++;
     std::string name = b.spec.name;

@@ -9,14 +9,18 @@
 // fitted so far, its placement and starts, and its history of configurations.
 // Per app (a hyper-parameter search submitted as one, core/app_spec.hpp): its AppSpec
 // (without its template), who submitted it and when, its trials and the phase of its app
-// scheduler (per bracket, for hyperband); per trial, the fraction of its training it reported and
-// the metric it reported when it first reached the current phase's budget (what successive halving
-// ranks). Per node: whether it answered, when, and how the last delivery went. Reports are
-// deduplicated by (node, job, byte offset): a report line that starts before the next offset
-// already taken from that node's file for that job is a duplicate. Journal record types (built by
-// the make_* functions; apply() ignores unknown types):
-//   submit    {inbox, identity, time, jobs: [JobSpec data...], apps?: [App data...]}
-//             (an app's trials are among the jobs, each naming it in `app`)
+// scheduler (per bracket, for hyperband); per trial, the fraction of its training it
+// reported and the metric it reported when it first reached the current phase's budget
+// (what successive halving ranks).
+// Per node: whether it answered, when, and how the last delivery went.
+// Reports are deduplicated by (node, job, byte offset): a report line that starts before
+// the next offset already taken from that node's file for that job is a duplicate.
+// Journal record types (built by the make_* functions; apply() ignores unknown types):
+//   submit    {inbox, identity, time, jobs: [JobSpec data...], apps?: [App data...],
+//             run_as?: {user, submitter, admin}}
+//             (an app's trials are among the jobs, each naming it in `app`; run_as, from
+//             the client's identity (core/run_as.hpp), is whom the jobs run as on the nodes:
+//             absent (local submissions, journals from before it), the nodes' own user)
 //   app-phase {app, phase, time, bracket?}: its app scheduler closed a phase of bracket
 //             `bracket` (absent: 0; hyperband has several), the trials it stopped have
 //             job-ended records with state stopped just before
@@ -56,6 +60,7 @@
 #include "core/job_spec.hpp"
 #include "core/placement.hpp"
 #include "core/profile.hpp"
+#include "core/run_as.hpp"
 #include "model/job_state.hpp"
 
 namespace sia::ctl {
@@ -106,9 +111,10 @@ struct HistoryEntry {
 
 struct BookJob {
   JobSpec spec;
-  std::string identity;    // who submitted it ("local:alice", "client:alice")
-  double submit_time = 0;  // seconds since the epoch
-  std::int64_t order = 0;  // submission order
+  std::string identity;         // who submitted it ("local:alice", "client:alice")
+  std::optional<RunAs> run_as;  // whom it runs as on its nodes; nullopt: their own user
+  double submit_time = 0;       // seconds since the epoch
+  std::int64_t order = 0;       // submission order
   Lifecycle state = Lifecycle::queued;
   std::string reason;      // why it ended
   std::string held_by;     // who holds it ("" not held): it is not scheduled
@@ -266,7 +272,8 @@ class JobBook {
 
 // Records (without "seq"; the state store numbers them).
 nlohmann::json make_submit(const std::string& inbox, const std::string& identity, double time,
-                           const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps = {});
+                           const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps = {},
+                           const std::optional<RunAs>& run_as = std::nullopt);
 nlohmann::json make_app_phase(const std::string& app, int phase, double time, int bracket = 0);
 nlohmann::json make_rejected(const std::string& inbox, const std::string& identity, double time,
                              const std::vector<std::string>& jobs, const std::string& reason);

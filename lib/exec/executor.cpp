@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "core/log.hpp"
+#include "exec/run_as.hpp"
 #include "exec/spawn.hpp"
 #include "os/spawn.hpp"
 
@@ -110,6 +111,7 @@ pid_t Executor::start(const JobLaunch& launch, bool detached) {
   std::filesystem::remove(state_.batch_plan_path(launch.job), ec);  // the last generation's
   state_.write_launch(launch);
   { std::ofstream touch(launch.report, std::ios::app); }  // SIA_REPORT exists from the start
+  give_job_files(launch, state_.job_dir(launch.job) + "/logs");
   std::vector<std::string> argv = {os::self_executable(),
                                    "supervise",
                                    "--state-dir",

@@ -136,7 +136,8 @@ json job_launch_to_json(const JobLaunch& l) {
           {"plan", l.plan},
           {"report_interval", l.report_interval},
           {"grace", l.grace},
-          {"ranks", std::move(ranks)}};
+          {"ranks", std::move(ranks)},
+          {"run_as", l.run_as ? run_as_to_json(*l.run_as) : json(nullptr)}};
 }
 
 JobLaunch parse_job_launch(const Node& d) {
@@ -168,6 +169,7 @@ JobLaunch parse_job_launch(const Node& d) {
   l.restore_missing = d.bool_or("restore_missing", false);
   l.report_interval = d.number_or("report_interval", 30);
   l.grace = d.number_or("grace", 120);
+  if (auto r = d.get("run_as"); r && !r->is_null()) l.run_as = parse_run_as(*r);
   d.at("ranks").each([&](const Node& r) {
     RankLaunch rl;
     rl.rank = r.at("rank").non_negative_int32();

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 
 #include "core/node.hpp"
 #include "core/placement.hpp"
+#include "core/run_as.hpp"
 
 namespace sia::exec {
 
@@ -40,6 +42,7 @@ struct JobLaunch {
   int local_bsz = 0;
   int accum_steps = 0;
   std::string master_addr;
+  std::optional<RunAs> run_as;  // whom the ranks run as (exec/run_as.hpp); nullopt: sia-run's user
 
   // Fixed when a generation starts.
   int generation = 0;  // SIA_ROUND: 1 at the first start, +1 at every restart

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_as.hpp"
 #include "exec/process_exit.hpp"
 
 namespace sia::exec {
@@ -27,6 +28,8 @@ struct RankCommand {
   std::string cwd;                         // empty: the launcher's own
   std::string log;                         // stdout and stderr are appended here
   std::string header;                      // one line appended to the log before the rank starts
+  std::optional<RunAs> run_as;             // whom it runs as (exec/run_as.hpp); nullopt: us
+  std::string node;                        // this node, for messages
 };
 
 struct StartResult {

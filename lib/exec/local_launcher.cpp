@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "exec/run_as.hpp"
 #include "os/clock.hpp"
 #include "os/spawn.hpp"
 
@@ -76,6 +77,14 @@ StartResult LocalLauncher::start(const RankCommand& c) {
   if (!c.header.empty()) append(log, c.header + "\n");
   ::close(log);
   os::SpawnOptions o;
+  try {
+    o.account = job_account(c.run_as, c.node);
+    if (o.account) os::give_to(c.log, *o.account);
+  } catch (const Error& e) {
+    result.error = e.what();
+    append_line(c.log, "sia-run: " + result.error);
+    return result;
+  }
   o.argv = c.argv;
   o.env.assign(c.env.begin(), c.env.end());
   o.cwd = c.cwd;

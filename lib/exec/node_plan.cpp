@@ -65,6 +65,7 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
     l.expected_step = js.step;
     l.stop_fraction = js.stop_fraction;
     l.ckpt_dir = js.checkpoint_dir;  // the controller's choice; see prepare_generation
+    l.run_as = js.run_as;
     bool alone = jp.nodes.size() == 1;
     const std::string& first = jp.nodes.front().node;
     l.master_addr = alone ? "127.0.0.1" : (address.count(first) ? address[first] : first);

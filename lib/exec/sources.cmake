@@ -2,6 +2,7 @@
 sia_module(exec
   exec/process_id.cpp
   exec/process_exit.cpp
+  exec/run_as.cpp
   exec/local_launcher.cpp
   exec/spawn.cpp
   exec/job_status.cpp

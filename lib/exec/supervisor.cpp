@@ -162,6 +162,8 @@ std::vector<RankCommand> rank_commands(const JobLaunch& l) {
     c.cwd = l.cwd;
     c.log = r.log;
     c.header = rank_header(l, r);
+    c.run_as = l.run_as;
+    c.node = l.node;
     out.push_back(std::move(c));
   }
   return out;

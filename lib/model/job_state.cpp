@@ -73,6 +73,7 @@ JobState parse_job_state(const Node& job) {
   if (auto v = st->get("target_progress")) s.target_progress = v->non_negative_number();
   if (auto v = st->get("stop_fraction")) s.stop_fraction = v->number_in(0, 1);
   if (auto v = st->get("attained_service")) s.attained_service = v->non_negative_number();
+  if (auto v = st->get("run_as")) s.run_as = parse_run_as(*v);
   if (auto obs = st->get("observations")) {
     obs->each([&](const Node& o) {
       s.observations.push_back(parse_profile_point(o));
@@ -123,6 +124,7 @@ json job_state_to_json(const JobState& s) {
   if (s.target_progress > 0) st["target_progress"] = s.target_progress;
   if (s.stop_fraction > 0) st["stop_fraction"] = s.stop_fraction;
   if (s.attained_service > 0) st["attained_service"] = s.attained_service;
+  if (s.run_as) st["run_as"] = run_as_to_json(*s.run_as);
   if (!s.observations.empty()) {
     json obs = json::array();
     for (const auto& o : s.observations) obs.push_back(profile_point_to_json(o));

@@ -19,6 +19,7 @@
 #include "core/document.hpp"
 #include "core/job_spec.hpp"
 #include "core/profile.hpp"
+#include "core/run_as.hpp"
 #include "model/perf_model.hpp"
 
 namespace sia {
@@ -54,7 +55,9 @@ struct JobState {
   // A trial of an app: its workers stop (as preempted) at this fraction of their training,
   // the budget of its app scheduler's phase (0: none; SIA_STOP_FRACTION).
   double stop_fraction = 0;
-  double target_progress = 0;                 // needed to finish; 0: from the catalog
+  double target_progress = 0;  // needed to finish; 0: from the catalog
+  // Whom its processes run as on the nodes (core/run_as.hpp); nullopt: whoever runs sia-run.
+  std::optional<RunAs> run_as;
   std::map<std::string, FittedModel> models;  // by GPU type
 
   // Where the job was read from, for messages ("jobs.json", "jobs[3]"); not serialised.

@@ -3,6 +3,7 @@
 sia_module(os
   os/clock.cpp
   os/process_exit.cpp
+  os/account.cpp
   os/spawn.cpp
   os/run_process.cpp
   os/make_dirs.cpp

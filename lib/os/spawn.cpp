@@ -1,6 +1,7 @@
 #include "os/spawn.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -40,9 +41,10 @@ struct Fd {
 
 // What the child reports through the report pipe when it cannot run the program.
 struct ChildFailure {
-  int stage;  // 0: chdir, 1: exec
+  int stage;  // kStageChdir, kStageExec, kStageUser
   int error;
 };
+constexpr int kStageChdir = 0, kStageExec = 1, kStageUser = 2;
 
 [[noreturn]] void child_fail(int fd, int stage, int err) {
   ChildFailure f{stage, err};
@@ -143,7 +145,20 @@ struct ChildPlan {
   int report;  // the report pipe's write end
   sigset_t mask;
   std::vector<char*> argv, envp;
+  const Account* account;  // null: stay the caller's user
 };
+
+// Becomes `a` (groups first, the user id last: each step needs the privilege the next one
+// drops), then checks that root cannot be regained.
+void switch_user(const Account& a, int report) {
+  if (::setgroups(a.groups.size(), a.groups.data()) != 0) child_fail(report, kStageUser, errno);
+  if (::setgid(a.gid) != 0) child_fail(report, kStageUser, errno);
+  if (::setuid(a.uid) != 0) child_fail(report, kStageUser, errno);
+  if (::getuid() != a.uid || ::geteuid() != a.uid || ::getegid() != a.gid) {
+    child_fail(report, kStageUser, EPERM);
+  }
+  if (a.uid != 0 && ::setuid(0) == 0) child_fail(report, kStageUser, EPERM);
+}
 
 // The child, from fork() to exec: system calls only.
 [[noreturn]] void run_child(const ChildPlan& p) {
@@ -177,18 +192,20 @@ struct ChildPlan {
       break;
     }
   }
+  // Before PR_SET_PDEATHSIG, which a change of credentials clears.
+  if (p.account) switch_user(*p.account, p.report);
   if (o.parent_death_signal != 0 && o.group != Group::detached) {
     ::prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
     if (::getppid() != p.parent) ::_exit(127);  // the caller died before prctl
   }
-  if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) child_fail(p.report, 0, errno);
+  if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) child_fail(p.report, kStageChdir, errno);
   ::sigprocmask(SIG_SETMASK, &p.mask, nullptr);
   if (o.search_path) {
     ::execvpe(p.argv[0], p.argv.data(), p.envp.data());
   } else {
     ::execve(p.argv[0], p.argv.data(), p.envp.data());
   }
-  child_fail(p.report, 1, errno);
+  child_fail(p.report, kStageExec, errno);
 }
 
 }  // namespace
@@ -205,9 +222,10 @@ Process& Process::operator=(Process&& o) noexcept {
     pid_ = std::exchange(o.pid_, -1);
     group_ = o.group_;
     exec_errno_ = o.exec_errno_;
-    chdir_failed_ = o.chdir_failed_;
+    failed_stage_ = o.failed_stage_;
     program_ = std::move(o.program_);
     cwd_ = std::move(o.cwd_);
+    user_ = std::move(o.user_);
     in_ = std::exchange(o.in_, -1);
     out_ = std::exchange(o.out_, -1);
     err_ = std::exchange(o.err_, -1);
@@ -237,7 +255,10 @@ void Process::close_stderr() {
 
 std::string Process::exec_error() const {
   if (exec_errno_ == 0) return "";
-  if (chdir_failed_) {
+  if (failed_stage_ == kStageUser) {
+    return "cannot run as user " + user_ + ": " + std::strerror(exec_errno_);
+  }
+  if (failed_stage_ == kStageChdir) {
     return "cannot change to directory '" + cwd_ + "': " + std::strerror(exec_errno_);
   }
   return "cannot execute '" + program_ + "': " + std::strerror(exec_errno_);
@@ -280,7 +301,18 @@ void Process::signal_group(int sig) const {
 Process spawn(const SpawnOptions& o) {
   if (o.argv.empty()) throw Error(ExitStatus::software, "spawn: no program");
   std::vector<std::string> argv_store = o.argv;
-  std::vector<std::string> env_store = merged_environment(o.env);
+  std::vector<std::pair<std::string, std::string>> env = o.env;
+  const bool switching = o.account && o.account->uid != ::geteuid();
+  if (o.account) {  // the account's, unless the caller sets them
+    for (const auto& [k, v] : {std::pair<std::string, std::string>{"HOME", o.account->home},
+                               {"USER", o.account->name},
+                               {"LOGNAME", o.account->name}}) {
+      bool set = false;
+      for (const auto& e : o.env) set = set || e.first == k;
+      if (!set) env.emplace_back(k, v);
+    }
+  }
+  std::vector<std::string> env_store = merged_environment(env);
   Fd child[3], parent[3];
   open_stream(o.in, true, child[0], parent[0]);
   open_stream(o.out, false, child[1], parent[1]);
@@ -304,7 +336,8 @@ Process spawn(const SpawnOptions& o) {
                  report_write.fd,
                  {},
                  c_strings(argv_store),
-                 c_strings(env_store)};
+                 c_strings(env_store),
+                 switching ? &*o.account : nullptr};
   sigset_t all, old;
   sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &old);  // no handler of ours runs in the child
@@ -320,6 +353,7 @@ Process spawn(const SpawnOptions& o) {
   Process p;
   p.program_ = o.argv.front();
   p.cwd_ = o.cwd;
+  if (o.account) p.user_ = "'" + o.account->name + "' (uid " + std::to_string(o.account->uid) + ")";
   p.pid_ = pid;
   if (o.group == Group::own || (o.group == Group::join && o.join_group == 0)) {
     p.group_ = pid;
@@ -341,7 +375,7 @@ Process spawn(const SpawnOptions& o) {
   ChildFailure failure{};
   if (read_full(report_read.fd, &failure, sizeof failure)) {
     p.exec_errno_ = failure.error;
-    p.chdir_failed_ = failure.stage == 0;
+    p.failed_stage_ = failure.stage;
   }
   p.in_ = parent[0].release();
   p.out_ = parent[1].release();

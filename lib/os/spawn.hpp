@@ -8,10 +8,14 @@
 //   - the child's standard streams are /dev/null, a file (appended or truncated), a pipe
 //     to the caller, or the caller's own; every other descriptor spawn opens is close-on-
 //     exec, so nothing leaks into other children;
+//   - with an account (SpawnOptions::account) the child takes that user's groups, group
+//     and user id (setgroups, setgid, setuid, each checked, and a setuid(0) that must then
+//     fail) before anything else it does as the program's user, and HOME, USER and LOGNAME
+//     are the account's; the caller must be root unless it already runs as that user;
 //   - it returns only once the program is executing, or says why it could not be: a
-//     directory that cannot be entered or a program that cannot be executed is reported
-//     (exec_error()), and that child ends at once with status 127 (ENOENT) or 126 -- it is
-//     still the caller's child to reap.
+//     user that cannot be switched to, a directory that cannot be entered or a program
+//     that cannot be executed is reported (exec_error()), and that child ends at once with
+//     status 127 (ENOENT) or 126 -- it is still the caller's child to reap.
 // What fails to be prepared (a log that cannot be opened, no pipe, no fork) is thrown as
 // sia::Error with status 69 (unavailable) or 73 (cannot create).
 // Thread-safety: spawn() may be called from several threads at once; a Process is used
@@ -26,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "os/account.hpp"
 #include "os/process_exit.hpp"
 
 namespace sia::os {
@@ -71,6 +76,9 @@ struct SpawnOptions {
   bool all_signals_default = false;
   // The child's signal mask; nullopt: the caller's.
   std::optional<std::vector<int>> blocked_signals;
+  // The user the program runs as; nullopt: the caller's. Its files (`out`, `err`) are
+  // opened by the caller, before the switch.
+  std::optional<Account> account;
 };
 
 class Process {
@@ -83,8 +91,9 @@ class Process {
   ~Process();
 
   pid_t pid() const { return pid_; }
-  // The errno of a failed chdir or exec (0: the program runs) and the message for it:
-  // "cannot change to directory 'DIR': ..." or "cannot execute 'PROGRAM': ...".
+  // The errno of a failed user switch, chdir or exec (0: the program runs) and the
+  // message for it: "cannot run as user 'alice' (uid 1001): ...", "cannot change to
+  // directory 'DIR': ..." or "cannot execute 'PROGRAM': ...".
   int exec_errno() const { return exec_errno_; }
   std::string exec_error() const;
 
@@ -109,8 +118,8 @@ class Process {
   pid_t pid_ = -1;
   pid_t group_ = 0;
   int exec_errno_ = 0;
-  bool chdir_failed_ = false;
-  std::string program_, cwd_;
+  int failed_stage_ = 0;
+  std::string program_, cwd_, user_;
   int in_ = -1, out_ = -1, err_ = -1;
   std::optional<ProcessExit> exit_;
 };

@@ -167,7 +167,11 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   for (const ctl::BookJob* b : book_.active()) idle = idle && !b->placed;
   const double now = now_();
   const std::string identity = recorded_identity(who);
-  store_.commit(book_, {ctl::make_submit(request_name(now), identity, now, sub.jobs, sub.apps)});
+  // Whom the jobs run as on the nodes; an ipc:// peer (unauthenticated, the controller's
+  // own user) counts as an admin.
+  const RunAs run_as{who.account, who.user_id(), who.admin || !who.authenticated};
+  store_.commit(book_,
+                {ctl::make_submit(request_name(now), identity, now, sub.jobs, sub.apps, run_as)});
   if (idle) round_wanted_ = true;
   return ctl::job_status_list(book_, pending, list, now, config_.controller.silent_after);
 }

@@ -151,6 +151,35 @@ TEST_CASE("the allow-list maps keys to agents and clients", "[keys]") {
   CHECK(error_of([&] { AllowList::read("/nonexistent/allow.toml"); }).first == 66);
 }
 
+TEST_CASE("a client of the allow-list may name the local account its jobs run as", "[keys]") {
+  KeyPair a = generate_keypair();
+  KeyPair c = generate_keypair();
+  KeyPair d = generate_keypair();
+  AllowList list = AllowList::parse(
+      "[[client]]\nname = \"alice\"\nkey = \"" + c.public_key +
+          "\"\nuser = \"alice_1\"\n[[client]]\nname = \"bob\"\nkey = \"" + d.public_key + "\"\n",
+      "allow.toml");
+  CHECK(list.find(c.public_key)->account == "alice_1");
+  CHECK(list.find(d.public_key)->account.empty());  // no user: the rule of core/run_as.hpp
+  auto [s1, m1] = error_of([&] {
+    AllowList::parse("[[client]]\nname = \"x\"\nkey = \"" + c.public_key + "\"\nuser = \"a b\"\n",
+                     "allow.toml");
+  });
+  CHECK(s1 == 78);
+  CHECK(m1.find("allow.toml: client[0].user: expected a local account name") == 0);
+  CHECK(error_of([&] {
+          AllowList::parse("[[client]]\nname = \"x\"\nkey = \"" + c.public_key + "\"\nuser = 7\n",
+                           "allow.toml");
+        }).first == 78);
+  auto [s2, m2] = error_of([&] {
+    AllowList::parse(
+        "[[agent]]\nnode = \"t4-0\"\nkey = \"" + a.public_key + "\"\nuser = \"alice\"\n",
+        "allow.toml");
+  });
+  CHECK(s2 == 78);
+  CHECK(m2.find("allow.toml: agent[0].user: only a [[client]] has a user") == 0);
+}
+
 TEST_CASE("which endpoints may go without CURVE: ipc:// and inproc://, never tcp", "[keys]") {
   CHECK(is_local_endpoint("ipc:///run/sia/ctl"));
   CHECK(is_local_endpoint("inproc://x"));

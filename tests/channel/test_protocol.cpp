@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "channel/protocol.hpp"
+#include "core/node.hpp"
+#include "model/job_state.hpp"
 
 using namespace sia::channel;
 using nlohmann::json;
@@ -199,6 +201,35 @@ TEST_CASE("another major version is a VersionError", "[protocol]") {
   } catch (const VersionError& e) {
     CHECK(e.version() == 2);
     CHECK(std::string(e.what()) == "unsupported protocol version 2 (this side speaks version 1)");
+  }
+}
+
+TEST_CASE("an ASSIGN's jobs say whom each runs as; an older controller's say nothing",
+          "[protocol]") {
+  const json spec = {{"name", "cifar"}, {"model", "cifar10"}, {"command", {"train"}}};
+  json with = spec;
+  with["state"] = {
+      {"run_as", {{"user", "alice"}, {"submitter", "client:alice"}, {"admin", false}}}};
+  Assign a;
+  a.round = 3;
+  a.seq = 1;
+  a.jobs = {{"kind", "Jobs"}, {"data", {{"jobs", {with, spec}}}}};
+  Assign back = round_trip(a);
+  const json& jobs = back.jobs["data"]["jobs"];
+  sia::JobState s = sia::parse_job_state(sia::Node(jobs[0], "ASSIGN", "jobs[0]"));
+  REQUIRE(s.run_as);
+  CHECK(*s.run_as == sia::RunAs{"alice", "client:alice", false});
+  CHECK_FALSE(sia::parse_job_state(sia::Node(jobs[1], "ASSIGN", "jobs[1]")).run_as);
+  // The field round-trips through a Jobs document (what sia-run apply reads).
+  CHECK(sia::job_state_to_json(s)["state"]["run_as"] == with["state"]["run_as"]);
+  json bad = spec;
+  bad["state"] = {{"run_as", {{"user", "../root"}}}};
+  try {
+    sia::parse_job_state(sia::Node(bad, "ASSIGN", "jobs[0]"));
+    FAIL("a bad account name was accepted");
+  } catch (const sia::Error& e) {
+    CHECK(std::string(e.what()).find(
+              "ASSIGN: jobs[0].state.run_as.user: expected an account name") == 0);
   }
 }
 

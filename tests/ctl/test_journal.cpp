@@ -162,3 +162,26 @@ TEST_CASE("the state lock makes a second holder fail with 75", "[journal]") {
   CHECK(e.second.find("round lock held by pid " + std::to_string(::getpid()) + " (test); " +
                       "retry later") != std::string::npos);
 }
+
+TEST_CASE("whom a job runs as is journaled with it; older records without it still load",
+          "[journal]") {
+  TempDir dir;
+  StateStore store(dir / "state");
+  store.create();
+  JobBook book;
+  const sia::RunAs alice{"alice", "client:alice", false};
+  store.commit(book, {make_submit("f1", "client:alice (key K)", 10, {ct::spec("a")}, {}, alice),
+                      make_submit("f2", "local:me", 11, {ct::spec("b")})});
+  JobBook back = store.load(true, nullptr);
+  REQUIRE(back.find("a")->run_as);
+  CHECK(*back.find("a")->run_as == alice);
+  CHECK_FALSE(back.find("b")->run_as);  // a local submission: the node's own user
+  // The nodes get it in the job's Jobs state; a job without one gets none.
+  CHECK(node_job_json(back, *back.find("a"), "")["state"]["run_as"] ==
+        json({{"user", "alice"}, {"submitter", "client:alice"}, {"admin", false}}));
+  CHECK_FALSE(node_job_json(back, *back.find("b"), "").contains("state"));
+  store.compact(back);  // and through a snapshot
+  JobBook again = store.load(true, nullptr);
+  CHECK(*again.find("a")->run_as == alice);
+  CHECK_FALSE(again.find("b")->run_as);
+}

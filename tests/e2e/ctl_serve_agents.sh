@@ -109,6 +109,12 @@ ctl --connect tcp://127.0.0.1:1 --server-key keys/ctl.pub --secret-key keys/mall
 chmod 0600 keys/mallory.key
 printf '[[client]]\nname = "alice"\nkey = "%s"\n' \
   "$(sed -n 's/^public *= *"\(.*\)"/\1/p' keys/alice.pub)" | cat keys/allow.toml - >allow.toml
+# Run as root (the agents too), alice's jobs would be refused without a user (they would
+# run as root): they run as nobody, who must reach their files under $tmp.
+if [ "$(id -u)" -eq 0 ]; then
+  chmod 0755 "$tmp"
+  echo 'user = "nobody"' >>allow.toml
+fi
 
 STEPS=8000
 job() {

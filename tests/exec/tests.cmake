@@ -6,4 +6,5 @@ sia_test(exec
   exec/test_supervisor.cpp
   exec/test_state_dir.cpp
   exec/test_local_launcher.cpp
+  exec/test_run_as.cpp
   exec/test_rank_log.cpp)

@@ -84,6 +84,16 @@ channel::HubOptions fast_hub(const TempDir& dir, int liveness) {
   return ho;
 }
 
+// A fresh controller state directory with the clients' service on it (clock at 1000 s).
+struct Service {
+  TempDir dir;
+  ctl::Settings config = test_config(dir / "state", write_cluster(dir));
+  ctl::StateStore store{config.controller.state_dir};
+  ctl::JobBook book;
+  serve::ClientService service{config, store, book, [] { return 1000.0; }};
+  Service() { store.create(); }
+};
+
 }  // namespace
 
 TEST_CASE("a node gets the whole jobs that touch it, and their specs") {
@@ -249,13 +259,33 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   CHECK(service.handle(alice(), history).document["kind"] == "JobHistory");
 }
 
+TEST_CASE("the clients' service records whom a client's jobs run as") {
+  Service f;
+  serve::ClientService& service = f.service;
+  channel::Request submit;
+  submit.kind = channel::RequestKind::submit;
+  channel::Identity carol{channel::Identity::Kind::client, "carol", "KEY4", true};
+  carol.account = "carol_acct";  // the allow-list's user
+  submit.args = {{"jobs", {job_spec_to_json(spec("c"))}}};
+  service.handle(carol, submit);
+  submit.args = {{"jobs", {job_spec_to_json(spec("b"))}}};
+  service.handle(channel::Identity{channel::Identity::Kind::client, "bob", "KEY2", true}, submit);
+  submit.args = {{"jobs", {job_spec_to_json(spec("i"))}}};
+  service.handle(channel::Identity{channel::Identity::Kind::client, "me", "", false}, submit);
+  ctl::JobBook loaded = f.store.load(false, nullptr);
+  CHECK(*loaded.find("c")->run_as == RunAs{"carol_acct", "client:carol", false});
+  CHECK(*loaded.find("b")->run_as == RunAs{"", "client:bob", false});  // a root node refuses it
+  CHECK(*loaded.find("i")->run_as == RunAs{"", "client:me", true});    // ipc://: an admin
+  channel::Request status;
+  status.kind = channel::RequestKind::status;
+  status.args = {{"jobs", {"c"}}};
+  CHECK(service.handle(carol, status).document["data"]["jobs"][0]["run_as"] == "carol_acct");
+}
+
 TEST_CASE("the clients' service takes an app with its trials and cancels it by name") {
-  TempDir dir;
-  ctl::Settings config = test_config(dir / "state", write_cluster(dir));
-  ctl::StateStore store(config.controller.state_dir);
-  store.create();
-  ctl::JobBook book;
-  serve::ClientService service(config, store, book, [] { return 1000.0; });
+  Service f;
+  serve::ClientService& service = f.service;
+  ctl::StateStore& store = f.store;
   AppSpec app = lr_app("s", AppSchedulerKind::successive_halving, {0.1, 0.01});
   ctl::Submission sub{expand_trials(app, "test"), {app}};
   channel::Request submit;
