@@ -28,10 +28,19 @@ Profiling parse_profiling(const std::string& name) {
               "--profiling: expected none, bootstrap or oracle, got \"" + name + "\"");
 }
 
+ProfileStore parse_profile_store(const std::string& name) {
+  if (name == "off") return ProfileStore::off;
+  if (name == "fit") return ProfileStore::fit;
+  if (name == "scale-up") return ProfileStore::scale_up;
+  throw Error(ExitStatus::usage,
+              "--profile-store: expected off, fit or scale-up, got \"" + name + "\"");
+}
+
 void apply_profiling(EstimatorOptions& options, Profiling p) {
   if (p == Profiling::none) {
     options.seed_profiles = false;
     options.project = false;
+    options.profile_store = ProfileStore::off;
   } else if (p == Profiling::oracle) {
     options.oracle_profiles = true;
   }
@@ -48,6 +57,11 @@ std::vector<FitPoint> fit_points(const std::vector<ProfilePoint>& pts) {
                    std::max(p.step_time - p.sync_time, 1e-9), p.step_time});
   }
   return fit;
+}
+
+bool same_shape(const ProfilePoint& a, const ProfilePoint& b) {
+  return a.gpu_type == b.gpu_type && a.nodes == b.nodes && a.replicas == b.replicas &&
+         a.local_bsz == b.local_bsz;
 }
 
 int max_observed_replicas(const JobState& job, const std::string& type) {
@@ -100,6 +114,18 @@ double Estimator::restart_penalty(const JobState& job) const {
   return 30;
 }
 
+void Estimator::record(const JobState& job) {
+  if (options_.profile_store == ProfileStore::off || job.spec.model.empty() ||
+      job.observations.empty())
+    return;
+  SharedProfile& shared = store_[job.spec.model];
+  for (const auto& o : job.observations) {
+    if (shared.shapes.emplace(o.gpu_type, o.nodes, o.replicas, o.local_bsz).second) {
+      shared.points.push_back(o);
+    }
+  }
+}
+
 TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   const ModelInfo* info = model_of(job);
   TypeModel tm;
@@ -109,7 +135,8 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   std::vector<ProfilePoint> pts;
   const bool seeded = with_seed || options_.seed_profiles;
   const std::string cache_key = seeded && !options_.seed_profiles ? type + "+seed" : type;
-  if (options_.oracle_profiles && g) {
+  const bool oracle = options_.oracle_profiles && g;
+  if (oracle) {
     for (const auto& r : g->placements) {
       pts.push_back({type, r.nodes, r.replicas, r.local_bsz, r.step_time, r.sync_time});
     }
@@ -129,6 +156,15 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   }
   for (const auto& o : job.observations) {
     if (o.gpu_type == type) pts.push_back(o);
+  }
+  if (auto shared = store_.find(job.spec.model); shared != store_.end() && !oracle) {
+    for (const auto& p : shared->second.points) {
+      if (p.gpu_type == type && std::none_of(pts.begin(), pts.end(), [&](const ProfilePoint& q) {
+            return same_shape(p, q);
+          })) {
+        pts.push_back(p);
+      }
+    }
   }
   if (g) {
     tm.min_local = g->min_local_bsz;
@@ -277,6 +313,15 @@ void Estimator::replica_bounds(JobView& v, GoodputRow& row) const {
       int t = cluster_.type_index(o.gpu_type);
       int stages = t >= 0 ? tms[t].stages : 1;
       r = std::max(r, o.replicas / std::max(1, stages));
+    }
+    if (options_.profile_store == ProfileStore::scale_up) {
+      if (auto shared = store_.find(spec.model); shared != store_.end()) {
+        for (const auto& o : shared->second.points) {
+          if (!type.empty() && o.gpu_type != type) continue;
+          int t = cluster_.type_index(o.gpu_type);
+          r = std::max(r, o.replicas / std::max(1, t >= 0 ? tms[t].stages : 1));
+        }
+      }
     }
     return r;
   };

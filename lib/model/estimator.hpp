@@ -13,14 +13,22 @@
 // with the catalog's offline throughput ratio, per-type replica caps of 64, the workload's
 // batch as the scheduler's batch cap, and its restart penalties; each difference is a named
 // flag in EstimatorQuirks (model/estimator_quirks.hpp).
+// Profile store (Sia+, opt-in: ProfileStore below): the measurements of every job recorded
+// with record() are shared with every later estimate of a job of the same catalog model, so
+// the second job of a model starts from the throughput model its predecessors measured
+// instead of from its single-GPU bootstrap; with scale_up the scale-up rule counts the
+// replicas the store's jobs ran with too.
 // estimate_job runs in steps: the row's header, the job's per-type models and projection
 // source (resolve), the replica bounds (the scale-up rule), each type's valuation (its own
 // model, a projection, or nothing), and the fallback entries of types left without one.
 // Thread-safety: an Estimator is not thread-safe (it caches fits); use one per thread.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/cluster.hpp"
@@ -33,6 +41,14 @@
 #include "model/job_state.hpp"
 
 namespace sia {
+
+// The profile store's modes: off; fit (a job's throughput model is fitted to its model's
+// shared measurements too); scale_up (fit, and the scale-up rule counts the replicas the
+// store's jobs ran with: a model seen on 8 GPUs may start at 16).
+enum class ProfileStore { off, fit, scale_up };
+
+// "off" | "fit" | "scale-up"; throws Error(usage) naming --profile-store otherwise.
+ProfileStore parse_profile_store(const std::string& name);
 
 struct EstimatorOptions {
   Compat compat = Compat::standard;  // the profile named in the matrix ("profile")
@@ -48,6 +64,7 @@ struct EstimatorOptions {
   ConfigLimits limits;              // per-configuration caps (reference: 64 GPUs)
   bool cap_profiled_nodes = false;  // no more nodes than the catalog ever measured
   bool baseline_info = true;        // fill the rows' fixed configurations and type-blind models
+  ProfileStore profile_store = ProfileStore::off;  // the profile store (above)
 };
 
 // What the estimator resolved about one job on one GPU type (exposed for tests and for the
@@ -81,6 +98,10 @@ class Estimator {
   // profile (the baselines' throughput estimates for fixed configurations need them).
   TypeModel type_model(JobState& job, std::size_t type, bool with_seed = false);
 
+  // Adds the job's observations to the profile store of its catalog model (first
+  // measurement of a placement and batch wins); nothing with the store off or no model.
+  void record(const JobState& job);
+
   // Initial and maximum global batch of a job (spec, else catalog).
   double init_batch_size(const JobState& job) const;
   double max_batch_size(const JobState& job) const;
@@ -110,6 +131,11 @@ class Estimator {
   const Catalog& catalog_;
   EstimatorOptions options_;
   std::vector<std::vector<Config>> configs_;  // per type
+  struct SharedProfile {
+    std::vector<ProfilePoint> points;
+    std::set<std::tuple<std::string, int, int, int>> shapes;  // type, nodes, replicas, batch
+  };
+  std::map<std::string, SharedProfile> store_;  // the profile store, by model
 };
 
 // What the scheduler knows of a job's throughput before it runs (the Sia paper's profiling

@@ -31,6 +31,15 @@ void validate_policy_options(const PolicyOptions& o) {
                 "otherwise jobs may be left waiting while GPUs idle");
   }
   if (!(o.lambda_a >= 0)) throw Error(ExitStatus::usage, "--lambda-a: must be >= 0");
+  if (!(o.min_efficiency >= 0 && o.min_efficiency <= 1)) {
+    throw Error(ExitStatus::usage, "--min-efficiency: must be between 0 and 1");
+  }
+  if (!(o.remaining_scale >= 0)) {
+    throw Error(ExitStatus::usage, "--remaining-scale: must be >= 0 seconds");
+  }
+  if (!(o.hysteresis >= 0 && o.hysteresis <= 10)) {
+    throw Error(ExitStatus::usage, "--hysteresis: must be between 0 and 10");
+  }
   if (!(o.time_limit > 0 && o.time_limit <= 86400)) {
     throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds and at most 86400");
   }

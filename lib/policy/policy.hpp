@@ -18,9 +18,21 @@
 namespace sia {
 
 struct PolicyOptions {
-  double p = -0.5;          // fairness power (p < 0: minimise sum of goodput^p)
-  double lambda_n = 1.1;    // value of leaving a job unallocated
-  double lambda_a = 0;      // penalty per changed allocation entry
+  double p = -0.5;        // fairness power (p < 0: minimise sum of goodput^p)
+  double lambda_n = 1.1;  // value of leaving a job unallocated
+  double lambda_a = 0;    // penalty per changed allocation entry
+  // Sia+ (the default profile's; ignored with `reference`): a configuration other than the
+  // job's current one is offered only if its goodput per GPU is at least this fraction of
+  // the best goodput per GPU the job's row offers on that GPU type (0: any). Keeps GPUs
+  // away from jobs that would turn them into little progress (GPU hours per job).
+  double min_efficiency = 0;
+  // Sia+: the current configuration's goodput counts (1 + hysteresis) times in the
+  // objective, so a move must gain more than that to be worth it (0: none).
+  double hysteresis = 0;
+  // Sia+: a job's values are weighted by 1 / (1 + remaining / remaining_scale), where
+  // remaining is its estimated seconds left at its rate so far (age x left / done), so
+  // short remaining work is served first (0: no weighting).
+  double remaining_scale = 0;
   double time_limit = 2.0;  // seconds for the solver (a safety net; see wall_clock)
   double mip_gap = 1e-4;
   // Work limits of the solves (policy/solve_limits.hpp), 0: none. Simplex iterations per

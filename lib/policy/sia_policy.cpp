@@ -63,11 +63,28 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
     double r = prev[i] && !(pinned[i] && o.reference) ? restart_factor(row) : 1.0;
     factor[i] = r;
     int prev_entry = prev[i] ? find_entry(row, *prev[i]) : -1;
+    // Sia+: the best goodput per GPU on each type (for min_efficiency).
+    std::vector<double> best_per_gpu(cluster.types.size(), 0.0);
+    for (const auto& en : row.entries) {
+      double& b = best_per_gpu[en.config.type];
+      b = std::max(b, en.goodput / std::max(1, en.config.gpus));
+    }
+    double weight = 1;  // Sia+: remaining-work weighting
+    if (!o.reference && o.remaining_scale > 0 && row.progress && row.progress->done > 0) {
+      const double left = std::max(0.0, row.progress->total - row.progress->done);
+      weight = 1 / (1 + row.age * left / row.progress->done / o.remaining_scale);
+    }
     for (std::size_t e = 0; e < row.entries.size(); ++e) {
       const GoodputEntry& en = row.entries[e];
       const bool is_prev = static_cast<int>(e) == prev_entry;
       if (pinned[i] && !is_prev && o.reference && row.adaptivity == Adaptivity::rigid) continue;
+      if (!o.reference && !is_prev && o.min_efficiency > 0 &&
+          en.goodput / std::max(1, en.config.gpus) <
+              o.min_efficiency * best_per_gpu[en.config.type]) {
+        continue;
+      }
       double g = is_prev ? en.goodput : en.goodput * r;
+      if (!o.reference && is_prev) g *= 1 + o.hysteresis;
       double a;
       if (o.reference) {
         a = g > 0 ? std::pow(g, o.p) : (o.p < 0 ? 3000.0 : 0.0);
@@ -79,7 +96,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
         }
         a = std::pow(g, o.p);
       }
-      double value = sign * (a - o.lambda_n);
+      double value = sign * (a - o.lambda_n) * weight;
       if (o.lambda_a > 0) value -= o.lambda_a * (is_prev ? -1.0 : 1.0);
       if (!o.reference) {
         // Deterministic tie-breaking, far below any meaningful difference.

@@ -10,6 +10,10 @@
 // trades efficiency (p -> 1) for fairness (p -> -inf). Entries with goodput' = 0 are
 // dropped (the artifact gives them a clipped cost of 3000 instead; --compat reference does
 // that, and rounds goodput^p to two decimals as it does).
+// Sia+ knobs (PolicyOptions; off by default, ignored with `reference`): min_efficiency drops
+// configurations whose goodput per GPU falls below that fraction of the row's best on the
+// type; hysteresis multiplies the current configuration's goodput by 1 + h; remaining_scale
+// multiplies a job's values by 1 / (1 + remaining seconds / scale).
 // Ties are broken deterministically: keep the current configuration, then fewer GPUs, then
 // GPU type order. Solved by solve_mckp (Lagrangian heuristic, GLPK branch and cut).
 // Thread-safety: as Policy.

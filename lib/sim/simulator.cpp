@@ -77,6 +77,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   if (!(opts.round > 0)) throw Error(ExitStatus::usage, "--round: must be > 0 seconds");
   EstimatorOptions eo = estimator_options(opts.reference ? Compat::reference : Compat::standard);
   eo.cap_profiled_nodes = true;  // the ground truth ends where the measurements end
+  if (!opts.reference) eo.profile_store = opts.profile_store;
   apply_profiling(eo, opts.profiling);
   eo.baseline_info = opts.policy != "sia";
   Estimator est(cluster, catalog, eo);
@@ -194,6 +195,10 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       }
     }
     for (auto& j : jobs) j.step(opts.round, est);
+    // The profile store learns what the running jobs measured (estimator.hpp).
+    for (const auto& j : jobs) {
+      if (!j.placement().empty()) est.record(j.state());
+    }
     now += opts.round;
     ++round_no;
     // App schedulers: a trial at its phase's budget waits (its GPUs freed) until every

@@ -33,7 +33,9 @@ struct SimOptions {
   bool reference = false;                      // --compat reference
   bool fairness = true;                        // finish-time fairness (isolated runs per job)
   Profiling profiling = Profiling::bootstrap;  // what the scheduler knows before a job runs
-  double max_time = 60 * 86400.0;              // give up (error) past this simulated time
+  // Sia+: the profile store (model/estimator.hpp; always off with `reference`).
+  ProfileStore profile_store = ProfileStore::off;
+  double max_time = 60 * 86400.0;  // give up (error) past this simulated time
   // Stop after this much simulated time (0: when every job is done). Jobs unfinished by
   // then are left out of the results and no fairness runs are made (a policy-runtime
   // study needs only the rounds).

@@ -265,3 +265,32 @@ TEST_CASE("without profiling every type looks alike; an oracle knows every place
   REQUIRE(find(o, 0, 8) != nullptr);
   CHECK(find(o, 0, 8)->source == GoodputSource::model);
 }
+
+TEST_CASE("the profile store shares a model's measurements with its later jobs", "[estimator]") {
+  Fixture f;
+  CHECK(parse_profile_store("scale-up") == ProfileStore::scale_up);
+  auto e = test::error_of([] { parse_profile_store("on"); });
+  CHECK(e.first == 64);
+  CHECK(e.second == "--profile-store: expected off, fit or scale-up, got \"on\"");
+  const JobState first = ran_on_a100(f.catalog);
+  for (ProfileStore mode : {ProfileStore::off, ProfileStore::fit, ProfileStore::scale_up}) {
+    EstimatorOptions o;
+    o.profile_store = mode;
+    Estimator est(f.cluster, f.catalog, o);
+    est.record(first);
+    JobState next = job("next", "cifar10");
+    JobState other = job("other", "imagenet");
+    const TypeModel a100 = est.type_model(next, 1);
+    // Off: the bootstrap's single-GPU rows only; on: the first job's 2- and 4-GPU runs too.
+    CHECK(a100.multi_gpu == (mode != ProfileStore::off));
+    CHECK_FALSE(est.type_model(other, 1).multi_gpu);  // another model learns nothing
+    CHECK(next.observations.empty());                 // the job's own reports stay its own
+    // The scale-up rule counts the store's 4 GPUs only with scale_up.
+    CHECK(est.estimate_job(next).max_gpus == (mode == ProfileStore::scale_up ? 8 : 1));
+  }
+  // The reference profile ignores it in the simulator; --profiling none turns it off.
+  EstimatorOptions none;
+  none.profile_store = ProfileStore::fit;
+  apply_profiling(none, Profiling::none);
+  CHECK(none.profile_store == ProfileStore::off);
+}

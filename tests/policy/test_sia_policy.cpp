@@ -176,3 +176,38 @@ TEST_CASE("random matrices: capacity, one configuration per job, pins", "[sia]")
     for (int t = 0; t < 3; ++t) CHECK(total[t] <= c.types[t].capacity());
   }
 }
+
+TEST_CASE("Sia+ knobs: efficiency floor, hysteresis, remaining-work weighting", "[sia]") {
+  PolicyOptions o;
+  o.mip_gap = 0;
+  // J1's 4 GPUs of B give 0.875 per GPU, under 0.6 x its best 1.5: not offered.
+  o.min_efficiency = 0.6;
+  Allocation a = SiaPolicy(o).allocate(table1(), std::nullopt);
+  REQUIRE(a.jobs[0].config);
+  CHECK(a.jobs[0].config->gpus < 4);
+  o.min_efficiency = 0;
+  // J1 on 2 GPUs of B moves to 4 (Table 1) unless its current goodput counts 11 times.
+  GoodputMatrix m = table1();
+  m.jobs[0].current = Config{1, 1, 2};
+  m.jobs[0].age = 20;
+  m.jobs[0].restart_penalty = 30;
+  CHECK(*SiaPolicy(o).allocate(m, std::nullopt).jobs[0].config == Config{1, 1, 4});
+  o.hysteresis = 10;
+  CHECK(*SiaPolicy(o).allocate(m, std::nullopt).jobs[0].config == Config{1, 1, 2});
+  o.hysteresis = 0;
+  // J2 nearly done, J1 far from it: weighted, J2 gets B's 4 GPUs (J1 a configuration of A).
+  GoodputMatrix w = table1();
+  w.jobs[0].age = w.jobs[1].age = 3600;
+  w.jobs[0].progress = JobProgress{1, 100};
+  w.jobs[1].progress = JobProgress{99, 100};
+  o.remaining_scale = 600;
+  Allocation r = SiaPolicy(o).allocate(w, std::nullopt);
+  REQUIRE(r.jobs[1].config);
+  CHECK(*r.jobs[1].config == Config{1, 1, 4});
+  for (auto bad : {&PolicyOptions::min_efficiency, &PolicyOptions::hysteresis,
+                   &PolicyOptions::remaining_scale}) {
+    PolicyOptions x;
+    x.*bad = -1;
+    CHECK(test::error_of([&] { validate_policy_options(x); }).first == 64);
+  }
+}

@@ -292,6 +292,7 @@ int run_simulate(const SimulateArgs& a) {
   const std::vector<std::string> policies = split_list(a.options.policy);
   if (policies.empty()) throw Error(ExitStatus::usage, "--policy: expected a policy name");
   const Profiling profiling = parse_profiling(a.profiling);
+  const ProfileStore profile_store = parse_profile_store(a.profile_store);
   const Cluster cluster = scale_cluster(read_cluster(cluster_file), a.scale);
   Catalog catalog(a.catalog.empty() ? default_catalog_dir() : a.catalog);
   // Check every policy and its knobs before any simulation starts.
@@ -353,6 +354,7 @@ int run_simulate(const SimulateArgs& a) {
     o.policy = policies[t.policy];
     o.reference = reference;
     o.profiling = profiling;
+    o.profile_store = profile_store;
     o.horizon = a.horizon ? *a.horizon : 0;
     o.record_rounds = !a.events_out.empty();
     o.apps = workload_apps[t.workload];

@@ -37,6 +37,7 @@ struct SimulateArgs {
   std::optional<double> horizon;        // --horizon: seconds of simulated time
   int scale = 1;                        // workload copies and cluster multiple
   std::string profiling = "bootstrap";  // none | bootstrap | oracle
+  std::string profile_store = "off";    // off | fit | scale-up
   std::optional<double> searches;       // --searches: share of the jobs grouped into searches
   std::uint64_t search_seed = 1;        // --search-seed
   std::string search_scheduler = "successive-halving";  // --search-scheduler (or hyperband)
