@@ -19,8 +19,9 @@ bool on(const std::optional<Placed>& p, const std::string& node) {
 }  // namespace
 
 bool node_speaks_for(const BookJob& b, const std::string& node) {
-  return on(b.placed, node) || std::any_of(b.history.begin(), b.history.end(),
-                                           [&](const HistoryEntry& h) { return on(h.placed, node); });
+  return on(b.placed, node) ||
+         std::any_of(b.history.begin(), b.history.end(),
+                     [&](const HistoryEntry& h) { return on(h.placed, node); });
 }
 
 void ForeignReports::refuse(const std::string& node, const std::string& job, int lines,
