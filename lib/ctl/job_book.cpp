@@ -182,6 +182,7 @@ void BookApp::init_brackets() {
 }
 
 int BookApp::bracket_of(const std::string& trial) const {
+  if (phases.size() <= 1) return 0;  // one bracket: no search through the trials
   auto it = std::find(trials.begin(), trials.end(), trial);
   const auto i = static_cast<std::size_t>(it - trials.begin());
   return i < bracket.size() ? bracket[i] : 0;
@@ -532,9 +533,9 @@ bool JobBook::apply_app_phase(const json& r) {
   const int b = static_cast<int>(k);
   if (phase <= a.phase(b) || phase >= bracket_scheduler(a.spec.scheduler, b).rungs) return false;
   a.phases[static_cast<std::size_t>(b)] = static_cast<int>(phase);
-  for (const auto& t : a.trials) {
-    if (a.bracket_of(t) != b) continue;
-    if (auto j = jobs_.find(t); j != jobs_.end()) j->second.rung_metric.reset();
+  for (std::size_t i = 0; i < a.trials.size(); ++i) {
+    if (a.bracket[i] != b) continue;
+    if (auto j = jobs_.find(a.trials[i]); j != jobs_.end()) j->second.rung_metric.reset();
   }
   return true;
 }

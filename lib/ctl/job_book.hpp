@@ -161,7 +161,8 @@ struct BookApp {
   std::vector<int> phases;          // each bracket's phase (one bracket unless hyperband)
   // Sets `bracket` and `phases` (all at phase 0) from the spec and the trials.
   void init_brackets();
-  // The trial's bracket (0 for a name that is not one of its trials).
+  // The trial's bracket (0 for a name that is not one of its trials); a search through the
+  // trials only for hyperband.
   int bracket_of(const std::string& trial) const;
   int phase(int b = 0) const { return phases.at(static_cast<std::size_t>(b)); }
 };
