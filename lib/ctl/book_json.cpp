@@ -1,5 +1,6 @@
 // JobBook <-> the data of a ControllerState snapshot (job_book.hpp).
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "ctl/job_book.hpp"
@@ -12,6 +13,23 @@ namespace {
 
 json opt_placed(const std::optional<Placed>& p) {
   return p ? placed_to_json(*p) : json(nullptr);
+}
+
+json fair_to_json(const FairnessBook& f) {
+  return {{"contention_sum", f.contention_sum},
+          {"rounds", f.rounds},
+          {"t_sh", f.t_sh},
+          {"t_id", f.t_id}};
+}
+
+FairnessBook fair_from_json(const std::optional<Node>& n) {
+  FairnessBook f;
+  if (!n) return f;  // snapshots from before it
+  f.contention_sum = n->at("contention_sum").non_negative_number();
+  f.rounds = n->at("rounds").int_in(0, std::numeric_limits<std::int64_t>::max());
+  f.t_sh = n->at("t_sh").non_negative_number();
+  f.t_id = n->at("t_id").non_negative_number();
+  return f;
 }
 
 json job_to_json(const BookJob& b) {
@@ -61,7 +79,8 @@ json job_to_json(const BookJob& b) {
       {"models", b.models},
       {"history", hist},
       {"fraction", b.fraction},
-      {"rung_metric", b.rung_metric ? json(*b.rung_metric) : json(nullptr)}};
+      {"rung_metric", b.rung_metric ? json(*b.rung_metric) : json(nullptr)},
+      {"fair", fair_to_json(b.fair)}};
 }
 
 json app_to_json(const BookApp& a) {
@@ -71,7 +90,8 @@ json app_to_json(const BookApp& a) {
           {"order", a.order},
           {"trials", a.trials},
           {"phase", a.phase(0)},
-          {"phases", a.phases}};
+          {"phases", a.phases},
+          {"fair", fair_to_json(a.fair)}};
 }
 
 BookApp app_from_json(const Node& n) {
@@ -93,6 +113,7 @@ BookApp app_from_json(const Node& n) {
   } else {
     a.phases[0] = static_cast<int>(n.at("phase").int_in(0, a.spec.scheduler.rungs - 1));
   }
+  a.fair = fair_from_json(n.get("fair"));
   return a;
 }
 
@@ -160,6 +181,7 @@ BookJob job_from_json(const Node& n) {
   }
   b.fraction = n.number_or("fraction", 0);
   if (auto m = n.get("rung_metric"); m && !m->is_null()) b.rung_metric = m->as_number();
+  b.fair = fair_from_json(n.get("fair"));
   return b;
 }
 

@@ -135,6 +135,36 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
                           "), but fairness and goodput put other jobs first" + note};
 }
 
+// Finish-time fairness (job_book.hpp: job_rho, app_rho): rho, null without one; "fair":
+// N_avg and the last estimate's T_sh and T_id (null before the first); rho_measured: the
+// shared time is the job's (app's) real one, it ended.
+void add_rho(json& row, const FairnessBook& f, std::optional<double> rho, bool ended) {
+  row["rho"] = rho ? json(*rho) : json(nullptr);
+  row["rho_measured"] = rho && ended;
+  row["fair"] = f.t_id > 0 ? json{{"n_avg", f.contention_sum / static_cast<double>(f.rounds)},
+                                  {"t_sh", f.t_sh},
+                                  {"t_id", f.t_id}}
+                           : json(nullptr);
+}
+
+// Over rows with a rho: how many, how many above 1 (unfair: sooner alone on a fair share),
+// their share and the worst rho (null when none has one).
+json rho_summary(const json& rows) {
+  int count = 0, unfair = 0;
+  double worst = 0;
+  for (const auto& r : rows) {
+    if (!r.contains("rho") || !r["rho"].is_number()) continue;
+    const double rho = r["rho"].get<double>();
+    ++count;
+    unfair += rho > 1.0;
+    worst = std::max(worst, rho);
+  }
+  return {{"count", count},
+          {"unfair", unfair},
+          {"unfair_fraction", count ? static_cast<double>(unfair) / count : 0.0},
+          {"worst_rho", count ? json(worst) : json(nullptr)}};
+}
+
 json job_row(const JobBook& book, const BookJob& b, double now, double silent_after) {
   json nodes = json::array();
   if (b.placed) {
@@ -164,6 +194,7 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
   row["app"] = b.spec.app.empty() ? json(nullptr) : json(b.spec.app);
   row["fraction"] = b.fraction;
+  add_rho(row, b.fair, job_rho(b), b.state == Lifecycle::finished);
   row["silent_for"] = silent_for(b, now);
   row["held_by"] = b.held_by;
   row["reason_code"] = "";
@@ -209,25 +240,27 @@ json app_row(const JobBook& book, const BookApp& a) {
                           {"trials", std::count(a.bracket.begin(), a.bracket.end(), b)}});
     }
   }
-  return {{"name", a.spec.name},
-          {"state", state},
-          {"identity", a.identity},
-          {"submitted", a.submit_time},
-          {"scheduler", to_string(a.spec.scheduler.kind)},
-          {"eta", a.spec.scheduler.eta},
-          {"phase", halving ? a.phase(0) + 1 : 1},
-          {"phases", halving ? a.spec.scheduler.rungs : 1},
-          {"brackets", brackets},
-          {"metric", a.spec.metric},
-          {"direction", a.spec.minimize ? "min" : "max"},
-          {"trials", a.trials},
-          {"live", count["live"]},
-          {"stopped", count["stopped"]},
-          {"finished", count["finished"]},
-          {"failed", count["failed"]},
-          {"cancelled", count["cancelled"]},
-          {"best", best ? json(*best) : json(nullptr)},
-          {"best_trial", best ? json(best_trial) : json(nullptr)}};
+  json row = {{"name", a.spec.name},
+              {"state", state},
+              {"identity", a.identity},
+              {"submitted", a.submit_time},
+              {"scheduler", to_string(a.spec.scheduler.kind)},
+              {"eta", a.spec.scheduler.eta},
+              {"phase", halving ? a.phase(0) + 1 : 1},
+              {"phases", halving ? a.spec.scheduler.rungs : 1},
+              {"brackets", brackets},
+              {"metric", a.spec.metric},
+              {"direction", a.spec.minimize ? "min" : "max"},
+              {"trials", a.trials},
+              {"live", count["live"]},
+              {"stopped", count["stopped"]},
+              {"finished", count["finished"]},
+              {"failed", count["failed"]},
+              {"cancelled", count["cancelled"]},
+              {"best", best ? json(*best) : json(nullptr)},
+              {"best_trial", best ? json(best_trial) : json(nullptr)}};
+  add_rho(row, a.fair, app_rho(book, a), count["live"] == 0);
+  return row;
 }
 
 // An app still in the inbox: its row as app_row makes it, state "submitted", every trial
@@ -247,31 +280,33 @@ json pending_app_row(const JobBook& book, const PendingRequest& p, const Pending
 
 json pending_row(const std::string& name, const std::string& state, const std::string& identity,
                  double time, const std::string& reason, double now) {
-  return {{"name", name},
-          {"state", state},
-          {"identity", identity},
-          {"submitted", time},
-          {"age", std::max(0.0, now - time)},
-          {"gpu_type", nullptr},
-          {"nodes", json::array()},
-          {"gpus", 0},
-          {"batch_size", nullptr},
-          {"local_bsz", nullptr},
-          {"accum_steps", nullptr},
-          {"restarts", 0},
-          {"progress", 0},
-          {"step", 0},
-          {"lost_steps", 0},
-          {"notice", ""},
-          {"silent_for", 0},
-          {"reports", 0},
-          {"reason", reason},
-          {"reason_code", state == "rejected" ? "" : "inbox"},
-          {"held_by", ""},
-          {"exit_status", nullptr},
-          {"ended", nullptr},
-          {"app", nullptr},
-          {"fraction", 0}};
+  json row = {{"name", name},
+              {"state", state},
+              {"identity", identity},
+              {"submitted", time},
+              {"age", std::max(0.0, now - time)},
+              {"gpu_type", nullptr},
+              {"nodes", json::array()},
+              {"gpus", 0},
+              {"batch_size", nullptr},
+              {"local_bsz", nullptr},
+              {"accum_steps", nullptr},
+              {"restarts", 0},
+              {"progress", 0},
+              {"step", 0},
+              {"lost_steps", 0},
+              {"notice", ""},
+              {"silent_for", 0},
+              {"reports", 0},
+              {"reason", reason},
+              {"reason_code", state == "rejected" ? "" : "inbox"},
+              {"held_by", ""},
+              {"exit_status", nullptr},
+              {"ended", nullptr},
+              {"app", nullptr},
+              {"fraction", 0}};
+  add_rho(row, FairnessBook{}, std::nullopt, false);
+  return row;
 }
 
 }  // namespace
@@ -447,7 +482,10 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
       }
     }
   }
-  return envelope("JobStatusList", {{"jobs", list}, {"apps", apps}, {"round", book.round()}});
+  const json fairness = {{"jobs", rho_summary(list)}, {"apps", rho_summary(apps)}};
+  return envelope(
+      "JobStatusList",
+      {{"jobs", list}, {"apps", apps}, {"fairness", fairness}, {"round", book.round()}});
 }
 
 json node_list(const JobBook& book, double, const json& live) {

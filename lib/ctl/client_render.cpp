@@ -23,9 +23,31 @@ std::string ago(const json& t, double now) {
   return cli::duration(std::max(0.0, now - t.get<double>())) + " ago";
 }
 
+// A row's rho ("-" without one).
+std::string rho_text(const json& row) {
+  const json rho = row.value("rho", json());
+  return rho.is_number() ? cli::fixed(rho.get<double>(), 2) : "-";
+}
+
+// "fairness: jobs worst rho 1.31, 1 of 5 unfair (rho > 1); apps ..." (nothing when no row
+// has a rho).
+std::string fairness_line(const json& d) {
+  std::string out;
+  const json f = d.value("fairness", json::object());
+  for (const char* kind : {"jobs", "apps"}) {
+    const json s = f.value(kind, json::object());
+    if (!s.value("worst_rho", json()).is_number()) continue;
+    out += std::string(out.empty() ? "" : "; ") + kind + " worst rho " +
+           cli::fixed(s["worst_rho"].get<double>(), 2) + ", " +
+           std::to_string(s.value("unfair", 0)) + " of " + std::to_string(s.value("count", 0)) +
+           " unfair";
+  }
+  return out.empty() ? "" : "fairness: " + out + " (rho > 1)\n";
+}
+
 std::string jobs_table(const json& d) {
-  cli::Table t(
-      {"job", "state", "gpus", "placement", "restarts", "step", "progress", "age", "reason"});
+  cli::Table t({"job", "state", "gpus", "placement", "restarts", "step", "progress", "rho", "age",
+                "reason"});
   for (const auto& j : d.value("jobs", json::array())) {
     std::string where;
     for (const auto& n : j.value("nodes", json::array())) {
@@ -43,12 +65,13 @@ std::string jobs_table(const json& d) {
     }
     t.add({j.value("name", ""), j.value("state", ""), std::to_string(j.value("gpus", 0)),
            where.empty() ? "-" : where, std::to_string(j.value("restarts", 0)),
-           std::to_string(j.value("step", 0)), cli::fixed(j.value("progress", 0.0), 1),
+           std::to_string(j.value("step", 0)), cli::fixed(j.value("progress", 0.0), 1), rho_text(j),
            cli::duration(j.value("age", 0.0)), reason.empty() ? "-" : reason});
   }
   const json apps = d.value("apps", json::array());
-  if (apps.empty()) return t.render();
-  cli::Table a({"app", "state", "scheduler", "phase", "live", "stopped", "finished", "best"});
+  if (apps.empty()) return t.render() + fairness_line(d);
+  cli::Table a(
+      {"app", "state", "scheduler", "phase", "live", "stopped", "finished", "best", "rho"});
   for (const auto& x : apps) {
     std::string best = "-";
     if (x.contains("best") && x["best"].is_number()) {
@@ -66,9 +89,9 @@ std::string jobs_table(const json& d) {
     }
     a.add({x.value("name", ""), x.value("state", ""), x.value("scheduler", ""), phase,
            std::to_string(x.value("live", 0)), std::to_string(x.value("stopped", 0)),
-           std::to_string(x.value("finished", 0)), best});
+           std::to_string(x.value("finished", 0)), best, rho_text(x)});
   }
-  return t.render() + "\n" + a.render();
+  return t.render() + "\n" + a.render() + fairness_line(d);
 }
 
 std::string nodes_table(const json& d, double now) {

@@ -262,10 +262,12 @@ json node_job_json(const JobBook& book, const BookJob& b, const std::string& che
 }
 
 json make_round(std::int64_t round, double time, const json& cluster, const json& allocation,
-                const json& placement, const json& models) {
-  return {{"type", "round"},    {"round", round},           {"time", time},
-          {"cluster", cluster}, {"allocation", allocation}, {"placement", placement},
-          {"models", models}};
+                const json& placement, const json& models, const json& fairness) {
+  json r = {{"type", "round"},    {"round", round},           {"time", time},
+            {"cluster", cluster}, {"allocation", allocation}, {"placement", placement},
+            {"models", models}};
+  if (!fairness.is_null()) r["fairness"] = fairness;
+  return r;
 }
 
 json make_job_silent(const std::string& job, double silent_for, double time) {
@@ -675,6 +677,7 @@ bool JobBook::apply_round(const json& r) {
     }
     b.placed = std::move(now);
   }
+  if (auto f = r.find("fairness"); f != r.end()) apply_round_fairness(*f);
   return true;
 }
 
@@ -735,6 +738,11 @@ JobState JobBook::job_state(const BookJob& b, double now) const {
   for (const auto& o : b.observations) s.observations.push_back(o.point);
   s.gradient = b.gradient;
   s.progress = b.progress;
+  // The workers know where their training ends (the fraction of it they report); the
+  // catalog's target is the model's in the paper's setup, not this command's.
+  if (!(s.target_progress > 0) && b.fraction > 0 && b.progress > 0) {
+    s.target_progress = b.progress / b.fraction;
+  }
   return s;
 }
 

@@ -37,7 +37,11 @@
 //             text}, the last lines of that rank's log (sia-run status: at most 20 lines,
 //             4 KiB); absent or null when there is none
 //   job-silent {job, time, silent_for}: its workers stopped reporting; it is restarted
-//   round     {round, time, cluster, allocation, placement, models: {job: {type: model}}}
+//   round     {round, time, cluster, allocation, placement, models: {job: {type: model}},
+//             fairness?: {units, jobs: {job: {t_sh?, t_id?}}, apps: {app: {t_sh?, t_id?}}}}
+//             fairness (absent in journals from before it): the units (apps; a job
+//             without an app is one) the round scheduled, and each scheduled job's and
+//             app's estimate (policy/fairness_estimate.hpp; {} without one)
 //   delivered {round, node, ok, error, actions: [{job, action, generation, warning?}]}
 // A report of the current generation sets the job's step and progress to what it says
 // (its real position, also when it is lower: a start that found no checkpoint); the
@@ -62,6 +66,7 @@
 #include "core/profile.hpp"
 #include "core/run_as.hpp"
 #include "model/job_state.hpp"
+#include "policy/fairness_estimate.hpp"
 
 namespace sia::ctl {
 
@@ -109,6 +114,19 @@ struct HistoryEntry {
   std::optional<Placed> placed;  // none: waiting
 };
 
+// Finish-time fairness of a job or an app (policy/fairness_estimate.hpp): over the rounds
+// that scheduled it, their sum of contending units (N_avg = contention_sum / rounds), and
+// the last estimate it got (t_id 0: none yet).
+struct FairnessBook {
+  double contention_sum = 0;
+  std::int64_t rounds = 0;
+  double t_sh = 0, t_id = 0;
+  // N_avg once a round with `units` units is counted too.
+  double n_avg_with(int units) const {
+    return (contention_sum + units) / static_cast<double>(rounds + 1);
+  }
+};
+
 struct BookJob {
   JobSpec spec;
   std::string identity;         // who submitted it ("local:alice", "client:alice")
@@ -144,11 +162,12 @@ struct BookJob {
   nlohmann::json last_report;   // the latest report object (null before the first)
   nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
   std::vector<HistoryEntry> history;
-  // A trial of an app: the fraction of its training done, as its workers last reported it
-  // (report field "fraction"), and its app's metric when it first reached the budget of
-  // its app's current phase (none before).
+  // The fraction of its training done, as its workers last reported it (report field
+  // "fraction"; 0 before one), and, for a trial of an app, its app's metric when it first reached
+  // the budget of its app's current phase (none before).
   double fraction = 0;
   std::optional<double> rung_metric;
+  FairnessBook fair;
 };
 
 struct BookApp {
@@ -159,6 +178,7 @@ struct BookApp {
   std::vector<std::string> trials;  // in submission order
   std::vector<int> bracket;         // each trial's bracket (hyperband_brackets), as trials
   std::vector<int> phases;          // each bracket's phase (one bracket unless hyperband)
+  FairnessBook fair;
   // Sets `bracket` and `phases` (all at phase 0) from the spec and the trials.
   void init_brackets();
   // The trial's bracket (0 for a name that is not one of its trials); a search through the
@@ -239,7 +259,9 @@ class JobBook {
   const nlohmann::json& last_allocation() const { return last_allocation_; }
   const nlohmann::json& last_placement() const { return last_placement_; }
 
-  // The job as the scheduler's stages see it at wall-clock time `now`.
+  // The job as the scheduler's stages see it at wall-clock time `now`; the progress it
+  // needs (target_progress) is its progress over the fraction of its training its workers
+  // last reported, once they reported one (else the catalog's).
   JobState job_state(const BookJob& job, double now) const;
 
   nlohmann::json to_json() const;
@@ -252,6 +274,7 @@ class JobBook {
   bool apply_round(const nlohmann::json& r);
   bool apply_delivered(const nlohmann::json& r);
   bool apply_app_phase(const nlohmann::json& r);
+  void apply_round_fairness(const nlohmann::json& f);
   // A trial's rung metric, from report `rep`, once it reached its app's phase budget.
   void note_rung(BookJob& b, const nlohmann::json& rep);
 
@@ -271,6 +294,14 @@ class JobBook {
   nlohmann::json last_placement_;
 };
 
+// Finish-time fairness, rho = T_sh / T_id (policy/fairness_estimate.hpp). A finished job's
+// is measured: its JCT over its last T_id; an active job's is the last round's estimate;
+// none without an estimate, and for a job that ended otherwise (a stopped trial's is its
+// app's). An app's: once all its trials ended and one finished, from its submission to its
+// last trial's end over its last T_id; while it runs, the estimate; none otherwise.
+std::optional<double> job_rho(const BookJob& job);
+std::optional<double> app_rho(const JobBook& book, const BookApp& app);
+
 // Records (without "seq"; the state store numbers them).
 nlohmann::json make_submit(const std::string& inbox, const std::string& identity, double time,
                            const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps = {},
@@ -288,9 +319,15 @@ nlohmann::json make_node_seen(const std::string& node, bool up, const std::strin
 nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
                               std::optional<int> exit_status, double time,
                               const std::optional<LogTail>& log_tail = std::nullopt);
+// The round record's fairness field: the units, and every job and app the round scheduled
+// with its figure in `est` when it has one.
+nlohmann::json make_round_fairness(int units, const std::set<std::string>& jobs,
+                                   const std::set<std::string>& apps, const FairnessEstimate& est);
+
 nlohmann::json make_round(std::int64_t round, double time, const nlohmann::json& cluster,
                           const nlohmann::json& allocation, const nlohmann::json& placement,
-                          const nlohmann::json& models);
+                          const nlohmann::json& models,
+                          const nlohmann::json& fairness = nullptr);  // null: left out
 nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
 // The delivered record of a node's answer: its RunPlan's actions (job, action, round as
 // generation, warning when there is one); `plan` null when it did not acknowledge.

@@ -475,10 +475,41 @@ void RoundEngine::schedule(Pass& r) {
   for (const auto& [job, m] : out.models) {
     if (r.scheduled.count(job)) models[job] = m;
   }
-  r.records.push_back(make_round(r.number, r.now,
-                                 cluster_to_json(cluster.nodes.empty() ? cluster_ : cluster),
-                                 out.allocation_data, r.placement_data, models));
+  r.records.push_back(
+      make_round(r.number, r.now, cluster_to_json(cluster.nodes.empty() ? cluster_ : cluster),
+                 out.allocation_data, r.placement_data, models, round_fairness(r, out)));
   flush(r);
+}
+
+// The round record's fairness: each scheduled job's and app's finish-time fairness,
+// estimated from the round's goodput matrix with the GPUs it was placed on, N_avg from the
+// book with this round counted (null when the round scheduled nothing).
+json RoundEngine::round_fairness(const Pass& r, const StageOutput& out) const {
+  const GoodputMatrix& m = out.matrix;
+  if (m.jobs.empty()) return nullptr;
+  const int units = fairness_units(m);
+  std::map<std::string, Config> given;
+  for (const JobPlacement& p : out.placement.jobs) {
+    if (r.scheduled.count(p.job) && !p.nodes.empty()) {
+      given[p.job] = Config{p.type, static_cast<int>(p.nodes.size()), p.gpu_count()};
+    }
+  }
+  std::map<std::string, double> job_n_avg, app_n_avg;
+  std::set<std::string> jobs, apps;
+  for (const GoodputRow& row : m.jobs) {
+    const BookJob* b = r.book.find(row.job);
+    if (!b || is_ended(b->state)) continue;
+    jobs.insert(row.job);
+    job_n_avg[row.job] = b->fair.n_avg_with(units);
+    if (!row.app) continue;
+    if (const BookApp* a = r.book.find_app(row.app->name)) {
+      apps.insert(a->spec.name);
+      app_n_avg[a->spec.name] = a->fair.n_avg_with(units);
+    }
+  }
+  const FairnessEstimate est =
+      estimate_fairness(m, given, job_n_avg, app_n_avg, config_.controller.round);
+  return make_round_fairness(units, jobs, apps, est);
 }
 
 // 5. Deliver every node its part, and journal each node's answer.

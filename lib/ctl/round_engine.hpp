@@ -74,6 +74,7 @@ class RoundEngine {
   void leave_out_hung(Pass& r);
   StageInput stage_input(Pass& r, const Cluster& up_cluster);
   void schedule(Pass& r);
+  nlohmann::json round_fairness(const Pass& r, const StageOutput& out) const;
   void deliver(Pass& r);
   void summarize(Pass& r);
   // Ends `job`: its record, and a line of the round's result.

@@ -6,6 +6,7 @@ sia_module(ctl
   ctl/job_book.cpp
   ctl/report_records.cpp
   ctl/book_json.cpp
+  ctl/book_fairness.cpp
   ctl/state_store.cpp
   ctl/fsck.cpp
   ctl/pipe_process.cpp

@@ -61,6 +61,7 @@ StageOutput Stages::run(const StageInput& in) {
   const std::string goodput_doc = estimate(in, meta, out, matrix);
   const std::string allocation_doc = solve(in, meta, goodput_doc, matrix, out);
   place_jobs(in, meta, allocation_doc, out);
+  out.matrix = std::move(matrix);
   return out;
 }
 

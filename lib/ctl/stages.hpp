@@ -51,6 +51,7 @@ struct StageOutput {
   nlohmann::json placement_data;                     // as printed (with notes)
   std::map<std::string, nlohmann::json> models;      // refreshed fits per job (in-process)
   std::map<std::string, std::string> unschedulable;  // job -> why it could not be estimated
+  GoodputMatrix matrix;                              // the round's (from either estimator)
 };
 
 class Stages {

@@ -17,6 +17,7 @@ sia_module(policy
   policy/themis_model.cpp
   policy/successive_halving.cpp
   policy/themis_app.cpp
+  policy/fairness_estimate.cpp
 )
 target_link_libraries(sia_policy
   PUBLIC sia_core sia_model sia_place

@@ -62,7 +62,6 @@
 #include <limits>
 #include <map>
 #include <random>
-#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -73,6 +72,7 @@
 #include "model/goodput.hpp"
 #include "place/placer.hpp"
 #include "policy/baselines.hpp"
+#include "policy/fairness_estimate.hpp"
 #include "policy/themis_app.hpp"
 #include "policy/themis_auction.hpp"
 #include "policy/themis_model.hpp"
@@ -248,9 +248,7 @@ int best_gang(const JobView& v) {
 // Fills the app's model; false when it has no waiting trial or no finite ideal time.
 bool build_app_unit(AppUnit& u, const std::vector<JobView>& views, const Cluster& cluster,
                     const State& state, double lease) {
-  // Each bracket (one unless hyperband) with a trial in the matrix: its schedule.
-  std::map<int, std::pair<AppRef, ThemisPhases>> brackets;
-  std::vector<double> totals;
+  std::vector<ThemisTrial> trials;
   for (std::size_t i : u.trials) {
     const JobView& v = views[i];
     const int b = best_gang(v);
@@ -260,42 +258,18 @@ bool build_app_unit(AppUnit& u, const std::vector<JobView>& views, const Cluster
     } else {
       u.waiting.push_back(i);
     }
-    if (u.model.gpus_per_trial <= 1) u.model.gpus_per_trial = v.cands[b].config.gpus;
-    u.model.serial_iter.push_back(v.cands[b].config.gpus / v.cands[b].rate);
-    const AppRef& ref = *v.row->app;
-    auto& bracket = brackets.try_emplace(ref.bracket, ref, ThemisPhases{}).first->second;
-    bracket.second.done.push_back(v.done);
-    u.model.elapsed = std::max(u.model.elapsed, v.row->age);
-    totals.push_back(v.total);
+    trials.push_back(
+        {*v.row->app, v.done, v.total, v.row->age, v.cands[b].config.gpus, v.cands[b].rate});
   }
-  if (u.waiting.empty() || totals.empty()) return false;
-  std::sort(totals.begin(), totals.end());
-  const double total = totals[totals.size() / 2];
-  int trials = 0;
-  for (auto& [k, bracket] : brackets) {
-    const AppRef& ref = bracket.first;
-    ThemisPhases& p = bracket.second;
-    AppScheduler sched{
-        ref.rungs > 1 ? AppSchedulerKind::successive_halving : AppSchedulerKind::none, ref.eta,
-        ref.rungs};
-    for (int j = 0, n = ref.trials; j < ref.rungs; ++j, n = (n + ref.eta - 1) / ref.eta) {
-      p.phase_jobs.push_back(n);
-      p.phase_budget.push_back(rung_fraction(sched, j) * total);
-    }
-    p.phase = ref.phase;
-    trials += ref.trials;
-    if (k == brackets.begin()->first) {
-      static_cast<ThemisPhases&>(u.model) = std::move(p);
-    } else {
-      u.model.more_brackets.push_back(std::move(p));
-    }
-  }
+  if (u.waiting.empty() || trials.empty()) return false;
+  int started = 0;
+  u.model = themis_app_model(trials, &started);
   u.cluster_gpus = cluster.total_gpus();
   const auto mem = state.jobs.find(views[u.waiting.front()].row->job);
   if (mem != state.jobs.end() && mem->second.rounds > 0) {
     u.n_avg = mem->second.contention_sum / static_cast<double>(mem->second.rounds);
   }
-  u.max_demand = std::min(cluster.total_gpus(), trials * u.model.gpus_per_trial);
+  u.max_demand = std::min(cluster.total_gpus(), started * u.model.gpus_per_trial);
   const double t_id = themis_app_ideal_time(u.model, u.cluster_gpus, u.n_avg, u.max_demand);
   if (!(t_id > 0) || !std::isfinite(t_id)) return false;
   // Holding nothing: wait one lease, then run on the fair share (§5 step 1).
@@ -386,10 +360,7 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
   std::mt19937 rng(seq);
   const std::vector<ThemisRow> rows = themis_rows(cluster);
   // N counts apps (§1.1): a search's trials are one app, a job without one is its own.
-  std::set<std::string> unit_names;
-  for (const GoodputRow& row : m.jobs)
-    unit_names.insert(row.app ? "app:" + row.app->name : row.job);
-  const double njobs = static_cast<double>(unit_names.size());
+  const double njobs = fairness_units(m);
 
   // Forget finished jobs; count this round in every active job's N_avg.
   std::map<std::string, Memory> kept;

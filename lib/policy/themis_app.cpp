@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+
+#include "core/app_spec.hpp"
 
 namespace sia {
 
@@ -36,6 +39,43 @@ void each_bracket(const ThemisApp& a, F f) {
 }
 
 }  // namespace
+
+ThemisApp themis_app_model(const std::vector<ThemisTrial>& trials, int* started) {
+  ThemisApp app;
+  std::map<int, std::pair<AppRef, ThemisPhases>> brackets;
+  std::vector<double> totals;
+  for (const ThemisTrial& t : trials) {
+    if (app.gpus_per_trial <= 1) app.gpus_per_trial = t.gpus;
+    app.serial_iter.push_back(t.gpus / t.rate);
+    auto& bracket = brackets.try_emplace(t.ref.bracket, t.ref, ThemisPhases{}).first->second;
+    bracket.second.done.push_back(t.done);
+    app.elapsed = std::max(app.elapsed, t.age);
+    totals.push_back(t.total);
+  }
+  if (started) *started = 0;
+  if (totals.empty()) return app;
+  std::sort(totals.begin(), totals.end());
+  const double total = totals[totals.size() / 2];
+  for (auto& [k, bracket] : brackets) {
+    const AppRef& ref = bracket.first;
+    ThemisPhases& p = bracket.second;
+    AppScheduler sched{
+        ref.rungs > 1 ? AppSchedulerKind::successive_halving : AppSchedulerKind::none, ref.eta,
+        ref.rungs};
+    for (int j = 0, n = ref.trials; j < ref.rungs; ++j, n = (n + ref.eta - 1) / ref.eta) {
+      p.phase_jobs.push_back(n);
+      p.phase_budget.push_back(rung_fraction(sched, j) * total);
+    }
+    p.phase = ref.phase;
+    if (started) *started += ref.trials;
+    if (k == brackets.begin()->first) {
+      static_cast<ThemisPhases&>(app) = std::move(p);
+    } else {
+      app.more_brackets.push_back(std::move(p));
+    }
+  }
+  return app;
+}
 
 double themis_app_remaining(const ThemisApp& a, int gpus) {
   const int d = std::max(1, a.gpus_per_trial);

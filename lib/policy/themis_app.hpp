@@ -11,6 +11,8 @@
 
 #include <vector>
 
+#include "core/goodput_matrix.hpp"
+
 namespace sia {
 
 // One successive-halving schedule: the app's, or one bracket of a hyperband app's.
@@ -32,6 +34,22 @@ struct ThemisApp : ThemisPhases {
   int gpus_per_trial = 1;           // d
   double elapsed = 0;               // seconds since the app arrived
 };
+
+// One trial of an app as its model sees it: its bracket's successive halving (AppRef),
+// its progress (iterations at the initial batch), age, and its fastest gang.
+struct ThemisTrial {
+  AppRef ref;
+  double done = 0, total = 0;
+  double age = 0;   // seconds since it was submitted
+  int gpus = 1;     // its fastest gang's GPUs
+  double rate = 0;  // that gang's iterations per second (> 0)
+};
+
+// The app's model from its trials now being scheduled (at least one): each bracket's
+// phases from its AppRef, with phase budgets the rung fractions of the trials' median
+// total; elapsed the oldest trial's age; gpus_per_trial the first trial's gang. The sum of
+// the brackets' starting trials goes to *trials when given.
+ThemisApp themis_app_model(const std::vector<ThemisTrial>& trials, int* started = nullptr);
 
 // Seconds the app still needs holding `gpus` GPUs (infinite below one trial's GPUs).
 double themis_app_remaining(const ThemisApp& app, int gpus);

@@ -178,6 +178,11 @@ std::vector<ThemisGang> themis_gangs(const GoodputRow& row, const Cluster& clust
   return out;
 }
 
+double themis_rate(const GoodputRow& row, const Cluster& cluster,
+                   const std::vector<ThemisGang>& gangs, int type, int gpus) {
+  return type_rate(row, cluster, type, gangs)(gpus);
+}
+
 double themis_ideal_time(const GoodputRow& row, const Cluster& cluster,
                          const std::vector<ThemisGang>& gangs, double n_avg, double total) {
   double inverse = 0, weight = 0;

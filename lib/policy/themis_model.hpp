@@ -59,6 +59,11 @@ struct ThemisGang {
 std::vector<ThemisGang> themis_gangs(const GoodputRow& row, const Cluster& cluster,
                                      const std::vector<ThemisRow>& rows);
 
+// rate_t(n) as T_id uses it (the header's rules): iterations per second on `gpus` GPUs of
+// `type`; 0 where the job cannot run there.
+double themis_rate(const GoodputRow& row, const Cluster& cluster,
+                   const std::vector<ThemisGang>& gangs, int type, int gpus);
+
 // T_id in seconds for `total` iterations; infinity when the job can run nowhere.
 double themis_ideal_time(const GoodputRow& row, const Cluster& cluster,
                          const std::vector<ThemisGang>& gangs, double n_avg, double total);

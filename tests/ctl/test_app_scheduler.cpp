@@ -281,3 +281,29 @@ TEST_CASE("status APP and cancel APP name an app still in the inbox", "[app]") {
   CHECK(f.client.status({"i"})["data"]["apps"][0]["state"] == "cancelled");
   CHECK(sia::test::error_of([&] { f.client.status({"nope"}); }).first == 66);
 }
+
+TEST_CASE("every round estimates each app's and trial's rho; status shows them", "[app]") {
+  Search f;
+  f.client.submit(search("s", 2, 2));
+  f.round();
+  // One unit (the app) contends: N_avg 1 for it and its trials, each with an estimate.
+  CHECK(f.app("s").fair.rounds == 1);
+  CHECK(f.app("s").fair.contention_sum == 1);
+  CHECK(f.app("s").fair.t_id > 0);
+  CHECK(f.job("s-000").fair.rounds == 1);
+  CHECK(f.job("s-000").fair.t_id > 0);
+  f.round();
+  CHECK(f.app("s").fair.rounds == 2);
+  const json d = f.client.status({})["data"];
+  const json& app = d["apps"][0];
+  REQUIRE(app["rho"].is_number());
+  CHECK(app["rho"].get<double>() == Approx(f.app("s").fair.t_sh / f.app("s").fair.t_id));
+  CHECK(app["rho_measured"] == false);
+  CHECK(app["fair"]["n_avg"] == 1.0);
+  CHECK(d["jobs"][0]["rho"].is_number());
+  CHECK(d["fairness"]["apps"]["count"] == 1);
+  CHECK(d["fairness"]["jobs"]["count"] == 2);
+  // The round records carry the figures: a replayed journal gives the same book.
+  JobBook again = f.store.load(false, nullptr);
+  CHECK(again.find_app("s")->fair.t_sh == f.app("s").fair.t_sh);
+}

@@ -247,3 +247,54 @@ TEST_CASE("the silence clock starts with a start its node confirmed", "[book]") 
   book.apply(r);
   CHECK(silent_for(a, 200) == 10);  // since its last report
 }
+
+TEST_CASE("rho: estimated from the rounds, measured when the job finishes", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a"), ct::spec("b")}));
+  json r1 = round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})}));
+  r1["fairness"] = {{"units", 2},
+                    {"jobs", {{"a", {{"t_sh", 600.0}, {"t_id", 400.0}}}, {"b", json::object()}}},
+                    {"apps", json::object()}};
+  book.apply(r1);
+  json r2 = round_record(2, 220, json::array({placed("a", "t4-0", {0, 1})}));
+  r2["fairness"] = {{"units", 1},
+                    {"jobs", {{"a", {{"t_sh", 500.0}, {"t_id", 400.0}}}}},
+                    {"apps", json::object()}};
+  book.apply(r2);
+  const BookJob& a = *book.find("a");
+  CHECK(a.fair.rounds == 2);
+  CHECK(a.fair.contention_sum == 3);  // N_avg 1.5
+  CHECK(a.fair.n_avg_with(3) == Approx(2));
+  REQUIRE(job_rho(a));
+  CHECK(*job_rho(a) == Approx(1.25));     // the last estimate
+  CHECK_FALSE(job_rho(*book.find("b")));  // scheduled without a figure
+  CHECK(book.find("b")->fair.rounds == 1);
+  // The snapshot keeps it.
+  JobBook back = JobBook::from_json(book.to_json(), "snapshot.json");
+  CHECK(back.find("a")->fair.t_sh == 500);
+  CHECK(back.find("a")->fair.contention_sum == 3);
+  // Finished at 700: measured, (700 - 100) / 400.
+  book.apply(make_job_ended("a", Lifecycle::finished, "done", 0, 700));
+  CHECK(*job_rho(a) == Approx(1.5));
+  book.apply(make_job_ended("b", Lifecycle::failed, "boom", 1, 700));
+  CHECK_FALSE(job_rho(*book.find("b")));
+  // A bad fairness field changes nothing.
+  JobBook other;
+  other.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  json bad = round_record(1, 160, json::array());
+  bad["fairness"] = {{"units", -1}, {"jobs", {{"a", {{"t_sh", 1.0}, {"t_id", 1.0}}}}}};
+  other.apply(bad);
+  CHECK(other.find("a")->fair.rounds == 0);
+}
+
+TEST_CASE("the work a job needs follows the fraction its workers report", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  CHECK(book.job_state(*book.find("a"), 200).target_progress == 0);  // the catalog's
+  book.apply(make_report(
+      "t4-0", "a", 0, 50,
+      {{"type", "report"}, {"round", 1}, {"step", 30}, {"progress", 12.0}, {"fraction", 0.25}}));
+  CHECK(book.job_state(*book.find("a"), 200).target_progress == Approx(48));
+}

@@ -87,6 +87,14 @@ while :; do
     ctl cancel c >out 2>&1 || fail "cancel c: $(cat out)"
   fi
   status_json
+  if [ "$i" -eq 1 ]; then  # a running app has its estimated rho, not a measured one
+    python3 -c 'import json
+d=json.load(open("status.json"))["data"]
+s=[a for a in d["apps"] if a["name"]=="s"][0]
+assert isinstance(s["rho"], float) and s["rho"] > 0 and not s["rho_measured"], s
+assert s["fair"]["n_avg"] >= 1 and s["fair"]["t_id"] > 0, s
+assert d["fairness"]["apps"]["count"] >= 1, d["fairness"]' 2>err || fail "round 1 rho: $(cat err)"
+  fi
   [ "$(app_field s state)" = finished ] && break
   [ $(($(date +%s) - start)) -gt 50 ] && fail "app s not finished after 50 s ($i rounds)"
   sleep 0.3
@@ -147,12 +155,27 @@ check(app["best_trial"] is not None and app["scheduler"] == "successive-halving"
 c = [a for a in status["apps"] if a["name"] == "c"][0]
 check(c["state"] == "cancelled" and c["cancelled"] == 2, "app c %s" % c)
 check(jobs["c-000"]["state"] == "cancelled" and jobs["c-001"]["state"] == "cancelled", "c trials")
+# Finish-time fairness, live: the ended app's and its survivor's rho are measured (their
+# real completion time over the ideal one estimated from the rounds); stopped trials and
+# cancelled apps have none; the summary covers what has one.
+check(isinstance(app["rho"], float) and app["rho"] > 0 and app["rho_measured"], "app s rho %s" % app)
+f = jobs[finished[0]]
+check(isinstance(f["rho"], float) and f["rho"] > 0 and f["rho_measured"], "survivor rho %s" % f)
+check(all(jobs[t]["rho"] is None for t in stopped), "stopped trials have a rho")
+check(c["rho"] is None, "cancelled app c has a rho: %s" % c)
+summary = status["fairness"]
+check(summary["apps"]["count"] == 1 and summary["apps"]["worst_rho"] == app["rho"], summary)
+check(summary["jobs"]["count"] == 1 and summary["jobs"]["worst_rho"] == f["rho"], summary)
+print("app s: rho %.2f (N_avg %.2f); its survivor %s: rho %.2f" %
+      (app["rho"], app["fair"]["n_avg"], finished[0], f["rho"]))
 PY
 
 ctl status >out 2>&1 || fail "status"
 grep -q "^s .*finished .*successive-halving .*3 of 3" out || fail "status table: $(cat out)"
 grep -q "^s-00[0-3] .*stopped .*successive halving: phase 1 of 3" out ||
   fail "status table, stopped trials: $(cat out)"
+grep -q "^fairness: jobs worst rho [0-9.]*, [01] of 1 unfair; apps worst rho [0-9.]*, [01] of 1 unfair" out ||
+  fail "status table, fairness line: $(cat out)"
 ctl status s >out 2>&1 || fail "status s"
 [ "$(grep -c '^s-00' out)" -eq 4 ] || fail "status s lists the trials: $(cat out)"
 grep -q "^c " out && fail "status s shows app c: $(cat out)"

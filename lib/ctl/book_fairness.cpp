@@ -1,0 +1,96 @@
+// JobBook's finish-time fairness: the round record's fairness field, and rho of jobs and
+// apps (job_book.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "ctl/job_book.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+json figures(const std::set<std::string>& names,
+             const std::map<std::string, FairnessFigure>& figs) {
+  json out = json::object();
+  for (const auto& name : names) {
+    json f = json::object();
+    if (auto it = figs.find(name); it != figs.end()) {
+      f["t_sh"] = it->second.t_sh;
+      f["t_id"] = it->second.t_id;
+    }
+    out[name] = f;
+  }
+  return out;
+}
+
+// Counts the round in `fb` and takes its figure, when `f` (the record's entry) has one.
+void note(FairnessBook& fb, int units, const json& f) {
+  fb.contention_sum += units;
+  fb.rounds += 1;
+  if (!f.is_object()) return;
+  auto sh = f.find("t_sh");
+  auto id = f.find("t_id");
+  if (sh == f.end() || id == f.end() || !sh->is_number() || !id->is_number()) return;
+  const double t_sh = sh->get<double>(), t_id = id->get<double>();
+  if (!(t_id > 0) || !std::isfinite(t_id) || !(t_sh > 0) || !std::isfinite(t_sh)) return;
+  fb.t_sh = t_sh;
+  fb.t_id = t_id;
+}
+
+}  // namespace
+
+json make_round_fairness(int units, const std::set<std::string>& jobs,
+                         const std::set<std::string>& apps, const FairnessEstimate& est) {
+  return {{"units", units}, {"jobs", figures(jobs, est.jobs)}, {"apps", figures(apps, est.apps)}};
+}
+
+void JobBook::apply_round_fairness(const json& f) {
+  if (!f.is_object()) return;
+  const auto u = f.find("units");
+  if (u == f.end() || !u->is_number_integer() || u->get<std::int64_t>() < 1 ||
+      u->get<std::int64_t>() > 100'000'000) {
+    return;
+  }
+  const int units = static_cast<int>(u->get<std::int64_t>());
+  if (auto js = f.find("jobs"); js != f.end() && js->is_object()) {
+    for (auto it = js->begin(); it != js->end(); ++it) {
+      auto j = jobs_.find(it.key());
+      if (j != jobs_.end() && !is_ended(j->second.state)) note(j->second.fair, units, it.value());
+    }
+  }
+  if (auto as = f.find("apps"); as != f.end() && as->is_object()) {
+    for (auto it = as->begin(); it != as->end(); ++it) {
+      auto a = apps_.find(it.key());
+      if (a != apps_.end()) note(a->second.fair, units, it.value());
+    }
+  }
+}
+
+std::optional<double> job_rho(const BookJob& job) {
+  if (!(job.fair.t_id > 0)) return std::nullopt;
+  if (job.state == Lifecycle::finished) {
+    return std::max(0.0, job.end_time - job.submit_time) / job.fair.t_id;
+  }
+  if (is_ended(job.state)) return std::nullopt;
+  return job.fair.t_sh / job.fair.t_id;
+}
+
+std::optional<double> app_rho(const JobBook& book, const BookApp& app) {
+  if (!(app.fair.t_id > 0)) return std::nullopt;
+  bool live = false, finished = false;
+  double end = 0;
+  for (const auto& t : app.trials) {
+    const BookJob* b = book.find(t);
+    if (!b) continue;  // forgotten: it ended
+    live = live || !is_ended(b->state);
+    finished = finished || b->state == Lifecycle::finished;
+    end = std::max(end, b->end_time);
+  }
+  if (live) return app.fair.t_sh / app.fair.t_id;
+  if (!finished) return std::nullopt;
+  return std::max(0.0, end - app.submit_time) / app.fair.t_id;
+}
+
+}  // namespace sia::ctl
