@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ctl/job_book.hpp"
+#include "ctl/record_fields.hpp"
 
 namespace sia::ctl {
 
@@ -30,13 +31,10 @@ void note(FairnessBook& fb, int units, const json& f) {
   fb.contention_sum += units;
   fb.rounds += 1;
   if (!f.is_object()) return;
-  auto sh = f.find("t_sh");
-  auto id = f.find("t_id");
-  if (sh == f.end() || id == f.end() || !sh->is_number() || !id->is_number()) return;
-  const double t_sh = sh->get<double>(), t_id = id->get<double>();
-  if (!(t_id > 0) || !std::isfinite(t_id) || !(t_sh > 0) || !std::isfinite(t_sh)) return;
-  fb.t_sh = t_sh;
-  fb.t_id = t_id;
+  const auto t_sh = finite(f, "t_sh"), t_id = finite(f, "t_id");
+  if (!t_sh || !t_id || !(*t_sh > 0) || !(*t_id > 0)) return;
+  fb.t_sh = *t_sh;
+  fb.t_id = *t_id;
 }
 
 }  // namespace
@@ -48,22 +46,19 @@ json make_round_fairness(int units, const std::set<std::string>& jobs,
 
 void JobBook::apply_round_fairness(const json& f) {
   if (!f.is_object()) return;
-  const auto u = f.find("units");
-  if (u == f.end() || !u->is_number_integer() || u->get<std::int64_t>() < 1 ||
-      u->get<std::int64_t>() > 100'000'000) {
-    return;
-  }
-  const int units = static_cast<int>(u->get<std::int64_t>());
+  const std::int64_t units = int_of(f, "units", 0);
+  if (units < 1 || units > 100'000'000) return;
   if (auto js = f.find("jobs"); js != f.end() && js->is_object()) {
     for (auto it = js->begin(); it != js->end(); ++it) {
       auto j = jobs_.find(it.key());
-      if (j != jobs_.end() && !is_ended(j->second.state)) note(j->second.fair, units, it.value());
+      if (j != jobs_.end() && !is_ended(j->second.state))
+        note(j->second.fair, static_cast<int>(units), it.value());
     }
   }
   if (auto as = f.find("apps"); as != f.end() && as->is_object()) {
     for (auto it = as->begin(); it != as->end(); ++it) {
       auto a = apps_.find(it.key());
-      if (a != apps_.end()) note(a->second.fair, units, it.value());
+      if (a != apps_.end()) note(a->second.fair, static_cast<int>(units), it.value());
     }
   }
 }

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
-#include "exec/job_launch.hpp"
+#include "ctl/record_fields.hpp"
 #include "policy/successive_halving.hpp"
 
 namespace sia::ctl {
@@ -24,48 +24,6 @@ struct RequestName {
 };
 const RequestName kRequests[] = {
     {"cancel", "cancelled"}, {"hold", "held"}, {"release", "released"}, {"requeue", "requeued"}};
-
-std::string str_of(const json& r, const char* k, const std::string& fallback = "") {
-  auto it = r.find(k);
-  return it != r.end() && it->is_string() ? it->get<std::string>() : fallback;
-}
-double num_of(const json& r, const char* k, double fallback = 0) {
-  auto it = r.find(k);
-  return it != r.end() && it->is_number() ? it->get<double>() : fallback;
-}
-// The largest magnitude read as an integer (counts, offsets, steps): integers a double
-// holds exactly, far beyond any real count, and no overflow into the int64 it becomes.
-constexpr double kMaxExactInteger = 9e15;
-std::int64_t int_of(const json& r, const char* k, std::int64_t fallback = 0) {
-  auto it = r.find(k);
-  if (it == r.end() || !it->is_number()) return fallback;
-  double v = it->get<double>();
-  if (!std::isfinite(v) || std::fabs(v) > kMaxExactInteger) return fallback;
-  return static_cast<std::int64_t>(v);
-}
-bool bool_of(const json& r, const char* k, bool fallback = false) {
-  auto it = r.find(k);
-  return it != r.end() && it->is_boolean() ? it->get<bool>() : fallback;
-}
-// A finite number, when the report has one.
-std::optional<double> finite(const json& r, const char* k) {
-  auto it = r.find(k);
-  if (it == r.end() || !it->is_number()) return std::nullopt;
-  double v = it->get<double>();
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
-// finite(r, k) when it lies in [lo, hi].
-std::optional<double> in_range(const json& r, const char* k, double lo, double hi) {
-  auto v = finite(r, k);
-  if (v && *v >= lo && *v <= hi) return v;
-  return std::nullopt;
-}
-const json& arr_of(const json& r, const char* k) {
-  static const json empty = json::array();
-  auto it = r.find(k);
-  return it != r.end() && it->is_array() ? *it : empty;
-}
 
 }  // namespace
 
@@ -100,82 +58,6 @@ bool is_ended(Lifecycle s) {
          s == Lifecycle::stopped;
 }
 
-int Placed::gpus() const {
-  int n = 0;
-  for (const auto& ng : nodes) n += static_cast<int>(ng.gpus.size());
-  return n;
-}
-
-bool Placed::operator==(const Placed& o) const {
-  if (gpu_type != o.gpu_type || batch_size != o.batch_size || local_bsz != o.local_bsz ||
-      accum_steps != o.accum_steps || nodes.size() != o.nodes.size()) {
-    return false;
-  }
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].node != o.nodes[i].node || nodes[i].gpus != o.nodes[i].gpus) return false;
-  }
-  return true;
-}
-
-json placed_to_json(const Placed& p) {
-  json nodes = json::array();
-  for (const auto& ng : p.nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
-  return {{"gpu_type", p.gpu_type},
-          {"nodes", nodes},
-          {"batch_size", p.batch_size},
-          {"local_bsz", p.local_bsz},
-          {"accum_steps", p.accum_steps}};
-}
-
-Placed placed_from_json(const json& j) {
-  Placed p;
-  p.gpu_type = str_of(j, "gpu_type");
-  for (const auto& n : arr_of(j, "nodes")) {
-    NodeGpus ng;
-    ng.node = str_of(n, "name");
-    for (const auto& g : arr_of(n, "gpus")) {
-      if (g.is_number_integer()) ng.gpus.push_back(g.get<int>());
-    }
-    p.nodes.push_back(std::move(ng));
-  }
-  p.batch_size = num_of(j, "batch_size");
-  p.local_bsz = static_cast<int>(int_of(j, "local_bsz"));
-  p.accum_steps = static_cast<int>(int_of(j, "accum_steps"));
-  return p;
-}
-
-std::string describe_placed(const std::optional<Placed>& p) {
-  if (!p) return "waiting";
-  std::string out = p->gpu_type;
-  for (const auto& ng : p->nodes) out += " " + ng.node + ":" + exec::join_ints(ng.gpus);
-  return out;
-}
-
-json make_submit(const std::string& inbox, const std::string& identity, double time,
-                 const std::vector<JobSpec>& jobs, const std::vector<AppSpec>& apps,
-                 const std::optional<RunAs>& run_as) {
-  json list = json::array();
-  for (const auto& s : jobs) list.push_back(job_spec_to_json(s));
-  json r = {
-      {"type", "submit"}, {"inbox", inbox}, {"identity", identity}, {"time", time}, {"jobs", list}};
-  if (!apps.empty()) {
-    json a = json::array();
-    for (AppSpec x : apps) {
-      x.trial_template.reset();  // its trials are the jobs
-      a.push_back(app_spec_to_json(x));
-    }
-    r["apps"] = std::move(a);
-  }
-  if (run_as) r["run_as"] = run_as_to_json(*run_as);
-  return r;
-}
-
-json make_app_phase(const std::string& app, int phase, double time, int bracket) {
-  json r = {{"type", "app-phase"}, {"app", app}, {"phase", phase}, {"time", time}};
-  if (bracket > 0) r["bracket"] = bracket;
-  return r;
-}
-
 void BookApp::init_brackets() {
   bracket = hyperband_brackets(spec.scheduler, static_cast<int>(trials.size()));
   phases.assign(static_cast<std::size_t>(app_brackets(spec.scheduler)), 0);
@@ -186,61 +68,6 @@ int BookApp::bracket_of(const std::string& trial) const {
   auto it = std::find(trials.begin(), trials.end(), trial);
   const auto i = static_cast<std::size_t>(it - trials.begin());
   return i < bracket.size() ? bracket[i] : 0;
-}
-
-json make_rejected(const std::string& inbox, const std::string& identity, double time,
-                   const std::vector<std::string>& jobs, const std::string& reason) {
-  return {{"type", "rejected"}, {"inbox", inbox}, {"identity", identity},
-          {"time", time},       {"jobs", jobs},   {"reason", reason}};
-}
-
-json make_job_request(JobRequest type, const std::string& inbox, const std::string& identity,
-                      double time, const std::vector<std::string>& jobs) {
-  return {{"type", to_string(type)},
-          {"inbox", inbox},
-          {"identity", identity},
-          {"time", time},
-          {"jobs", jobs}};
-}
-
-json make_report(const std::string& node, const std::string& job, std::int64_t offset,
-                 std::int64_t next, const json& report) {
-  return {{"type", "report"}, {"node", node}, {"job", job},
-          {"offset", offset}, {"next", next}, {"report", report}};
-}
-
-json make_node_seen(const std::string& node, bool up, const std::string& error, double time) {
-  return {{"type", "node-seen"}, {"node", node}, {"up", up}, {"error", error}, {"time", time}};
-}
-
-json make_job_ended(const std::string& job, Lifecycle state, const std::string& reason,
-                    std::optional<int> exit_status, double time,
-                    const std::optional<LogTail>& log_tail) {
-  json r = {{"type", "job-ended"},
-            {"job", job},
-            {"state", to_string(state)},
-            {"reason", reason},
-            {"exit_status", exit_status ? json(*exit_status) : json(nullptr)},
-            {"time", time}};
-  if (log_tail) r["log_tail"] = log_tail_to_json(*log_tail);
-  return r;
-}
-
-json log_tail_to_json(const LogTail& t) {
-  return {{"node", t.node}, {"rank", t.rank}, {"text", t.text}};
-}
-
-std::optional<LogTail> log_tail_from_json(const json& j) {
-  if (!j.is_object() || !j.contains("rank") || !j["rank"].is_number_integer()) {
-    return std::nullopt;
-  }
-  const std::int64_t rank = int_of(j, "rank", -1);
-  if (rank < 0 || rank > std::numeric_limits<int>::max()) return std::nullopt;
-  LogTail t;
-  t.node = str_of(j, "node");
-  t.rank = static_cast<int>(rank);
-  t.text = str_of(j, "text");
-  return t;
 }
 
 json node_job_json(const JobBook& book, const BookJob& b, const std::string& checkpoint_root) {
@@ -259,36 +86,6 @@ json node_job_json(const JobBook& book, const BookJob& b, const std::string& che
   if (b.run_as) state["run_as"] = run_as_to_json(*b.run_as);
   if (!state.empty()) j["state"] = std::move(state);
   return j;
-}
-
-json make_round(std::int64_t round, double time, const json& cluster, const json& allocation,
-                const json& placement, const json& models, const json& fairness) {
-  json r = {{"type", "round"},    {"round", round},           {"time", time},
-            {"cluster", cluster}, {"allocation", allocation}, {"placement", placement},
-            {"models", models}};
-  if (!fairness.is_null()) r["fairness"] = fairness;
-  return r;
-}
-
-json make_job_silent(const std::string& job, double silent_for, double time) {
-  return {{"type", "job-silent"}, {"job", job}, {"silent_for", silent_for}, {"time", time}};
-}
-
-json make_delivered(std::int64_t round, const std::string& node, bool ok, const std::string& error,
-                    const json& plan) {
-  json actions = json::array();
-  if (plan.is_object() && plan.contains("actions") && plan["actions"].is_array()) {
-    for (const auto& a : plan["actions"]) {
-      if (!a.is_object()) continue;
-      json entry = {{"job", str_of(a, "job")},
-                    {"action", str_of(a, "action")},
-                    {"generation", int_of(a, "round", 0)}};
-      if (auto w = str_of(a, "warning"); !w.empty()) entry["warning"] = w;
-      actions.push_back(std::move(entry));
-    }
-  }
-  return {{"type", "delivered"},      {"round", round},    {"node", node}, {"ok", ok},
-          {"error", ok ? "" : error}, {"actions", actions}};
 }
 
 double silent_for(const BookJob& b, double now) {

@@ -4,6 +4,8 @@ sia_module(ctl
   ctl/config.cpp
   ctl/journal.cpp
   ctl/job_book.cpp
+  ctl/job_records.cpp
+  ctl/record_fields.cpp
   ctl/report_records.cpp
   ctl/book_json.cpp
   ctl/book_fairness.cpp
