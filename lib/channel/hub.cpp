@@ -606,6 +606,7 @@ Hub::Hub(HubOptions options, RequestHandler handler) : impl_(std::make_unique<Im
     d.router.set(zmq::sockopt::rcvhwm, 100000);
     d.router.set(zmq::sockopt::sndhwm, 100000);
     if (d.curve) set_curve_server(d.router, *o.server_key);
+    restrict_ipc_peers(d.router, o.bind);
     d.router.bind(o.bind);
     d.endpoint = d.router.get(zmq::sockopt::last_endpoint);
   } catch (const zmq::error_t& e) {

@@ -116,9 +116,11 @@ class Hub {
   // Plans a LOGS request, or throws sia::Error with the client's refusal.
   using LogPlanner = std::function<DeferredLog(const Identity&, const Request&)>;
 
-  // Binds. Status 78: a tcp:// endpoint without CURVE, a key without an allow-list (or
-  // the reverse), an invalid endpoint; 77: an ipc:// socket's directory that is not
-  // private (make_ipc_private creates it 0700); 69: the address is in use.
+  // Binds; on ipc:// only this user's and root's processes may connect
+  // (restrict_ipc_peers). Status 78: a tcp:// endpoint without CURVE, a key without an
+  // allow-list (or the reverse), an invalid endpoint, a libzmq that cannot check an ipc
+  // peer's uid; 77: an ipc:// socket's directory that is not private (make_ipc_private
+  // creates it 0700); 69: the address is in use.
   Hub(HubOptions options, RequestHandler handler);
   ~Hub();
   Hub(const Hub&) = delete;

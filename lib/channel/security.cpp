@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -75,6 +76,22 @@ void make_ipc_private(const std::string& endpoint) {
                     ") is not private: an ipc:// peer is trusted as this user, so the "
                     "directory must be owned by it with mode 0700 (chmod 700 " +
                     dir + ")");
+  }
+}
+
+void restrict_ipc_peers(zmq::socket_t& socket, const std::string& endpoint) {
+  if (endpoint.substr(0, 6) != "ipc://") return;
+  const int own = static_cast<int>(::geteuid());
+  std::vector<int> uids = {own};
+  if (own != 0) uids.push_back(0);
+  for (int uid : uids) {
+    if (zmq_setsockopt(socket.handle(), ZMQ_IPC_FILTER_UID, &uid, sizeof uid) != 0) {
+      throw Error(ExitStatus::config,
+                  "bind " + endpoint + ": cannot limit ipc peers to uid " + std::to_string(uid) +
+                      " (ZMQ_IPC_FILTER_UID: " + zmq_strerror(zmq_errno()) +
+                      "); this libzmq cannot check a peer's uid (SO_PEERCRED), so bind to "
+                      "tcp:// with CURVE instead");
+    }
   }
 }
 

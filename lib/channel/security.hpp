@@ -3,11 +3,13 @@
 // loopback included (any local user can reach a loopback port). require_curve() refuses
 // to go on otherwise, saying which setting is missing. ipc:// may go without CURVE because
 // its socket lives in a private directory (make_ipc_private: 0700, owned by the
-// controller's user), so an ipc peer is the controller's own user (or root); inproc:// is
-// for tests (one process). A server key without an allow-list is refused too: CURVE alone
+// controller's user) and the listener drops a peer whose uid (SO_PEERCRED) is neither the
+// controller's nor root's (restrict_ipc_peers), so an ipc peer is the controller's own
+// user (or root) even if the directory's mode is loosened; inproc:// is for tests (one
+// process). A server key without an allow-list is refused too: CURVE alone
 // accepts any client that knows the server's public key.
 // Thread-safety: pure functions but make_ipc_private (the file system); the socket setters
-// act on the socket given.
+// (restrict_ipc_peers, set_curve_*) act on the socket given.
 #pragma once
 
 #include <optional>
@@ -45,6 +47,12 @@ void require_curve(const std::string& endpoint, bool have_curve, std::string_vie
 // checks that it is private -- owned by this process's user, no access for group or
 // others -- else status 77 naming it and its mode. Other endpoints: nothing.
 void make_ipc_private(const std::string& endpoint);
+
+// For a bind to ipc://PATH, before the bind: `socket` accepts a connection only from a
+// process whose uid (SO_PEERCRED) is this process's effective uid or 0 (root); libzmq
+// closes any other at once, before a message passes. Status 78 naming the endpoint when
+// libzmq cannot check uids. Other endpoints: nothing.
+void restrict_ipc_peers(zmq::socket_t& socket, const std::string& endpoint);
 
 // Makes `socket` a CURVE server with `key`; ZAP requests go to domain "sia".
 void set_curve_server(zmq::socket_t& socket, const KeyPair& key);

@@ -41,7 +41,8 @@ nlohmann::json run_as_to_json(const RunAs& r);
 RunAs parse_run_as(const Node& n);
 
 // How a job's RunAs reads in status and explain: "alice", or "the node's user (admin
-// client:root)", or "the node's user unless root (client:bob has no user)".
+// client:root)", or "the node's user unless root (client:bob has no user)" -- an account
+// name only when the job switches to that account (status's USER column relies on it).
 std::string describe_run_as(const RunAs& r);
 
 }  // namespace sia

@@ -1,7 +1,5 @@
 #include "ctl/client_backend.hpp"
 
-#include <set>
-
 #include "core/error.hpp"
 #include "ctl/client_docs.hpp"
 #include "ctl/history.hpp"
@@ -52,17 +50,9 @@ JobBook LocalBackend::load_existing() const {
 json LocalBackend::submit(const Submission& submission) {
   JobBook book = load();
   auto pending = pending_requests(store_);
-  const std::set<std::string> waiting = pending_submissions(pending);
+  check_names_free(book, pending, submission);
   std::vector<std::string> names;
   for (const auto& s : submission.jobs) names.push_back(s.name);
-  std::vector<std::string> taken = names;
-  for (const auto& a : submission.apps) taken.push_back(a.name);
-  for (const auto& name : taken) {
-    check_name_unused(book, name);
-    if (waiting.count(name) || find_pending_app(pending, name)) {
-      throw Error(ExitStatus::data, "\"" + name + "\" is submitted already (waiting in the inbox)");
-    }
-  }
   store_.create();
   const double now = wall_clock();
   store_.write_inbox(inbox_request("submit", identity_, now, submission_body(submission)));

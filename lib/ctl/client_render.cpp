@@ -1,7 +1,11 @@
 #include "ctl/client_render.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "cli/table.hpp"
 #include "core/document.hpp"
+#include "core/run_as.hpp"
 #include "ctl/history.hpp"
 #include "exec/job_launch.hpp"
 
@@ -45,10 +49,26 @@ std::string fairness_line(const json& d) {
   return out.empty() ? "" : "fairness: " + out + " (rho > 1)\n";
 }
 
+// The USER column's cell: the account a job switches to on its nodes, "-" when it runs as
+// the nodes' own user (run_as then says so in words, never an account name) or has no
+// run_as.
+std::string run_as_user(const json& run_as) {
+  if (!run_as.is_string() || !valid_account_name(run_as.get<std::string>())) return "-";
+  return run_as.get<std::string>();
+}
+
 std::string jobs_table(const json& d) {
-  cli::Table t({"job", "state", "gpus", "placement", "restarts", "step", "progress", "rho", "age",
-                "reason"});
-  for (const auto& j : d.value("jobs", json::array())) {
+  const json jobs = d.value("jobs", json::array());
+  // The USER column only when some job runs as an account of its own (an allow-list's
+  // user): a column of "-" alone would say nothing.
+  const bool users = std::any_of(jobs.begin(), jobs.end(), [](const json& j) {
+    return run_as_user(j.value("run_as", json())) != "-";
+  });
+  std::vector<std::string> header = {"job",  "state",    "gpus", "placement", "restarts",
+                                     "step", "progress", "rho",  "age",       "reason"};
+  if (users) header.insert(header.begin() + 1, "user");
+  cli::Table t(std::move(header));
+  for (const auto& j : jobs) {
     std::string where;
     for (const auto& n : j.value("nodes", json::array())) {
       where += (where.empty() ? "" : " ") + n.value("name", std::string("?")) + ":" +
@@ -63,10 +83,18 @@ std::string jobs_table(const json& d) {
         j["exit_status"].get<int>() != 0) {
       reason += " (exit " + std::to_string(j["exit_status"].get<int>()) + ")";
     }
-    t.add({j.value("name", ""), j.value("state", ""), std::to_string(j.value("gpus", 0)),
-           where.empty() ? "-" : where, std::to_string(j.value("restarts", 0)),
-           std::to_string(j.value("step", 0)), cli::fixed(j.value("progress", 0.0), 1), rho_text(j),
-           cli::duration(j.value("age", 0.0)), reason.empty() ? "-" : reason});
+    std::vector<std::string> row = {j.value("name", ""),
+                                    j.value("state", ""),
+                                    std::to_string(j.value("gpus", 0)),
+                                    where.empty() ? "-" : where,
+                                    std::to_string(j.value("restarts", 0)),
+                                    std::to_string(j.value("step", 0)),
+                                    cli::fixed(j.value("progress", 0.0), 1),
+                                    rho_text(j),
+                                    cli::duration(j.value("age", 0.0)),
+                                    reason.empty() ? "-" : reason};
+    if (users) row.insert(row.begin() + 1, run_as_user(j.value("run_as", json())));
+    t.add(std::move(row));
   }
   const json apps = d.value("apps", json::array());
   if (apps.empty()) return t.render() + fairness_line(d);

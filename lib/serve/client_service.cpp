@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
 
 #include "core/cluster.hpp"
 #include "core/error.hpp"
@@ -135,9 +134,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   std::optional<Cluster> cluster;
   if (!config_.controller.cluster.empty()) cluster = read_cluster(config_.controller.cluster);
   auto pending = ctl::pending_requests(store_);
-  const std::set<std::string> waiting = ctl::pending_submissions(pending);
   std::vector<JobSpec> specs;
-  std::set<std::string> names;
   std::vector<std::string> list;
   for (std::size_t i = 0; i < args["jobs"].size(); ++i) {
     const json& j = args["jobs"][i];
@@ -154,15 +151,8 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   if (auto apps = Node(args, "SUBMIT", "").get("apps")) {
     apps->each([&](const Node& a) { sub.apps.push_back(parse_app_spec(a)); });
   }
-  ctl::validate_apps(sub, "SUBMIT");
-  std::vector<std::string> taken = list;
-  for (const auto& a : sub.apps) taken.push_back(a.name);
-  for (const auto& name : taken) {
-    ctl::check_name_unused(book_, name);
-    if (waiting.count(name) || !names.insert(name).second) {
-      throw Error(ExitStatus::data, "job \"" + name + "\" is submitted already");
-    }
-  }
+  ctl::validate_apps(sub, "SUBMIT");  // no name twice in it
+  ctl::check_names_free(book_, pending, sub);
   bool idle = true;
   for (const ctl::BookJob* b : book_.active()) idle = idle && !b->placed;
   const double now = now_();

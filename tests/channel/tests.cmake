@@ -7,3 +7,9 @@ sia_test(channel
   channel/test_agent.cpp
   channel/test_sia_run_node.cpp)
 add_dependencies(test_channel sia-run)
+# Connecting as another user: one ctest, run as root only (status 77, skipped, otherwise).
+add_executable(test_channel_root channel/test_ipc_peers.cpp $<TARGET_OBJECTS:sia_test_main>)
+target_link_libraries(test_channel_root PRIVATE sia Catch2::Catch2)
+target_include_directories(test_channel_root PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+add_test(NAME channel/ipc_peers COMMAND test_channel_root)
+set_tests_properties(channel/ipc_peers PROPERTIES SKIP_RETURN_CODE 77)

@@ -10,4 +10,5 @@ sia_test(ctl
   ctl/test_command_driver.cpp
   ctl/test_job_log.cpp
   ctl/test_node_outputs.cpp
-  ctl/test_report_records.cpp)
+  ctl/test_report_records.cpp
+  ctl/test_client_render.cpp)

@@ -130,6 +130,9 @@ done
 grep -q "^ran as 65534 nobody " nodes/t4-0/jobs/ra/logs/rank-0.log ||
   fail "ra's log: $(cat nodes/t4-0/jobs/ra/logs/rank-0.log)"
 ctl -o json status ra | grep -q '"run_as":"nobody"' || fail "status ra: no run_as nobody"
+ctl status ra rb >out || fail "status ra rb"
+grep -q "^ra  *nobody  *finished " out && grep -q "^rb  *-  *failed " out ||
+  { cat out; fail "status's USER column: nobody for ra, - for rb"; }
 ctl explain ra >out || fail "explain ra"
 grep -q "runs as nobody on its nodes" out || { cat out; fail "explain ra: whom it runs as"; }
 

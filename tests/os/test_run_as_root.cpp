@@ -5,31 +5,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 
 #include "exec/temp_dir.hpp"
 #include "os/account.hpp"
 #include "os/spawn.hpp"
+#include "root_only.hpp"
 
 using namespace sia::os;
 using sia::exec::test::slurp;
 using sia::exec::test::TempDir;
 
-namespace {
-
-void require_root() {
-  if (::geteuid() != 0) {
-    std::puts("skipped: switching users needs root (run the test as root)");
-    std::exit(77);
-  }
-}
-
-}  // namespace
-
 TEST_CASE("root starts a program as nobody: its ids, groups and environment", "[os][root]") {
-  require_root();
+  sia::test::require_root("switching users");
   auto nobody = find_account("nobody");
   REQUIRE(nobody);
   TempDir tmp;
@@ -55,7 +43,7 @@ TEST_CASE("root starts a program as nobody: its ids, groups and environment", "[
 
 TEST_CASE("a program that cannot enter its directory as nobody is reported, not run as root",
           "[os][root]") {
-  require_root();
+  sia::test::require_root("switching users");
   auto nobody = find_account("nobody");
   REQUIRE(nobody);
   TempDir tmp;

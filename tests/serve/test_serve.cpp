@@ -340,10 +340,24 @@ TEST_CASE("the clients' service names an app still in the inbox: status and canc
   CHECK(d["jobs"][0]["state"] == "submitted");
   status.args = json::object();  // every app, the waiting one too
   CHECK(service.handle(alice(), status).document["data"]["apps"].size() == 1);
-  // A second submission of the same app while the first waits is refused.
+  // A second submission of the same app while the first waits is refused, by the local
+  // client and by the daemon alike (one check, one message), also when its trials have new
+  // names: the app's own name is taken.
   CHECK(sia::test::error_of([&] {
           local.submit({expand_trials(app, "test"), {app}});
         }).first == 65);
+  JobSpec renamed = spec("q");
+  renamed.app = "p";
+  const ctl::Submission again{{renamed}, {app}};
+  channel::Request submit;
+  submit.kind = channel::RequestKind::submit;
+  submit.args = ctl::submission_body(again);
+  const auto by_local = sia::test::error_of([&] { local.submit(again); });
+  const auto by_daemon = sia::test::error_of([&] { service.handle(alice(), submit); });
+  CHECK(by_local.first == 65);
+  CHECK(by_local.second == "\"p\" is submitted already (waiting in the inbox)");
+  CHECK(by_daemon == by_local);
+  CHECK(book.find("q") == nullptr);  // nothing journaled
   // Cancel by the app's name: owner-only; the owner's goes into the inbox after it.
   channel::Request cancel;
   cancel.kind = channel::RequestKind::cancel;
