@@ -44,6 +44,8 @@ class Contract:
     rendezvous_timeout: float = 300.0
     peer_timeout: float = 600.0
     batch_plan: str = ""
+    # A trial of an app stops at its rung: this fraction of its training (0: none).
+    stop_fraction: float = 0.0
     warnings: list = dataclasses.field(default_factory=list)
 
     @property
@@ -75,7 +77,7 @@ class _Reader:
             _bad(name, value, what)
         return x
 
-    def number(self, name, default, lo, what, strict=False):
+    def number(self, name, default, lo, what, strict=False, hi=math.inf):
         value = self.text(name)
         if value is None:
             return default
@@ -83,7 +85,7 @@ class _Reader:
             x = float(value)
         except ValueError:
             _bad(name, value, what)
-        if not math.isfinite(x) or x < lo or (strict and x == lo):
+        if not math.isfinite(x) or x < lo or (strict and x == lo) or x > hi:
             _bad(name, value, what)
         return x
 
@@ -138,6 +140,8 @@ def read_contract(environ=None):
                                 "a non-negative integer")
     c.init_batch_size = r.number("SIA_INIT_BATCH_SIZE", None, 0.0,
                                  "a positive number", strict=True)
+    c.stop_fraction = r.number("SIA_STOP_FRACTION", 0.0, 0.0, "a number from 0 to 1",
+                               hi=1.0)
     c.device = r.text("SIA_DEVICE") or "auto"
     if c.device not in ("auto", "cpu", "cuda"):
         _bad("SIA_DEVICE", c.device, "auto, cpu or cuda")

@@ -27,32 +27,13 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  ctl status 2>&1
-  for f in "$ST"/nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
-  exit 1
-}
+fail() { cpu_pair_fail "$@"; }
 cd "$tmp" || exit 1
 
 cpu_pair_setup
 STEPS=2400
-cat >search.toml <<TOML
-kind = "App"
-name = "s"
-metric = "loss"
-direction = "min"
-[scheduler]
-kind = "successive-halving"
-eta = 2
-rungs = 3
-[template]
-model = "cifar10"
-max_gpus = 1
-command = ["$BIN/sia-worker", "--device", "cpu", "--steps", "$STEPS", "--lr", "{lr}"]
-[hparams.grid]
-lr = [0.0005, 0.02, 0.001, 0.004]
-TOML
+cpu_pair_search s "[\"$BIN/sia-worker\", \"--device\", \"cpu\", \"--steps\", \"$STEPS\", \"--lr\", \"{lr}\"]" \
+  "[0.0005, 0.02, 0.001, 0.004]"
 cat >long.toml <<TOML
 kind = "App"
 name = "c"
@@ -101,32 +82,17 @@ assert d["fairness"]["apps"]["count"] >= 1, d["fairness"]' 2>err || fail "round 
 done
 echo "app s finished after $i rounds, $(($(date +%s) - start)) s"
 
-python3 - "$ST" "$STEPS" <<'PY' || fail "the search's trials"
-import glob, json, re, sys
+python3 - "$ST" "$STEPS" "$SRC/tests/e2e/lib" <<'PY' || fail "the search's trials"
+import json, re, sys
 st, steps = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, sys.argv[3])
+from app_trials import check, reports, rungs
 status = json.load(open("status.json"))["data"]
 jobs = {j["name"]: j for j in status["jobs"]}
 app = [a for a in status["apps"] if a["name"] == "s"][0]
-def check(ok, what):
-    if not ok:
-        print("FAIL:", what)
-        sys.exit(1)
-# Each trial's reports, from every node it ran on.
-reports = {}
-for f in glob.glob(st + "/nodes/*/jobs/*/reports.jsonl"):
-    for line in open(f):
-        r = json.loads(line)
-        reports.setdefault(r["job"], []).append(r)
 trials = ["s-000", "s-001", "s-002", "s-003"]
-# The loss each trial reported when it stopped at a rung (its workers' "rung" report).
-# A trial is started once per phase it trains in: none is started again at a rung it has
-# reached (such a start would stop at once, its "rung" report without a loss).
-rung = {}
-for t in trials:
-    for r in sorted(reports.get(t, []), key=lambda r: r["round"]):
-        if r.get("reason") == "rung":
-            check("loss" in r, "%s started again at its rung (round %d): %s" % (t, r["round"], r))
-            rung.setdefault(round(r["fraction"], 3), {}).setdefault(t, (r["step"], r["loss"]))
+reports = reports(st)
+rung = rungs(reports, trials)
 check(sorted(rung) == [0.25, 0.5], "rung reports at fractions %s" % sorted(rung))
 check(all(s == steps // 4 for s, _ in rung[0.25].values()), "rung 1 steps %s" % rung[0.25])
 check(all(s == steps // 2 for s, _ in rung[0.5].values()), "rung 2 steps %s" % rung[0.5])

@@ -68,6 +68,16 @@ class Contract(unittest.TestCase):
                       self.error({"SIA_RENDEZVOUS_TIMEOUT": "nan"}))
         self.assertIn("SIA_ACCUM_STEPS", self.error({"SIA_ACCUM_STEPS": "-1"}))
 
+    def test_stop_fraction_is_a_number_from_0_to_1(self):
+        self.assertEqual(read_contract({}).stop_fraction, 0.0)
+        for value in ("0", "0.25", "1"):
+            self.assertEqual(read_contract({"SIA_STOP_FRACTION": value}).stop_fraction,
+                             float(value))
+        for value in ("-0.1", "1.5", "nan", "inf", "half"):
+            self.assertEqual(self.error({"SIA_STOP_FRACTION": value}),
+                             f'SIA_STOP_FRACTION: expected a number from 0 to 1, '
+                             f'got "{value}"')
+
 
 if __name__ == "__main__":
     unittest.main()

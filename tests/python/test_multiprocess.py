@@ -72,6 +72,65 @@ class MultiProcess(unittest.TestCase):
                          ("done", 3, 7))
         self.assertEqual(done["samples"], 1500)
 
+    def rung_round(self, round, args, statuses, **env):
+        """One round of a trial (2 ranks x 8): its reports, after the statuses."""
+        job = self.job(2, args, SIA_ROUND=round, SIA_LOCAL_BSZ=8,
+                       SIA_RESTORE=int(round > 1), SIA_REPORT_INTERVAL=0.05, **env)
+        self.assertEqual(job.wait(), statuses, job.logs())
+        return [r for r in reports(self.report) if r["round"] == round]
+
+    def assert_rung(self, rs, step, fraction):
+        """The round's reports rise to ``fraction`` and end "rung" at ``step``."""
+        fractions = [r["fraction"] for r in rs]
+        self.assertEqual(fractions, sorted(fractions))
+        last = rs[-1]
+        self.assertEqual((last["reason"], last["step"]), ("rung", step))
+        self.assertAlmostEqual(last["fraction"], fraction)
+        with open(os.path.join(self.ckpt, "latest")) as f:
+            self.assertEqual(f.read().strip(), f"ckpt-{step:012d}.pt")
+
+    def test_a_trial_stops_at_its_rung_of_max_steps(self):
+        # 12 steps of 16 samples (the one epoch of 1000 is not the limit).
+        args = ["--steps", "12", "--dataset-size", "1000", "--slow", "0.03"]
+        rs = self.rung_round(1, args, [75, 75], SIA_STOP_FRACTION=0.5)
+        self.assertGreater(len(rs), 1)
+        for r in rs:
+            self.assertAlmostEqual(r["fraction"], r["step"] / 12)
+        self.assert_rung(rs, 6, 0.5)
+        self.assertIn("loss", rs[-1])
+        # Restarted below its next rung: it trains on to it.
+        rs = self.rung_round(2, args, [75, 75], SIA_STOP_FRACTION=0.75)
+        self.assert_rung(rs, 9, 0.75)
+        self.assertIn("loss", rs[-1])
+        # The last phase (no SIA_STOP_FRACTION): to the end.
+        rs = self.rung_round(3, args, [0, 0])
+        self.assertEqual((rs[-1]["reason"], rs[-1]["step"], rs[-1]["fraction"]),
+                         ("done", 12, 1.0))
+        ids = recorded_ids([f"{self.record}.{r}" for r in range(2)])
+        self.assertEqual(len(ids), 12 * 16)
+        self.assertEqual(len(set(ids)), 12 * 16)
+
+    def test_a_trial_stops_at_its_rung_of_epochs(self):
+        # 3 epochs of 480 samples, 30 steps of 16 each: half is step 45, mid-epoch 1.
+        args = ["--epochs", "3", "--dataset-size", "480", "--slow", "0.01"]
+        rs = self.rung_round(1, args, [75, 75], SIA_STOP_FRACTION=0.5)
+        for r in rs:
+            self.assertAlmostEqual(r["fraction"], r["samples"] / 1440)
+        self.assert_rung(rs, 45, 0.5)
+        self.assertEqual((rs[-1]["epoch"], rs[-1]["samples"]), (1, 720))
+        self.assertIn("loss", rs[-1])
+        # Restarted at its rung: it stops before a step, as the reference worker.
+        rs = self.rung_round(2, args, [75, 75], SIA_STOP_FRACTION=0.5)
+        self.assertEqual([r["reason"] for r in rs], ["rung"])
+        self.assert_rung(rs, 45, 0.5)
+        rs = self.rung_round(3, args, [0, 0])
+        self.assertEqual((rs[-1]["reason"], rs[-1]["step"], rs[-1]["fraction"]),
+                         ("done", 90, 1.0))
+        counts = collections.Counter(recorded_ids([f"{self.record}.{r}"
+                                                   for r in range(2)]))
+        self.assertEqual(sorted(counts), list(range(480)))
+        self.assertEqual(set(counts.values()), {3})
+
     def test_rank_0_waits_for_a_port_still_held(self):
         # The previous round's store still holds MASTER_PORT (bound, not listening):
         # rank 0 retries until it is free instead of failing the job.

@@ -17,7 +17,8 @@
 does the worker contract of sia-worker(7) for the script: the process group,
 the batch the scheduler gives the job (with gradient accumulation), reports,
 checkpoints on SIGTERM and restores with any world size, in-place batch plans,
-gradient statistics, learning-rate scaling and profiling.  See sia-torch(7).
+gradient statistics, learning-rate scaling, profiling, and the stop of an
+app's trial at its rung (SIA_STOP_FRACTION).  See sia-torch(7).
 """
 
 from sia.torch.data import ElasticDataLoader

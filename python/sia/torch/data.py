@@ -16,7 +16,10 @@ Promises:
     batches (every tensor sliced to length 0), so that it still takes part in
     the step; its gradient and loss weigh nothing;
   * the loader stops at the step limit given to
-    :func:`~sia.torch.epochs.remaining_epochs_until`.
+    :func:`~sia.torch.epochs.remaining_epochs_until`, and a trial at its rung
+    (SIA_STOP_FRACTION) when the script asks for the batch after the step that
+    reached it (so that code after ``optimizer.step()``, record_loss
+    included, has run) or before the first step of a restart at its rung.
 Samplers are refused: the loader chooses the samples.  Other DataLoader
 arguments (num_workers, collate_fn, pin_memory, ...) pass through.  One
 training loader per job; iterate it from the training thread.
@@ -96,6 +99,7 @@ class ElasticDataLoader:
         if s.seed is None:
             s.seed = seed
         s.set_default_batch(batch_size)
+        s.epoch_len = len(dataset)
         self._order_epoch, self._order = None, None
 
     def _epoch_order(self, epoch):
@@ -114,6 +118,7 @@ class ElasticDataLoader:
         s = self._session
         epoch, n = s.epoch, len(self.dataset)
         while not s.steps_done():
+            s.stop_at_rung()  # a restart at its rung takes no step
             if layout_step(s.position, n, s.local_bsz, s.world, s.micro,
                            self.drop_last) is None:
                 s.epoch, s.position = epoch + 1, 0
@@ -125,9 +130,10 @@ class ElasticDataLoader:
                 layout, a, count = pending.popleft()
                 s.begin_micro(layout, a, count)
                 yield batch if count else _empty_like(batch)
-                if s.layout is None and (s.config_version != version
-                                         or s.steps_done()):
-                    break  # a new batch plan (or the end): lay out afresh
+                if s.layout is None:  # the step ended (the script's code after it too)
+                    s.stop_at_rung()
+                    if s.config_version != version or s.steps_done():
+                        break  # a new batch plan (or the end): lay out afresh
 
     def __len__(self):
         """Micro-batches of a whole epoch at the current configuration."""

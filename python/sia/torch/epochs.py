@@ -6,7 +6,9 @@ position the :class:`~sia.torch.data.ElasticDataLoader` resumes mid-epoch).  It
 ends after epoch n - 1, or once ``max_steps`` optimizer steps have been taken (counted
 since the job began, across restarts: the job ends at exactly that step).
 When it ends, rank 0 writes the last checkpoint and the "done" report; with
-``checkpoint_steps`` it also checkpoints every that many steps.
+``checkpoint_steps`` it also checkpoints every that many steps.  ``epochs`` and
+``max_steps`` are the training the reports' fraction (and SIA_STOP_FRACTION)
+measure.
 
 In profiling mode (SIA_PROFILE_STEPS) it keeps yielding until the measurement
 ends the process.  Code before the loop runs again at every restart, so it
@@ -19,6 +21,7 @@ from sia.torch import runtime
 def remaining_epochs_until(epochs, max_steps=None, checkpoint_steps=0):
     s = runtime.session()
     s.max_steps = max_steps
+    s.epochs = epochs
     s.checkpoint_steps = checkpoint_steps
     while s.profiling or (s.epoch < epochs and not s.steps_done()):
         epoch = s.epoch

@@ -61,6 +61,7 @@ class Reporter:
              "batch_size": s.batch_size, "reason": reason, "plan": s.plan}
         if c.gpu_type:
             r["gpu_type"] = c.gpu_type
+        r["fraction"] = s.fraction()  # left out while unknown (None)
         iv = None if reason == "batch" else \
             self.interval if self.interval.steps > 0 else self.last
         if iv is not None:

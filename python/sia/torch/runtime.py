@@ -23,6 +23,12 @@ Promises:
     ``exec``) from a checkpoint of the step boundary, with at most half the
     local batch and proportionally more micro-steps (the global batch kept);
     at local batch 1 the job exits 71.
+  * A trial of an app (SIA_STOP_FRACTION > 0) stops at the first step boundary
+    where :meth:`Session.fraction` reaches it and the training is not done:
+    every rank at the same step (the fraction is a function of the step and
+    data position, which the step protocol keeps equal on every rank), as a
+    preemption does, with rank 0's last report's reason "rung"; a restart at
+    or past its rung stops before its first step, one below trains on.
   * Profiling (SIA_PROFILE_STEPS=N): 3 warm-up steps, N measured ones, one
     "profile" report, exit 0; an out-of-memory error there exits 71 at once.
 Not thread-safe: the training thread drives it; the signal handlers only set a
@@ -138,6 +144,10 @@ class Session:
         self.model = None  # the AdaptiveDataParallel wrapper
         self.max_steps = None
         self.checkpoint_steps = 0
+        # The training's limits, for the fraction: remaining_epochs_until's
+        # epochs and the loader's dataset length (None until they are known).
+        self.epochs = None
+        self.epoch_len = None
         # The step in progress.
         self.layout = None
         self.micro_index = -1
@@ -234,6 +244,34 @@ class Session:
     def steps_done(self):
         return (not self.profiling and self.max_steps is not None
                 and self.max_steps > 0 and self.step >= self.max_steps)
+
+    def fraction(self):
+        """Of the training the limits ask for, the part done, 0 to 1: the
+        larger of step / max_steps and (epoch x dataset length + position) /
+        (epochs x dataset length) (the samples taken, drop_last's skipped ones
+        counted), as the reference worker's report defines it; None before the
+        limits are known."""
+        parts = []
+        if self.max_steps is not None and self.max_steps > 0:
+            parts.append(self.step / self.max_steps)
+        if self.epochs is not None and self.epochs > 0 and self.epoch_len:
+            n = self.epoch_len
+            parts.append((self.epoch * n + self.position) / (self.epochs * n))
+        return min(1.0, max(parts)) if parts else None
+
+    def at_rung(self):
+        """A trial reached its rung (SIA_STOP_FRACTION) before the end."""
+        stop = self.contract.stop_fraction
+        if stop <= 0 or self.profiling:
+            return False
+        f = self.fraction()
+        return f is not None and stop <= f < 1.0
+
+    def stop_at_rung(self):
+        """At a step boundary: at the rung, stop as a preemption does (exit
+        75) with the report "rung".  Every rank decides alike."""
+        if self.at_rung():
+            self.finish(preempted=True, reason="rung")
 
     # ----------------------------------------------------- the step protocol
     def begin_micro(self, layout, index, count):
@@ -374,13 +412,15 @@ class Session:
             raise SiaError(v[1], v[2] if self.root else f"rank 0: {v[2]}")
         return v[1]
 
-    def finish(self, preempted):
-        """The end of training: checkpoint, last report; exit 75 if preempted."""
+    def finish(self, preempted, reason=None):
+        """The end of training: checkpoint, last report (``reason``, else
+        "preempted" or "done"); exit 75 if preempted."""
         path = self.checkpoint()
         if self.root:
-            what = "preempted" if preempted else "done"
+            what = reason or ("preempted" if preempted else "done")
             where = f": checkpoint {path}" if path else ""
-            log(f"{what} at step {self.step}{where}", self.rank)
+            at = f" (fraction {self.fraction():.4g})" if reason == "rung" else ""
+            log(f"{what} at step {self.step}{at}{where}", self.rank)
             self.reporter.send(self, what)
         if preempted:
             sys.stdout.flush()

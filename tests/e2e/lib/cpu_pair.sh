@@ -39,3 +39,32 @@ cpu_pair_stop() {
     done
   done
 }
+# cpu_pair_fail MESSAGE: says why the test failed, with the controller's status and the
+# end of every worker's rank-0 log, and exits 1 (the scripts' fail). Needs ctl.
+cpu_pair_fail() {
+  echo "FAIL: $*"
+  ctl status 2>&1
+  for f in "$ST"/nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -4 "$f"; }; done
+  exit 1
+}
+# cpu_pair_search APP COMMAND LRS: writes search.toml, app APP of one trial per learning
+# rate (LRS: a TOML list), successive halving with eta 2 over three phases (budgets 1/4,
+# 1/2, 1) on the loss; COMMAND (a TOML list) is the trials' command, "{lr}" in it theirs.
+cpu_pair_search() {
+  cat >search.toml <<TOML
+kind = "App"
+name = "$1"
+metric = "loss"
+direction = "min"
+[scheduler]
+kind = "successive-halving"
+eta = 2
+rungs = 3
+[template]
+model = "cifar10"
+max_gpus = 1
+command = $2
+[hparams.grid]
+lr = $3
+TOML
+}
