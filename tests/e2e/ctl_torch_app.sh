@@ -84,5 +84,9 @@ check([(r["step"], r["fraction"]) for r in done] == [(steps, 1.0)], "the survivo
 for t, at in [(t, steps // 4) for t in rung[0.5]] + [(finished[0], steps // 2)]:
     logs = "".join(open(f).read() for f in glob.glob(st + "/nodes/*/jobs/%s/logs/rank-0.log" % t))
     check("restored step %d " % at in logs, "%s did not resume at step %d" % (t, at))
+# Finish-time fairness, live, from the trials' own fraction of their training: the app's
+# rho is measured once it ended.
+app = [a for a in json.load(open("status.json"))["data"]["apps"] if a["name"] == "t"][0]
+check(isinstance(app["rho"], float) and app["rho"] > 0 and app["rho_measured"], "app t %s" % app)
 PY
 echo "PASS"
