@@ -147,6 +147,19 @@ void add_rho(json& row, const FairnessBook& f, std::optional<double> rho, bool e
                            : json(nullptr);
 }
 
+// explain's line on the job's finish-time fairness ("" without a figure).
+std::string fairness_text(const BookJob& b) {
+  const auto rho = job_rho(b);
+  if (!rho) return "";
+  const bool measured = b.state == Lifecycle::finished;
+  const double shared = measured ? b.end_time - b.submit_time : b.fair.t_sh;
+  return "fairness: rho " + num(*rho, 2) + (measured ? ", measured: it took " : ", estimated: ") +
+         cli::duration(shared) + (measured ? "" : " from submission to its end here") + ", " +
+         cli::duration(b.fair.t_id) + " alone on its fair share (N_avg " +
+         num(b.fair.contention_sum / static_cast<double>(b.fair.rounds), 2) + ")" +
+         (*rho > 1 ? "; rho > 1: it would finish sooner alone on its share" : "");
+}
+
 // Over rows with a rho: how many, how many above 1 (unfair: sooner alone on a fair share),
 // their share and the worst rho (null when none has one).
 json rho_summary(const json& rows) {
@@ -585,6 +598,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     lines.push_back(std::string(to_string(b->state)) + ": " + b->reason);
     lines.push_back("it was started " + std::to_string(b->starts) + " time(s) and is never " +
                     "scheduled again");
+    if (auto f = fairness_text(*b); !f.empty()) lines.push_back(f);
     if (b->log_tail) data["log_tail"] = log_tail_to_json(*b->log_tail);
     data["lines"] = lines;
     return envelope("JobExplanation", data);
@@ -663,6 +677,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     }
   }
   if (b->placed && !note.empty()) lines.push_back("placer: " + note);
+  if (auto f = fairness_text(*b); !f.empty()) lines.push_back(f);
   data["lines"] = lines;
   return envelope("JobExplanation", data);
 }

@@ -303,6 +303,12 @@ TEST_CASE("every round estimates each app's and trial's rho; status shows them",
   CHECK(d["jobs"][0]["rho"].is_number());
   CHECK(d["fairness"]["apps"]["count"] == 1);
   CHECK(d["fairness"]["jobs"]["count"] == 2);
+  // explain says it in words.
+  bool said = false;
+  for (const auto& l : f.client.explain("s-000")["data"]["lines"]) {
+    said = said || l.get<std::string>().rfind("fairness: rho ", 0) == 0;
+  }
+  CHECK(said);
   // The round records carry the figures: a replayed journal gives the same book.
   JobBook again = f.store.load(false, nullptr);
   CHECK(again.find_app("s")->fair.t_sh == f.app("s").fair.t_sh);
