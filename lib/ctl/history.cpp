@@ -55,6 +55,7 @@ json history_row(const BookJob& b, double now) {
           {"restarts", std::max(0, b.starts - 1)},
           {"lost_steps", b.lost_steps},
           {"step", b.step},
+          {"rho", job_rho(b) ? json(*job_rho(b)) : json(nullptr)},
           {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
           {"reason", b.reason}};
 }
@@ -101,7 +102,7 @@ std::string history_csv(const json& doc) {
   const auto types = gpu_types(rows);
   std::string out = "name,user,identity,state,submitted,started,ended,wait_s,run_time_s,gpu_hours";
   for (const auto& t : types) out += "," + csv_field("gpu_hours_" + t);
-  out += ",restarts,lost_steps,exit_status,reason\n";
+  out += ",restarts,lost_steps,rho,exit_status,reason\n";
   for (const auto& r : rows) {
     std::vector<std::string> f = {r.value("name", ""),
                                   r.value("user", ""),
@@ -117,6 +118,7 @@ std::string history_csv(const json& doc) {
     for (const auto& t : types) f.push_back(cli::fixed(gs.value(t, 0.0) / 3600, 4));
     f.push_back(std::to_string(r.value("restarts", 0)));
     f.push_back(std::to_string(r.value("lost_steps", 0)));
+    f.push_back(number_text(field(r, "rho"), 3));
     f.push_back(field(r, "exit_status").is_number() ? field(r, "exit_status").dump() : "");
     f.push_back(r.value("reason", ""));
     std::string line;
@@ -129,7 +131,7 @@ std::string history_csv(const json& doc) {
 std::string history_table(const json& doc) {
   const json rows = doc.value("data", json::object()).value("jobs", json::array());
   cli::Table t({"job", "user", "state", "submitted", "wait", "run time", "gpu hours", "restarts",
-                "lost steps", "reason"});
+                "lost steps", "rho", "reason"});
   for (const auto& r : rows) {
     std::string hours = cli::fixed(r.value("gpu_hours", 0.0), 2);
     std::string per;
@@ -143,7 +145,9 @@ std::string history_table(const json& doc) {
            time_text(field(r, "submitted")),
            field(r, "wait").is_number() ? cli::duration(field(r, "wait").get<double>()) : "-",
            cli::duration(r.value("run_time", 0.0)), hours, std::to_string(r.value("restarts", 0)),
-           std::to_string(r.value("lost_steps", 0)), reason.empty() ? "-" : reason});
+           std::to_string(r.value("lost_steps", 0)),
+           field(r, "rho").is_number() ? cli::fixed(field(r, "rho").get<double>(), 2) : "-",
+           reason.empty() ? "-" : reason});
   }
   return t.render();
 }

@@ -211,9 +211,13 @@ TEST_CASE("history accounts GPU time per type and forgets old ended jobs", "[rou
   CHECK(row["run_time"].get<double>() == Approx(180 - (row["started"].get<double>() - submitted)));
   CHECK(row["gpu_seconds"]["t4"].get<double>() == Approx(gpus * row["run_time"].get<double>()));
   CHECK(row["gpu_hours"].get<double>() == Approx(row["gpu_seconds"]["t4"].get<double>() / 3600));
+  // Its finish-time fairness, measured (test_job_book: its JCT over its ideal time).
+  REQUIRE(row["rho"].is_number());
+  REQUIRE(job_rho(*b.find("a")));
+  CHECK(row["rho"].get<double>() == *job_rho(*b.find("a")));
   std::string csv = history_csv(h);
   CHECK(csv.rfind("name,user,identity,state,submitted,started,ended,wait_s,run_time_s,"
-                  "gpu_hours,gpu_hours_t4,restarts",
+                  "gpu_hours,gpu_hours_t4,restarts,lost_steps,rho,exit_status,reason\n",
                   0) == 0);
   CHECK(csv.find("\na,tester,local:tester,finished,") != std::string::npos);
 
