@@ -65,8 +65,13 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
+// Beyond this many seconds (about 31.7 million years) a duration or a time is not one a
+// person can use, and it would not fit the integers it is printed through.
+constexpr double kMaxSeconds = 1e15;
+
 std::string duration(double seconds) {
   char buf[64];
+  if (!(std::fabs(seconds) <= kMaxSeconds)) return "-";  // NaN too
   long s = std::lround(seconds);
   if (s < 60) {
     std::snprintf(buf, sizeof buf, "%lds", s);
@@ -82,9 +87,10 @@ std::string duration(double seconds) {
 
 std::string utc_time(double seconds) {
   char buf[32] = "-";
+  if (!(std::fabs(seconds) <= kMaxSeconds)) return buf;  // NaN too
   const auto t = static_cast<std::time_t>(std::floor(seconds));
   std::tm tm{};
-  if (std::isfinite(seconds) && ::gmtime_r(&t, &tm)) {
+  if (::gmtime_r(&t, &tm)) {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   }
   return buf;

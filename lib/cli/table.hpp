@@ -24,9 +24,10 @@ class Table {
 
 // Fixed-point with `digits` decimals, trimming nothing ("1.50").
 std::string fixed(double v, int digits);
-// Human duration: "42s", "3m20s", "2h05m", "1d03h".
+// Human duration: "42s", "3m20s", "2h05m", "1d03h"; "-" for NaN or beyond 10^15 s.
 std::string duration(double seconds);
-// A time (seconds since the epoch) in UTC, ISO 8601: "2026-12-01T16:04:59Z".
+// A time (seconds since the epoch) in UTC, ISO 8601: "2026-12-01T16:04:59Z"; "-" for NaN,
+// beyond 10^15 s or what gmtime cannot convert.
 std::string utc_time(double seconds);
 
 }  // namespace sia::cli
