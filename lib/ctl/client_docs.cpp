@@ -141,10 +141,8 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
 void add_rho(json& row, const FairnessBook& f, std::optional<double> rho, bool ended) {
   row["rho"] = rho ? json(*rho) : json(nullptr);
   row["rho_measured"] = rho && ended;
-  row["fair"] = f.t_id > 0 ? json{{"n_avg", f.contention_sum / static_cast<double>(f.rounds)},
-                                  {"t_sh", f.t_sh},
-                                  {"t_id", f.t_id}}
-                           : json(nullptr);
+  row["fair"] =
+      f.t_id > 0 ? json{{"n_avg", f.n_avg()}, {"t_sh", f.t_sh}, {"t_id", f.t_id}} : json(nullptr);
 }
 
 // explain's line on the job's finish-time fairness ("" without a figure).
@@ -155,9 +153,8 @@ std::string fairness_text(const BookJob& b) {
   const double shared = measured ? b.end_time - b.submit_time : b.fair.t_sh;
   return "fairness: rho " + num(*rho, 2) + (measured ? ", measured: it took " : ", estimated: ") +
          cli::duration(shared) + (measured ? "" : " from submission to its end here") + ", " +
-         cli::duration(b.fair.t_id) + " alone on its fair share (N_avg " +
-         num(b.fair.contention_sum / static_cast<double>(b.fair.rounds), 2) + ")" +
-         (*rho > 1 ? "; rho > 1: it would finish sooner alone on its share" : "");
+         cli::duration(b.fair.t_id) + " alone on its fair share (N_avg " + num(b.fair.n_avg(), 2) +
+         ")" + (*rho > 1 ? "; rho > 1: it would finish sooner alone on its share" : "");
 }
 
 // Over rows with a rho: how many, how many above 1 (unfair: sooner alone on a fair share),

@@ -21,6 +21,7 @@ json history_row(const BookJob& b, double now) {
   if (b.state == Lifecycle::finished && b.done_reported && b.last_report_time > 0) {
     stop = std::min(stop, b.last_report_time);
   }
+  const std::optional<double> rho = job_rho(b);
   json gpu_seconds = json::object();
   double run_time = 0, gpu_total = 0;
   json started = nullptr;
@@ -55,7 +56,7 @@ json history_row(const BookJob& b, double now) {
           {"restarts", std::max(0, b.starts - 1)},
           {"lost_steps", b.lost_steps},
           {"step", b.step},
-          {"rho", job_rho(b) ? json(*job_rho(b)) : json(nullptr)},
+          {"rho", rho ? json(*rho) : json(nullptr)},
           {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
           {"reason", b.reason}};
 }

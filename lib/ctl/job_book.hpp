@@ -121,6 +121,8 @@ struct FairnessBook {
   double contention_sum = 0;
   std::int64_t rounds = 0;
   double t_sh = 0, t_id = 0;
+  // N_avg over the rounds counted (0 before the first).
+  double n_avg() const { return rounds > 0 ? contention_sum / static_cast<double>(rounds) : 0; }
   // N_avg once a round with `units` units is counted too.
   double n_avg_with(int units) const {
     return (contention_sum + units) / static_cast<double>(rounds + 1);
