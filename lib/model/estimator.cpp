@@ -122,19 +122,34 @@ void Estimator::record(const JobState& job) {
   for (const auto& o : job.observations) {
     if (shared.shapes.emplace(o.gpu_type, o.nodes, o.replicas, o.local_bsz).second) {
       shared.points.push_back(o);
+      ++store_generation_;
     }
   }
 }
 
 TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
+  const bool seeded = with_seed || options_.seed_profiles;
+  const std::string& type = cluster_.types[t].name;
+  const std::string cache_key = seeded && !options_.seed_profiles ? type + "+seed" : type;
+  if (job.observations_version == 0) return resolve_type_model(job, t, seeded, cache_key);
+  auto memo = job.resolved.find(cache_key);
+  if (memo != job.resolved.end() && memo->second.observations_version == job.observations_version &&
+      memo->second.store_generation == store_generation_) {
+    return memo->second.model;
+  }
+  TypeModel tm = resolve_type_model(job, t, seeded, cache_key);
+  job.resolved[cache_key] = ResolvedTypeModel{job.observations_version, store_generation_, tm};
+  return tm;
+}
+
+TypeModel Estimator::resolve_type_model(JobState& job, std::size_t t, bool seeded,
+                                        const std::string& cache_key) {
   const ModelInfo* info = model_of(job);
   TypeModel tm;
   const std::string& type = cluster_.types[t].name;
   if (!job.spec.allows_type(type)) return tm;
   const ModelGpu* g = info ? info->gpu(type) : nullptr;
   std::vector<ProfilePoint> pts;
-  const bool seeded = with_seed || options_.seed_profiles;
-  const std::string cache_key = seeded && !options_.seed_profiles ? type + "+seed" : type;
   const bool oracle = options_.oracle_profiles && g;
   if (oracle) {
     for (const auto& r : g->placements) {
@@ -560,6 +575,25 @@ void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
   }
   // One model over every type's measurements (the first measurement of a shape wins), with
   // the batch limits of the first type the model has: heterogeneity-unaware policies.
+  auto memo = job.resolved.find("*");
+  if (job.observations_version != 0 && memo != job.resolved.end() &&
+      memo->second.observations_version == job.observations_version) {
+    mi.blind_known = memo->second.model.has_model;
+    if (mi.blind_known) mi.blind_params = memo->second.model.params.to_array();
+  } else {
+    blind_model(job, mi);
+  }
+  for (std::size_t t = 0; t < tms.size(); ++t) {
+    if (tms[t].usable) {
+      mi.blind_min_local = tms[t].min_local;
+      mi.blind_max_local = tms[t].max_local;
+      break;
+    }
+  }
+  fill_fixed_entries(job, row, tms, b0, gradient);
+}
+
+void Estimator::blind_model(JobState& job, JobModelInfo& mi) {
   std::vector<ProfilePoint> merged;
   for (const auto& o : job.observations) {
     bool seen = false;
@@ -581,14 +615,12 @@ void Estimator::fill_baseline_info(JobState& job, GoodputRow& row,
     }
     mi.blind_known = true;
   }
-  for (std::size_t t = 0; t < tms.size(); ++t) {
-    if (tms[t].usable) {
-      mi.blind_min_local = tms[t].min_local;
-      mi.blind_max_local = tms[t].max_local;
-      break;
-    }
+  if (job.observations_version != 0) {
+    TypeModel blind;
+    blind.has_model = mi.blind_known;
+    blind.params = PerfParams::from_array(mi.blind_params);
+    job.resolved["*"] = ResolvedTypeModel{job.observations_version, 0, blind};
   }
-  fill_fixed_entries(job, row, tms, b0, gradient);
 }
 
 // The tuned fixed configuration on every type that can hold it.

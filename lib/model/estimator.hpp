@@ -67,20 +67,6 @@ struct EstimatorOptions {
   ProfileStore profile_store = ProfileStore::off;  // the profile store (above)
 };
 
-// What the estimator resolved about one job on one GPU type (exposed for tests and for the
-// simulator's batch-size choice).
-struct TypeModel {
-  bool usable = false;     // the type is allowed and its batch limits are known
-  bool has_model = false;  // a model could be fitted to measurements on this type
-  bool multi_gpu = false;  // some measurement used more than one GPU
-  int points = 0;
-  PerfParams params;
-  int min_local = 1;
-  int max_local = 1;
-  int stages = 1;
-  double single_gpu_throughput = 0;  // for projection ratios
-};
-
 class Estimator {
  public:
   Estimator(const Cluster& cluster, const Catalog& catalog, EstimatorOptions options = {});
@@ -92,7 +78,8 @@ class Estimator {
   GoodputMatrix estimate(std::vector<JobState>& jobs);
   GoodputRow estimate_job(JobState& job);
 
-  // Resolved per-type models of a job (fits if needed, caching the fit in the job).
+  // Resolved per-type models of a job (fits if needed, caching the fit in the job; with a
+  // non-zero observations_version, caching the whole result in job.resolved).
   std::vector<TypeModel> type_models(JobState& job);
   // `with_seed` forces the catalog's single-GPU rows into the fit even in the reference
   // profile (the baselines' throughput estimates for fixed configurations need them).
@@ -101,6 +88,9 @@ class Estimator {
   // Adds the job's observations to the profile store of its catalog model (first
   // measurement of a placement and batch wins); nothing with the store off or no model.
   void record(const JobState& job);
+  // Grows whenever record() adds a measurement: type_model() of a job whose observations
+  // did not change gives the same result while this does not change.
+  std::size_t store_generation() const { return store_generation_; }
 
   // Initial and maximum global batch of a job (spec, else catalog).
   double init_batch_size(const JobState& job) const;
@@ -112,6 +102,8 @@ class Estimator {
   enum class Valuation { own, project, none };
 
   const ModelInfo* model_of(const JobState& job) const;
+  TypeModel resolve_type_model(JobState& job, std::size_t type, bool seeded,
+                               const std::string& cache_key);
   GoodputRow row_header(const JobState& job) const;
   JobView resolve(JobState& job);
   void replica_bounds(JobView& v, GoodputRow& row) const;
@@ -121,6 +113,8 @@ class Estimator {
                                double ratio) const;
   bool value_type(const JobView& v, std::size_t t, std::vector<GoodputEntry>& entries) const;
   std::optional<GoodputEntry> fallback_entry(const JobView& v, std::size_t t) const;
+  // The heterogeneity-unaware model (one fit over every type's measurements).
+  void blind_model(JobState& job, JobModelInfo& mi);
   void fill_fixed_entries(JobState& job, GoodputRow& row, const std::vector<TypeModel>& tms,
                           double b0, const std::optional<GradientStats>& gradient);
   void fill_baseline_info(JobState& job, GoodputRow& row, const std::vector<TypeModel>& tms,
@@ -136,6 +130,7 @@ class Estimator {
     std::set<std::tuple<std::string, int, int, int>> shapes;  // type, nodes, replicas, batch
   };
   std::map<std::string, SharedProfile> store_;  // the profile store, by model
+  std::size_t store_generation_ = 0;
 };
 
 // What the scheduler knows of a job's throughput before it runs (the Sia paper's profiling

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include <nlopt.h>
 
@@ -19,16 +22,34 @@ struct Terms {
   int retro_index;
 };
 
-Terms network_terms(const std::array<double, 7>& p, const FitPoint& pt) {
+// A point with what the loss needs of it that does not depend on the parameters: its
+// measured times' logarithms are taken once per fit, not once per evaluation.
+struct Prepared {
+  int nodes;
+  int replicas;
+  double local_bsz;
+  double log_compute;
+  double log_step;
+};
+
+std::vector<Prepared> prepare(const std::vector<FitPoint>& points) {
+  std::vector<Prepared> out;
+  out.reserve(points.size());
+  for (const auto& pt : points) {
+    out.push_back(
+        {pt.nodes, pt.replicas, pt.local_bsz, std::log(pt.compute_time), std::log(pt.step_time)});
+  }
+  return out;
+}
+
+Terms network_terms(const std::array<double, 7>& p, const Prepared& pt) {
   if (pt.nodes > 1) return {p[2], p[3], 2, 3};
   if (pt.replicas > 1) return {p[4], p[5], 4, 5};
   return {1e-8, 1e-8, -1, -1};
 }
 
-}  // namespace
-
-double fit_loss(const std::array<double, 7>& p, const std::vector<FitPoint>& points,
-                std::array<double, 7>* grad) {
+double loss_of(const std::array<double, 7>& p, const std::vector<Prepared>& points,
+               std::array<double, 7>* grad) {
   const std::size_t n = points.size();
   const double gamma = p[6];
   double sum1 = 0, sum2 = 0;
@@ -39,13 +60,15 @@ double fit_loss(const std::array<double, 7>& p, const std::vector<FitPoint>& poi
     const Terms t = network_terms(p, pt);
     const double m = std::max(pt.replicas - 2.0, 1e-8);
     const double tn = t.bottleneck + t.retro * m;
-    const double e1 = std::log(tc) - std::log(pt.compute_time);
+    const double log_tc = std::log(tc), log_tn = std::log(tn);
+    const double e1 = log_tc - pt.log_compute;
     // log T_opt = (1/gamma) * log(tc^gamma + tn^gamma), computed stably.
-    const double a = gamma * std::log(tc), b = gamma * std::log(tn);
+    const double a = gamma * log_tc, b = gamma * log_tn;
     const double hi = std::max(a, b);
-    const double log_u = hi + std::log(std::exp(a - hi) + std::exp(b - hi));
+    // exp(0) is exactly 1: the larger term costs no exp.
+    const double log_u = hi + std::log(a == hi ? 1.0 + std::exp(b - hi) : std::exp(a - hi) + 1.0);
     const double log_to = log_u / gamma;
-    const double e2 = log_to - std::log(pt.step_time);
+    const double e2 = log_to - pt.log_step;
     sum1 += e1 * e1;
     sum2 += e2 * e2;
     if (grad) {
@@ -58,8 +81,7 @@ double fit_loss(const std::array<double, 7>& p, const std::vector<FitPoint>& poi
         g2[t.bottleneck_index] += e2 * wn / tn;
         g2[t.retro_index] += e2 * wn * m / tn;
       }
-      const double dlog_to_dgamma =
-          -log_u / (gamma * gamma) + (wc * std::log(tc) + wn * std::log(tn)) / gamma;
+      const double dlog_to_dgamma = -log_u / (gamma * gamma) + (wc * log_tc + wn * log_tn) / gamma;
       g2[6] += e2 * dlog_to_dgamma;
     }
   }
@@ -82,6 +104,13 @@ double fit_loss(const std::array<double, 7>& p, const std::vector<FitPoint>& poi
   return loss;
 }
 
+}  // namespace
+
+double fit_loss(const std::array<double, 7>& p, const std::vector<FitPoint>& points,
+                std::array<double, 7>* grad) {
+  return loss_of(p, prepare(points), grad);
+}
+
 namespace {
 
 // The six time parameters span orders of magnitude (1e-8 to 1) and the regulariser divides
@@ -96,7 +125,7 @@ double from_param(int k, double v) {
 }
 
 struct Problem {
-  const std::vector<FitPoint>* points;
+  std::vector<Prepared> points;
   std::array<double, 7> full;
   std::vector<int> free;
   // The best point any evaluation saw: L-BFGS can end on a failed line search with its
@@ -110,7 +139,7 @@ double objective(unsigned n, const double* x, double* grad, void* data) {
   std::array<double, 7> p = pr->full;
   for (unsigned i = 0; i < n; ++i) p[pr->free[i]] = to_param(pr->free[i], x[i]);
   std::array<double, 7> g{};
-  double v = fit_loss(p, *pr->points, grad ? &g : nullptr);
+  double v = loss_of(p, pr->points, grad ? &g : nullptr);
   if (grad) {
     // Chain rule through the log parameterisation: d/d(log a) = a * d/da.
     for (unsigned i = 0; i < n; ++i) {
@@ -145,7 +174,9 @@ bool run_local(nlopt_algorithm algo, Problem& pr, std::vector<double>& x,
 
 }  // namespace
 
-PerfParams fit_perf_params(const std::vector<FitPoint>& points) {
+namespace {
+
+PerfParams fit_uncached(const std::vector<FitPoint>& points) {
   std::array<double, 7> p = {0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001};
   std::array<bool, 7> frozen{};
   if (points.empty()) return PerfParams::from_array(p);
@@ -177,7 +208,7 @@ PerfParams fit_perf_params(const std::vector<FitPoint>& points) {
     frozen[3] = frozen[5] = true;
   }
   Problem pr;
-  pr.points = &points;
+  pr.points = prepare(points);
   pr.full = p;
   for (int i = 0; i < 7; ++i) {
     if (!frozen[i]) pr.free.push_back(i);
@@ -207,6 +238,38 @@ PerfParams fit_perf_params(const std::vector<FitPoint>& points) {
     p[3] = std::max(p[3], p[5] * 1.1);
   }
   return PerfParams::from_array(p);
+}
+
+// The points' bytes, in order: equal keys are equal inputs, so equal fits.
+std::string memo_key(const std::vector<FitPoint>& points) {
+  std::string key;
+  key.reserve(points.size() * (2 * sizeof(int) + 3 * sizeof(double)));
+  auto put = [&key](const auto& v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (const auto& pt : points) {
+    put(pt.nodes);
+    put(pt.replicas);
+    put(pt.local_bsz);
+    put(pt.compute_time);
+    put(pt.step_time);
+  }
+  return key;
+}
+
+}  // namespace
+
+PerfParams fit_perf_params(const std::vector<FitPoint>& points) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, PerfParams> memo;
+  std::string key = memo_key(points);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = memo.find(key); it != memo.end()) return it->second;
+  }
+  const PerfParams fitted = fit_uncached(points);
+  std::lock_guard<std::mutex> lock(mu);
+  if (memo.size() >= kMaxMemoFits) memo.clear();
+  memo.emplace(std::move(key), fitted);
+  return fitted;
 }
 
 }  // namespace sia

@@ -12,10 +12,16 @@
 // The minimiser is NLopt's bounded L-BFGS on the analytic gradient (fit_loss), which is
 // what libnlopt is in the build for: a tested bounded quasi-Newton method beats a
 // hand-written one.
-// Thread-safety: re-entrant.
+// The fit is a pure function of the points (in order), and simulations fit the same point
+// sets over and over (jobs of one model measure the same ground truth; a job's isolated
+// runs repeat its first measurements), so fit_perf_params memoises its results by the
+// points' bytes, process-wide, at most kMaxMemoFits of them (emptied when full): a cached
+// fit is the fit, bit for bit.
+// Thread-safety: re-entrant; the memo is guarded by a mutex (the fit runs outside it).
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <vector>
 
 #include "model/perf_model.hpp"
@@ -29,6 +35,8 @@ struct FitPoint {
   double compute_time = 0;  // step_time - sync_time (seconds per micro-step)
   double step_time = 0;     // seconds per optimizer step without accumulation
 };
+
+inline constexpr std::size_t kMaxMemoFits = 1 << 14;
 
 PerfParams fit_perf_params(const std::vector<FitPoint>& points);
 

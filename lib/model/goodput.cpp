@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/batch_candidates.hpp"
 #include "model/efficiency.hpp"
 
 namespace sia {
@@ -67,26 +68,23 @@ BatchChoice GoodputFunction::pipeline(int nodes, int pipelines, const BatchLimit
 
 BatchChoice GoodputFunction::optimize(int nodes, int replicas, const BatchLimits& limits) const {
   if (stages_ > 1) return pipeline(nodes, replicas, limits);
-  constexpr int kCandidates = 50;
-  double cand[kCandidates];
-  const double min_b =
-      limits.tune ? std::max(init_batch_size_, static_cast<double>(limits.min_local) * replicas)
-                  : limits.max_batch;
-  geomspace(min_b, limits.max_batch, kCandidates, cand);
+  const CandidateTable& table = candidate_table(params_, init_batch_size_, nodes, replicas, limits);
+  // With no valid candidate the first one is reported (goodput 0), as Pollux does.
   BatchChoice best;
-  const int n = limits.tune ? kCandidates : 1;
-  for (int i = 0; i < n; ++i) {
-    int b = 0, s = 0;
-    split_batch(cand[i], replicas, limits.max_local, init_batch_size_, &b, &s);
-    if (i == 0) {
-      // With no valid candidate the first one is reported (goodput 0), as Pollux does.
-      best.local_bsz = b;
-      best.accum_steps = s;
-      best.batch_size = static_cast<double>(replicas) * b * (s + 1);
+  best.local_bsz = table.first.local_bsz;
+  best.accum_steps = table.first.accum_steps;
+  best.batch_size = table.first.batch_size;
+  for (const BatchCandidate& c : table.valid) {
+    const double efficiency = batch_efficiency(gradient_, c.batch_size, init_batch_size_);
+    const double goodput = c.throughput * efficiency;
+    if (goodput > best.goodput) {
+      best.goodput = goodput;
+      best.throughput = c.throughput;
+      best.efficiency = efficiency;
+      best.batch_size = c.batch_size;
+      best.local_bsz = c.local_bsz;
+      best.accum_steps = c.accum_steps;
     }
-    if (b < limits.min_local || b > limits.max_local) continue;
-    BatchChoice c = evaluate(nodes, replicas, b, s);
-    if (c.goodput > best.goodput) best = c;
   }
   return best;
 }

@@ -10,6 +10,8 @@
 // Hybrid-parallel (pipeline) jobs: S stages, M micro-batches of one sample per pipeline;
 //   iteration = 3 * ((S - 1) + M) * T_c(1) + T_n, throughput = R * M / iteration, with R the
 //   number of pipelines (GPUs / S); the global batch is M * R and is never tuned.
+// optimize() takes the candidates and their throughputs from a per-thread memo
+// (batch_candidates.hpp): only the statistical efficiency is computed per call.
 // Thread-safety: immutable after construction; optimize() is const and re-entrant.
 #pragma once
 

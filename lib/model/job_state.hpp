@@ -37,6 +37,27 @@ struct FittedModel {
   std::uint64_t fingerprint = 0;  // of those measurements: refit when they change
 };
 
+// What the estimator resolved about a job on one GPU type (its fitted model, batch limits
+// and what it was measured with): exposed for tests and for the simulator's batch choice.
+struct TypeModel {
+  bool usable = false;     // the type is allowed and its batch limits are known
+  bool has_model = false;  // a model could be fitted to measurements on this type
+  bool multi_gpu = false;  // some measurement used more than one GPU
+  int points = 0;
+  PerfParams params;
+  int min_local = 1;
+  int max_local = 1;
+  int stages = 1;
+  double single_gpu_throughput = 0;  // for projection ratios
+};
+
+// A TypeModel as resolved from one version of a job's observations.
+struct ResolvedTypeModel {
+  std::uint64_t observations_version = 0;
+  std::size_t store_generation = 0;  // the estimator's profile store's (estimator.hpp)
+  TypeModel model;
+};
+
 // FNV-1a over the measurements a model is fitted to.
 std::uint64_t fingerprint_points(const std::vector<ProfilePoint>& points);
 
@@ -59,6 +80,13 @@ struct JobState {
   // Whom its processes run as on the nodes (core/run_as.hpp); nullopt: whoever runs sia-run.
   std::optional<RunAs> run_as;
   std::map<std::string, FittedModel> models;  // by GPU type
+  // Set by a holder that knows when `observations` change (the simulator): every change
+  // gives a new non-zero value, and the estimator then reuses what it resolved from the
+  // same version (`resolved`, by the same key as `models`) instead of gathering and hashing
+  // the measurements again. 0 (jobs files, the controller, whose reports update
+  // measurements in place): unknown, always resolved afresh. Neither is serialised.
+  std::uint64_t observations_version = 0;
+  std::map<std::string, ResolvedTypeModel> resolved;
 
   // Where the job was read from, for messages ("jobs.json", "jobs[3]"); not serialised.
   std::string file;

@@ -3,6 +3,7 @@ sia_module(model
   model/perf_model.cpp
   model/efficiency.cpp
   model/goodput.cpp
+  model/batch_candidates.cpp
   model/fit.cpp
   model/catalog.cpp
   model/artifact_import.cpp

@@ -17,10 +17,17 @@ GroundTruth::GroundTruth(const ModelInfo& model, const ModelGpu& gpu) : model_(&
   for (auto& [id, rows] : by_placement_) {
     std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.bsz < b.bsz; });
   }
-  // Points for placements never profiled: the placement rows averaged per (nodes,
-  // replicas, local batch), in key order, then every scalability row.
+}
+
+// Points for placements never profiled: the placement rows averaged per (nodes, replicas,
+// local batch), in key order, then every scalability row. Built on the first such
+// placement: most simulations never ask for one, and the triangulation is the costly part
+// of a ground truth. Called with memo_mu_ held.
+const LinearInterpolator3* GroundTruth::interpolator() {
+  if (interp_built_) return interp_.get();
+  interp_built_ = true;
   std::map<std::tuple<int, int, int>, std::array<double, 3>> mean;  // sum step, sum sync, n
-  for (const auto& r : gpu.placements) {
+  for (const auto& r : gpu_->placements) {
     auto& m = mean[{r.nodes, r.replicas, r.local_bsz}];
     m[0] += r.step_time;
     m[1] += r.sync_time;
@@ -32,7 +39,7 @@ GroundTruth::GroundTruth(const ModelInfo& model, const ModelGpu& gpu) : model_(&
     pts.push_back({double(std::get<0>(k)), double(std::get<1>(k)), double(std::get<2>(k))});
     vals.push_back({m[0] / m[2], m[1] / m[2]});
   }
-  for (const auto& r : gpu.scalability) {
+  for (const auto& r : gpu_->scalability) {
     pts.push_back({double(r.nodes), double(r.replicas), double(r.local_bsz)});
     vals.push_back({r.step_time, r.sync_time});
   }
@@ -46,6 +53,7 @@ GroundTruth::GroundTruth(const ModelInfo& model, const ModelGpu& gpu) : model_(&
     }
     if (interp_ && interp_->simplices() == 0) interp_.reset();
   }
+  return interp_.get();
 }
 
 static std::string placement_text(const std::vector<int>& p) {
@@ -88,9 +96,10 @@ StepSync GroundTruth::step_sync(const std::vector<int>& placement, int local_bsz
         replicas += g;
       }
     }
-    if (!interp_) return fail("no measurements to interpolate from");
+    const LinearInterpolator3* interp = interpolator();
+    if (!interp) return fail("no measurements to interpolate from");
     auto v =
-        interp_->interpolate({double(std::min(nodes, 16)), double(replicas), double(local_bsz)});
+        interp->interpolate({double(std::min(nodes, 16)), double(replicas), double(local_bsz)});
     if (!v) return fail("outside the convex hull of the measurements");
     out = {(*v)[0], (*v)[1]};
   }

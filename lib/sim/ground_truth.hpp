@@ -51,8 +51,11 @@ class GroundTruth {
   const ModelGpu* gpu_;
   std::map<std::string, std::vector<Row>> by_placement_;
   std::map<int, int> max_local_by_replicas_;
+  const LinearInterpolator3* interpolator();  // built on first use; null: none possible
+
+  std::mutex memo_mu_;  // guards the memo and the interpolator
+  bool interp_built_ = false;
   std::unique_ptr<LinearInterpolator3> interp_;
-  std::mutex memo_mu_;
   std::map<std::pair<std::string, int>, StepSync> memo_;
 };
 

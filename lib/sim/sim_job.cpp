@@ -41,7 +41,11 @@ SimJob::SimJob(JobState job, const ModelInfo& model, std::vector<GroundTruth*> t
       restart_cost_(restart_cost),
       options_(options),
       calibration_(1.0 / model.slowdown),
-      gpu_seconds_(cluster.types.size(), 0.0) {}
+      gpu_seconds_(cluster.types.size(), 0.0) {
+  // This job's observations change only in observe(): the estimator may reuse what it
+  // resolved from them until then (job_state.hpp).
+  job_.observations_version = 1;
+}
 
 int SimJob::gpus() const {
   int g = 0;
@@ -62,6 +66,7 @@ void SimJob::observe(int nodes, int replicas, int bsz, StepSync t, GradientStats
     }
   }
   job_.observations.push_back({type, nodes, replicas, bsz, t.step, t.sync});
+  ++job_.observations_version;
 }
 
 void SimJob::update_local_bsz(Estimator& estimator) {

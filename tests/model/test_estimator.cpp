@@ -171,6 +171,49 @@ TEST_CASE("cached fits are reused while the observations are unchanged", "[estim
   }
 }
 
+TEST_CASE("with an observations version, what was resolved is reused until it changes",
+          "[estimator]") {
+  Fixture f;
+  EstimatorOptions o;
+  o.profile_store = ProfileStore::fit;
+  Estimator est(f.cluster, f.catalog, o);
+  JobState plain = ran_on_a100(f.catalog);
+  JobState versioned = plain;
+  versioned.observations_version = 1;
+  auto same_rows = [](const GoodputRow& a, const GoodputRow& b) {
+    REQUIRE(a.entries.size() == b.entries.size());
+    for (std::size_t i = 0; i < a.entries.size(); ++i) {
+      CHECK(a.entries[i].goodput == b.entries[i].goodput);
+      CHECK(a.entries[i].batch_size == b.entries[i].batch_size);
+    }
+    CHECK(a.model.blind_params == b.model.blind_params);
+  };
+  same_rows(est.estimate_job(plain), est.estimate_job(versioned));
+  CHECK(versioned.resolved.count("a100") == 1);
+  CHECK(versioned.resolved.count("*") == 1);
+  CHECK(plain.resolved.empty());                                    // version 0: nothing kept
+  same_rows(est.estimate_job(plain), est.estimate_job(versioned));  // from the memo
+  // A new measurement with a new version is seen; so is one the profile store learns.
+  const auto& r = *f.catalog.get("cifar10").gpu("a100");
+  for (const auto& row : r.placements) {
+    if (row.placement == "8" && row.local_bsz == 256) {
+      for (JobState* j : {&plain, &versioned}) {
+        j->observations.push_back({"a100", 1, 8, 256, row.step_time, row.sync_time});
+      }
+    }
+  }
+  REQUIRE(plain.observations.size() == versioned.observations.size());
+  versioned.observations_version = 2;
+  same_rows(est.estimate_job(plain), est.estimate_job(versioned));
+  CHECK(versioned.resolved.at("a100").model.points == est.type_model(plain, 1).points);
+  JobState teacher = job("teacher", "cifar10");
+  teacher.observations.push_back({"t4", 1, 2, 128, 0.3, 0.05});
+  const std::size_t before = est.store_generation();
+  est.record(teacher);
+  CHECK(est.store_generation() > before);
+  CHECK(est.type_model(versioned, 0).points == est.type_model(plain, 0).points);
+}
+
 TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 1)",
           "[estimator][property]") {
   // The identity the workers rely on (SIA_BATCH_SIZE = SIA_LOCAL_BSZ x WORLD_SIZE x

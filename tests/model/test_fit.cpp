@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "model/fit.hpp"
 
@@ -73,4 +74,23 @@ TEST_CASE("parameters the data cannot identify are frozen", "[fit]") {
   CHECK(q.beta_n >= 1.1 * q.beta_r * 0.999999);
   CHECK(q.gamma >= 1.0);
   CHECK(q.gamma <= 10.0);
+}
+
+TEST_CASE("a memoised fit is the fit: same points, same parameters, from any thread", "[fit]") {
+  PerfParams truth{0.02, 0.001, 0.05, 0.004, 0.01, 0.002, 1.7};
+  auto pts = synthetic(truth, 0.05, 7);
+  const PerfParams first = fit_perf_params(pts);
+  auto changed = pts;
+  changed.back().step_time *= 1.5;  // one measurement differs: a fit of its own
+  const PerfParams other = fit_perf_params(changed);
+  CHECK_FALSE(other == first);
+  PerfParams again;
+  std::thread([&] { again = fit_perf_params(pts); }).join();
+  CHECK(again == first);
+  // Order is part of the input (the loss sums in order): reversed points are fitted anew,
+  // and agree closely.
+  std::vector<FitPoint> reversed(pts.rbegin(), pts.rend());
+  const PerfParams back = fit_perf_params(reversed);
+  CHECK(back.alpha_c == Approx(first.alpha_c).epsilon(1e-3));
+  CHECK(back.gamma == Approx(first.gamma).epsilon(1e-3));
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 
 #include "model/efficiency.hpp"
 #include "model/goodput.hpp"
@@ -117,4 +118,50 @@ TEST_CASE("pipeline jobs use fixed micro-batches in units of stages", "[goodput]
   CHECK(one.accum_steps == 47);
   CHECK(one.throughput == Approx(48 / (3 * (7 + 48) * 0.1 + network_time(p, 1, 1))));
   CHECK_FALSE(f.optimize(9, 9, l).valid());  // 9 x 48 > 384
+}
+
+TEST_CASE("optimize with memoised candidate tables gives the direct evaluation, bit for bit",
+          "[goodput]") {
+  // Many parameter sets, gradients and limits; each configuration asked twice (the second
+  // answer comes from the table), with the gradient changed in between as in a simulation.
+  std::uint64_t state = 12345;
+  auto uniform = [&state](double lo, double hi) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + (hi - lo) * static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    PerfParams p{uniform(1e-3, 0.1),  uniform(1e-5, 1e-2), uniform(1e-3, 0.2), uniform(1e-5, 0.01),
+                 uniform(1e-3, 0.05), uniform(1e-5, 1e-2), uniform(1.0, 3.0)};
+    const double b0 = std::floor(uniform(16, 256));
+    BatchLimits l{std::floor(uniform(b0, 20000)), static_cast<int>(uniform(1, 32)),
+                  static_cast<int>(uniform(32, 512)), trial % 7 != 0};
+    const int r = static_cast<int>(uniform(1, 33)), n = std::max(1, r / 8);
+    for (int ask = 0; ask < 2; ++ask) {
+      GoodputFunction f(p, GradientStats{uniform(0.01, 1), uniform(0, 100)}, b0);
+      BatchChoice got = f.optimize(n, r, l);
+      // The rule of goodput.hpp, evaluated directly.
+      double cand[50];
+      const double min_b = l.tune ? std::max(b0, 1.0 * l.min_local * r) : l.max_batch;
+      geomspace(min_b, l.max_batch, 50, cand);
+      BatchChoice want;
+      for (int i = 0; i < (l.tune ? 50 : 1); ++i) {
+        int b = 0, s = 0;
+        split_batch(cand[i], r, l.max_local, b0, &b, &s);
+        if (i == 0) {
+          want.local_bsz = b;
+          want.accum_steps = s;
+          want.batch_size = 1.0 * r * b * (s + 1);
+        }
+        if (b < l.min_local || b > l.max_local) continue;
+        BatchChoice c = f.evaluate(n, r, b, s);
+        if (c.goodput > want.goodput) want = c;
+      }
+      CHECK(got.goodput == want.goodput);
+      CHECK(got.throughput == want.throughput);
+      CHECK(got.efficiency == want.efficiency);
+      CHECK(got.batch_size == want.batch_size);
+      CHECK(got.local_bsz == want.local_bsz);
+      CHECK(got.accum_steps == want.accum_steps);
+    }
+  }
 }
