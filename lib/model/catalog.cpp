@@ -254,6 +254,11 @@ std::vector<std::string> Catalog::names() const {
   return out;
 }
 
+const ModelInfo* Catalog::loaded(const std::string& model) const {
+  auto it = loaded_.find(model);
+  return it == loaded_.end() ? nullptr : it->second.get();
+}
+
 const ModelInfo& Catalog::get(const std::string& model, const std::string& context) const {
   if (auto it = loaded_.find(model); it != loaded_.end()) return *it->second;
   auto f = files_.find(model);

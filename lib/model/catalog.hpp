@@ -109,6 +109,9 @@ class Catalog {
   std::vector<std::string> names() const;
   // Throws Error(data) naming `context` (e.g. "jobs.json: jobs[2].model") if unknown.
   const ModelInfo& get(const std::string& model, const std::string& context = "") const;
+  // The model if it is already loaded, else null (no I/O, no error): the fast path of
+  // callers whose error context costs something to build.
+  const ModelInfo* loaded(const std::string& model) const;
   void add(ModelInfo info);  // in-memory models (tests, profiles)
 
  private:

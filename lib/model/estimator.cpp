@@ -89,6 +89,7 @@ Estimator::Estimator(const Cluster& cluster, const Catalog& catalog, EstimatorOp
 
 const ModelInfo* Estimator::model_of(const JobState& job) const {
   if (job.spec.model.empty()) return nullptr;
+  if (const ModelInfo* m = catalog_.loaded(job.spec.model)) return m;
   return &catalog_.get(job.spec.model, job.where("model"));
 }
 

@@ -1,7 +1,6 @@
 # Sources of lib/model: performance and goodput models, the model catalog, the estimator. Uses core.
 sia_module(model
   model/perf_model.cpp
-  model/efficiency.cpp
   model/goodput.cpp
   model/batch_candidates.cpp
   model/fit.cpp

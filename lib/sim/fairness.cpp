@@ -1,21 +1,17 @@
 #include "sim/fairness.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
-#include <thread>
-
-#include <map>
+#include <optional>
 #include <set>
-#include <tuple>
 
 #include "core/error.hpp"
 
 namespace sia {
 
 namespace {
-
-using Key = std::tuple<std::string, int, double, int, double, std::string, int>;
 
 Cluster one_type_cluster(const Cluster& cluster, int type, int gpus) {
   const GpuType& t = cluster.types[type];
@@ -174,76 +170,149 @@ void add_app_fairness(SimResult& result, const Cluster& cluster, const Catalog& 
   }
 }
 
-}  // namespace
-
-void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const Catalog& catalog,
-                              const std::vector<JobSpec>& workload, const SimOptions& options) {
+// The options of an isolated run: the shared simulation's, without fairness, saved rounds,
+// round records or progress.
+SimOptions isolated_options(const SimOptions& options) {
   SimOptions iso = options;
   iso.fairness = false;
   iso.save_rounds_dir.clear();
   iso.record_rounds = false;
   iso.progress = nullptr;
-  // The isolated runs each job needs, collected first and simulated in parallel.
-  std::map<Key, double> cache;  // isolated JCT for a submission at a round boundary
-  struct Need {
-    JobSpec spec;
-    int type;
-    int gpus;
-  };
-  std::map<Key, Need> needed;
-  auto key_of = [&](const JobSpec& spec, int type, int gpus) {
-    return Key{spec.model,
-               static_cast<int>(spec.adaptivity),
-               spec.batch_size,
-               spec.gpus,
-               spec.restart_cost,
-               cluster.types[type].name,
-               gpus};
-  };
-  auto shares = [&](std::size_t i, std::size_t t, int* lo, int* hi, double* share) {
-    const double n_avg = std::max(1.0, result.jobs[i].contention);
-    *share = cluster.types[t].capacity() / n_avg;
-    *lo = static_cast<int>(std::floor(*share));
-    *hi = static_cast<int>(std::ceil(*share));
-    if (*lo < 1) *lo = *hi = 1;
-  };
+  return iso;
+}
+
+// The share of type `t` a job with this average contention gets, and the whole GPU counts
+// around it that are simulated (one GPU below one).
+void fair_share(const Cluster& cluster, std::size_t t, double contention, int* lo, int* hi,
+                double* share) {
+  const double n_avg = std::max(1.0, contention);
+  *share = cluster.types[t].capacity() / n_avg;
+  *lo = static_cast<int>(std::floor(*share));
+  *hi = static_cast<int>(std::ceil(*share));
+  if (*lo < 1) *lo = *hi = 1;
+}
+
+}  // namespace
+
+IsolatedRuns::IsolatedRuns(const Cluster& cluster, const Catalog& catalog,
+                           const SimOptions& options)
+    : cluster_(cluster), catalog_(catalog), iso_(isolated_options(options)) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned w = 1; w < hw; ++w) workers_.emplace_back([this] { work(); });
+}
+
+IsolatedRuns::~IsolatedRuns() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+IsolatedRuns::Key IsolatedRuns::key_of(const JobSpec& spec, int type, int gpus) const {
+  return Key{spec.model,
+             static_cast<int>(spec.adaptivity),
+             spec.batch_size,
+             spec.gpus,
+             spec.restart_cost,
+             cluster_.types[type].name,
+             gpus};
+}
+
+void IsolatedRuns::add_job(const JobSpec& spec, double contention) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (std::size_t t = 0; t < cluster_.types.size(); ++t) {
+    // A type the job may not use has no isolated run: the job would never start there.
+    if (!spec.allows_type(cluster_.types[t].name)) continue;
+    int lo, hi;
+    double share;
+    fair_share(cluster_, t, contention, &lo, &hi, &share);
+    for (int g : {lo, hi}) {
+      Key k = key_of(spec, static_cast<int>(t), g);
+      if (runs_.count(k)) continue;
+      Run& r = runs_[k];
+      r.spec = spec;
+      r.type = static_cast<int>(t);
+      r.gpus = g;
+      queue_.push_back(std::move(k));
+    }
+  }
+  cv_.notify_all();
+}
+
+void IsolatedRuns::execute(Run& run) {
+  JobSpec alone = run.spec;
+  alone.submit_time = 0;
+  alone.app.clear();  // a trial alone runs to its end
+  alone.max_gpus = run.gpus;
+  if (alone.min_gpus > run.gpus) alone.min_gpus = run.gpus;
+  if (alone.gpus > run.gpus) alone.gpus = run.gpus;
+  try {
+    if (catalog_.get(run.spec.model).gpu(cluster_.types[run.type].name)) {
+      SimResult r =
+          simulate(one_type_cluster(cluster_, run.type, run.gpus), catalog_, {alone}, iso_);
+      run.jct = r.jobs.front().jct;
+    }
+  } catch (const std::exception& e) {
+    run.error = e.what();
+  }
+}
+
+void IsolatedRuns::work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (stop_) return;
+    Run& run = runs_.at(queue_.front());  // map nodes stay put while others are added
+    queue_.pop_front();
+    ++busy_;
+    lock.unlock();
+    execute(run);
+    lock.lock();
+    run.done = true;
+    --busy_;
+    cv_.notify_all();
+  }
+}
+
+void IsolatedRuns::finish() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!queue_.empty()) {
+    Run& run = runs_.at(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    execute(run);
+    lock.lock();
+    run.done = true;
+  }
+  cv_.wait(lock, [this] { return busy_ == 0; });
+  for (const auto& [k, run] : runs_) {
+    if (!run.error.empty()) {
+      throw Error(ExitStatus::software, "isolated run of " + run.spec.name + ": " + run.error);
+    }
+  }
+}
+
+double IsolatedRuns::jct(const JobSpec& spec, int type, int gpus) {
+  if (!checked_) {
+    finish();
+    checked_ = true;
+  }
+  return runs_.at(key_of(spec, type, gpus)).jct;
+}
+
+void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const Catalog& catalog,
+                              const std::vector<JobSpec>& workload, const SimOptions& options,
+                              IsolatedRuns* early) {
+  std::optional<IsolatedRuns> own;
+  IsolatedRuns& runs = early ? *early : own.emplace(cluster, catalog, options);
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
     if (result.jobs[i].stopped) continue;  // its isolated run is its app's
-    for (std::size_t t = 0; t < cluster.types.size(); ++t) {
-      // A type the job may not use has no isolated run: the job would never start there.
-      if (!workload[i].allows_type(cluster.types[t].name)) continue;
-      int lo, hi;
-      double share;
-      shares(i, t, &lo, &hi, &share);
-      for (int g : {lo, hi})
-        needed.emplace(key_of(workload[i], static_cast<int>(t), g),
-                       Need{workload[i], static_cast<int>(t), g});
-    }
-  }
-  std::vector<std::pair<Key, Need>> work(needed.begin(), needed.end());
-  std::vector<double> jcts(work.size(), -1);
-  const std::vector<std::string> errors = run_parallel(work.size(), [&](std::size_t k) {
-    const Need& n = work[k].second;
-    JobSpec alone = n.spec;
-    alone.submit_time = 0;
-    alone.app.clear();  // a trial alone runs to its end
-    alone.max_gpus = n.gpus;
-    if (alone.min_gpus > n.gpus) alone.min_gpus = n.gpus;
-    if (alone.gpus > n.gpus) alone.gpus = n.gpus;
-    if (catalog.get(n.spec.model).gpu(cluster.types[n.type].name)) {
-      SimResult r = simulate(one_type_cluster(cluster, n.type, n.gpus), catalog, {alone}, iso);
-      jcts[k] = r.jobs.front().jct;
-    }
-  });
-  for (std::size_t k = 0; k < work.size(); ++k) {
-    if (!errors[k].empty()) {
-      throw Error(ExitStatus::software,
-                  "isolated run of " + work[k].second.spec.name + ": " + errors[k]);
-    }
-    cache[work[k].first] = jcts[k];
+    runs.add_job(workload[i], result.jobs[i].contention);
   }
   auto isolated = [&](const JobSpec& spec, int type, int gpus) {
-    return cache.at(key_of(spec, type, gpus));
+    return runs.jct(spec, type, gpus);
   };
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
     JobResult& jr = result.jobs[i];
@@ -258,7 +327,7 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
       const int cap = cluster.types[t].capacity();
       int lo, hi;
       double share;
-      shares(i, t, &lo, &hi, &share);
+      fair_share(cluster, t, jr.contention, &lo, &hi, &share);
       double j;
       if (share < 1) {
         double one = isolated(spec, static_cast<int>(t), 1);
@@ -284,7 +353,7 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
       jr.rho = rho_sum / weight;
     }
   }
-  add_app_fairness(result, cluster, catalog, workload, iso);
+  add_app_fairness(result, cluster, catalog, workload, isolated_options(options));
 }
 
 }  // namespace sia

@@ -9,16 +9,74 @@
 // Isolated runs are shared between jobs that would run identically (same model, batch
 // settings, share and type) and start at a round boundary; a job submitted mid-round is
 // credited the part of the round it did not wait.
-// Thread-safety: as simulate().
+// A job's isolated runs depend only on its spec and its average contention, which is final
+// once it finished: IsolatedRuns starts them then, on worker threads, while the shared
+// simulation goes on. Which thread ran a run, and when, changes no result.
+// Thread-safety: as simulate(); IsolatedRuns is driven from one thread (its workers are
+// its own), and the catalog must hold every model of the workload loaded before it starts.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "sim/simulator.hpp"
 
 namespace sia {
 
+class IsolatedRuns {
+ public:
+  // `options`: the shared simulation's (the runs take its policy and profile, without
+  // fairness, saved rounds or progress). Starts hardware threads - 1 workers.
+  IsolatedRuns(const Cluster& cluster, const Catalog& catalog, const SimOptions& options);
+  ~IsolatedRuns();  // stops the workers (a run in progress ends first)
+  IsolatedRuns(const IsolatedRuns&) = delete;
+  IsolatedRuns& operator=(const IsolatedRuns&) = delete;
+
+  // Queues the runs a job with this spec and average contention needs (each at most once).
+  void add_job(const JobSpec& spec, double contention);
+  // A queued run's isolated JCT (-1: the model has no ground truth on the type). The first
+  // call runs what is still queued on this thread too and waits for the workers; it throws
+  // Error(software) naming the job of the first failed run (in key order) if any failed.
+  double jct(const JobSpec& spec, int type, int gpus);
+
+ private:
+  using Key = std::tuple<std::string, int, double, int, double, std::string, int>;
+  struct Run {
+    JobSpec spec;
+    int type = 0;
+    int gpus = 0;
+    bool done = false;
+    double jct = -1;  // -1: the model has no ground truth on the type
+    std::string error;
+  };
+  Key key_of(const JobSpec& spec, int type, int gpus) const;
+  void execute(Run& run);  // one run, outside the lock
+  void work();             // a worker's loop
+  void finish();           // runs the rest here and waits for all
+
+  const Cluster& cluster_;
+  const Catalog& catalog_;
+  SimOptions iso_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<Key, Run> runs_;
+  std::deque<Key> queue_;
+  int busy_ = 0;
+  bool stop_ = false;
+  bool checked_ = false;
+  std::vector<std::thread> workers_;
+};
+
+// `early`: the runner that has been given finished jobs during the simulation (null: one is
+// made here).
 void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const Catalog& catalog,
-                              const std::vector<JobSpec>& workload, const SimOptions& options);
+                              const std::vector<JobSpec>& workload, const SimOptions& options,
+                              IsolatedRuns* early = nullptr);
 
 }  // namespace sia

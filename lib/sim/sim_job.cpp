@@ -232,6 +232,12 @@ void SimJob::show_true_rates(GoodputRow& row) const {
   }
 }
 
+double SimJob::mean_contention() const {
+  double c = 0;
+  for (int x : contention_) c += x;
+  return contention_.empty() ? 0 : c / contention_.size();
+}
+
 double SimJob::fraction() const {
   const double target = validation_->progress_at(validation_->max_epochs());
   return target > 0 ? std::min(1.0, progress_ / target) : 1.0;

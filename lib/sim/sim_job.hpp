@@ -80,6 +80,8 @@ class SimJob {
   double queued_seconds() const { return queued_; }
   std::vector<int>& contention() { return contention_; }
   const std::vector<int>& contention() const { return contention_; }
+  // The mean of contention() (0 before any round): the N_avg of its fair share.
+  double mean_contention() const;
   const JobState& state() const { return job_; }
 
  private:

@@ -182,6 +182,12 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
                       dump_document("Cluster", {}, cluster_to_json(cluster), true) + "\n");
   }
 
+  // Finish-time fairness: a job's isolated runs start on other cores as soon as it has
+  // finished (its contention is final then), while this simulation goes on.
+  std::optional<IsolatedRuns> isolated;
+  SimOptions with_store = opts;
+  with_store.truths = store;
+  if (opts.fairness && opts.horizon == 0) isolated.emplace(cluster, catalog, with_store);
   double now = 0;
   int done = 0, round_no = 0;
   const int total = static_cast<int>(jobs.size());
@@ -247,7 +253,12 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     for (int i = 0; i < total; ++i) {
       if (jobs[i].completed()) {
         ++done;
-        if (!was_done[i]) finished_now.push_back(i);
+        if (!was_done[i]) {
+          finished_now.push_back(i);
+          if (isolated && !jobs[i].stopped()) {
+            isolated->add_job(workload_in[i], jobs[i].mean_contention());
+          }
+        }
       } else if (jobs[i].submission_time() <= now) {
         app_active[app_of[i]] = 1;
         if (!held[i]) active.push_back(i);
@@ -416,9 +427,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
         r.gpu_seconds[t] = held > 0 ? alloc_gpu_seconds[i] * j.gpu_seconds_by_type()[t] / held : 0;
       }
     }
-    double c = 0;
-    for (int x : j.contention()) c += x;
-    r.contention = j.contention().empty() ? 0 : c / j.contention().size();
+    r.contention = j.mean_contention();
     result.jobs.push_back(std::move(r));
   }
   if (has_apps) {
@@ -447,10 +456,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       result.apps.push_back(std::move(ar));
     }
   }
-  if (opts.fairness && opts.horizon == 0) {
-    SimOptions with_store = opts;
-    with_store.truths = store;
-    add_finish_time_fairness(result, cluster, catalog, workload_in, with_store);
+  if (isolated) {
+    add_finish_time_fairness(result, cluster, catalog, workload_in, with_store, &*isolated);
   }
   result.summary = summarize(result, opts.reference);
   return result;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include "sim/fairness.hpp"
 #include "sim/simulator.hpp"
 #include "sim/workload.hpp"
 
@@ -74,6 +75,46 @@ TEST_CASE("a small workload runs to completion, deterministically", "[simulator]
     CHECK(a.summary.makespan == Approx(std::max({a.jobs[0].completion, a.jobs[1].completion,
                                                  a.jobs[2].completion, a.jobs[3].completion})));
   }
+}
+
+TEST_CASE("isolated runs started during the simulation give the figures of runs made after it",
+          "[simulator][fairness]") {
+  Catalog c(test::catalog_dir());
+  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  auto w = small_workload(c);
+  for (bool reference : {false, true}) {
+    SimOptions o;
+    o.reference = reference;
+    o.round = 60;  // as simulate() would resolve it: add_finish_time_fairness takes it as is
+    SimResult during = simulate(cl, c, w, o);  // runs queued as each job finishes
+    SimOptions none = o;
+    none.fairness = false;
+    SimResult after = simulate(cl, c, w, none);
+    add_finish_time_fairness(after, cl, c, w, o);  // all runs made here
+    INFO("reference " << reference);
+    REQUIRE(during.jobs.size() == after.jobs.size());
+    for (std::size_t i = 0; i < during.jobs.size(); ++i) {
+      REQUIRE(during.jobs[i].rho);
+      REQUIRE(after.jobs[i].rho);
+      CHECK(*during.jobs[i].rho == *after.jobs[i].rho);
+      CHECK(*during.jobs[i].isolated_jct == *after.jobs[i].isolated_jct);
+    }
+  }
+}
+
+TEST_CASE("an isolated run that fails names its job, whichever thread ran it",
+          "[simulator][fairness]") {
+  Catalog c(test::catalog_dir());
+  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  auto w = small_workload(c);
+  SimOptions o;
+  o.max_time = 100;  // no job finishes alone in 100 s
+  IsolatedRuns runs(cl, c, o);
+  runs.add_job(w[1], 2.0);
+  runs.add_job(w[1], 2.0);  // queued once
+  auto e = test::error_of([&] { runs.jct(w[1], 0, 8); });
+  CHECK(e.first == 70);
+  CHECK(e.second.rfind("isolated run of bert-1: simulation passed", 0) == 0);
 }
 
 TEST_CASE("a horizon stops the simulation and leaves unfinished jobs out", "[simulator]") {
