@@ -22,6 +22,13 @@ std::vector<JobSpec> small_workload(const Catalog& c) {
       "small.csv", c);
 }
 
+// The small workload on the 64-GPU heterogeneous cluster.
+struct Small {
+  Catalog c{test::catalog_dir()};
+  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  std::vector<JobSpec> w = small_workload(c);
+};
+
 }  // namespace
 
 TEST_CASE("workload rows are checked, errors name the line", "[workload]") {
@@ -47,10 +54,7 @@ TEST_CASE("workload rows are checked, errors name the line", "[workload]") {
   CHECK(bad("a,-1,cifar10,1,32\n").first == 65);
 }
 
-TEST_CASE("a small workload runs to completion, deterministically", "[simulator]") {
-  Catalog c(test::catalog_dir());
-  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
-  auto w = small_workload(c);
+TEST_CASE_METHOD(Small, "a small workload runs to completion, deterministically", "[simulator]") {
   for (bool reference : {false, true}) {
     SimOptions o;
     o.reference = reference;
@@ -77,11 +81,9 @@ TEST_CASE("a small workload runs to completion, deterministically", "[simulator]
   }
 }
 
-TEST_CASE("isolated runs started during the simulation give the figures of runs made after it",
-          "[simulator][fairness]") {
-  Catalog c(test::catalog_dir());
-  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
-  auto w = small_workload(c);
+TEST_CASE_METHOD(
+    Small, "isolated runs started during the simulation give the figures of runs made after it",
+    "[simulator][fairness]") {
   for (bool reference : {false, true}) {
     SimOptions o;
     o.reference = reference;
@@ -102,11 +104,8 @@ TEST_CASE("isolated runs started during the simulation give the figures of runs 
   }
 }
 
-TEST_CASE("an isolated run that fails names its job, whichever thread ran it",
-          "[simulator][fairness]") {
-  Catalog c(test::catalog_dir());
-  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
-  auto w = small_workload(c);
+TEST_CASE_METHOD(Small, "an isolated run that fails names its job, whichever thread ran it",
+                 "[simulator][fairness]") {
   SimOptions o;
   o.max_time = 100;  // no job finishes alone in 100 s
   IsolatedRuns runs(cl, c, o);
@@ -117,10 +116,8 @@ TEST_CASE("an isolated run that fails names its job, whichever thread ran it",
   CHECK(e.second.rfind("isolated run of bert-1: simulation passed", 0) == 0);
 }
 
-TEST_CASE("a horizon stops the simulation and leaves unfinished jobs out", "[simulator]") {
-  Catalog c(test::catalog_dir());
-  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
-  auto w = small_workload(c);
+TEST_CASE_METHOD(Small, "a horizon stops the simulation and leaves unfinished jobs out",
+                 "[simulator]") {
   SimOptions o;
   o.horizon = 600;
   SimResult r = simulate(cl, c, w, o);
