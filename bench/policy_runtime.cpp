@@ -1,6 +1,8 @@
 // Sia policy runtime on synthetic rounds shaped like the paper's scaling study (3 GPU
 // types; 64 .. 2,048 GPUs; about one active job per two GPUs): per cluster size, the
-// median and p95 of the solve time over 20 rounds, the worst gap and the statuses; then
+// median and p95 of the solve time over 20 rounds, the worst gap and the statuses; the
+// whole in-process policy as a controller runs it (estimate with the jobs' fits cached
+// from the round before, solve, place); then
 // Gavel's throughput LP on the same matrices, answered with the simplex's vertex (the
 // default profile) and with the analytic centre of the optimal face after it (--compat
 // reference); then the wall time of the whole `sia-estimate | sia-solve |
@@ -11,6 +13,7 @@
 //     fit-cached jobs-N.json.warm), to profile one stage by hand.
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +25,7 @@
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "model/estimator.hpp"
+#include "place/placer.hpp"
 #include "policy/gavel_common.hpp"
 #include "policy/sia_policy.hpp"
 #include "synthetic.hpp"
@@ -48,6 +52,8 @@ int main(int argc, char** argv) {
   std::map<int, std::pair<std::string, std::string>> files;
   // Gavel's LP per scale: {vertex, centre} times in ms.
   std::map<int, std::pair<std::vector<double>, std::vector<double>>> gavel;
+  // In-process policy per scale: estimate (warm fits), solve, place and their sum, in ms.
+  std::map<int, std::array<std::vector<double>, 4>> stages;
   for (int scale : {1, 4, 8, 16, 32}) {
     const int njobs = scale * 32;
     std::vector<double> t;
@@ -57,9 +63,20 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; ++r) {
       SyntheticRound round = synthetic_round(catalog, scale, njobs, 100 + r);
       Estimator est(round.cluster, catalog);
+      est.estimate(round.jobs);  // fits the jobs' models, as the round before would have
+      const double e0 = now_seconds();
       GoodputMatrix m = est.estimate(round.jobs);
+      const double e1 = now_seconds();
       SiaPolicy sia(defaults);
       Allocation a = sia.allocate(m, std::nullopt);
+      const double s1 = now_seconds();
+      place(a, m.cluster, std::nullopt);
+      const double p1 = now_seconds();
+      auto& st = stages[scale];
+      st[0].push_back(1e3 * (e1 - e0));
+      st[1].push_back(1e3 * (s1 - e1));
+      st[2].push_back(1e3 * (p1 - s1));
+      st[3].push_back(1e3 * (p1 - e0));
       t.push_back(1e3 * sia.last_solve_seconds());
       worst_gap = std::max(worst_gap, a.gap);
       ++statuses[sia.last_solution().status + "/" + sia.last_solution().method];
@@ -86,6 +103,20 @@ int main(int argc, char** argv) {
     for (const auto& [k, v] : statuses) st += k + " x" + std::to_string(v) + " ";
     std::printf("%6d %6d %8zu %10.2f %10.2f %10.2f %10.1e  %s\n", 64 * scale, njobs, columns,
                 median(t), percentile(t, 95), percentile(t, 100), worst_gap, st.c_str());
+  }
+  std::printf(
+      "\nThe policy in process (estimate with warm fits, solve, place), median / p95 / max "
+      "ms\n");
+  std::printf("%6s %20s %20s %20s %20s\n", "GPUs", "estimate", "solve", "place", "total");
+  for (const auto& [scale, st] : stages) {
+    std::printf("%6d", 64 * scale);
+    for (const auto& v : st) {
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%.2f / %.2f / %.2f", median(v), percentile(v, 95),
+                    percentile(v, 100));
+      std::printf(" %20s", cell);
+    }
+    std::printf("\n");
   }
   std::printf(
       "\nGavel's throughput LP (in-process, same matrices): the simplex's vertex, and "

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
 
 #include <cstdio>
 #include <cstdlib>
@@ -33,9 +34,24 @@ struct Reduced {
   std::vector<double> capacity;
   std::vector<int> job;  // original job of each free job
   std::vector<std::vector<const MckpChoice*>> choices;
+  std::vector<std::vector<int>> total;  // each choice's usage summed over the rows
   std::vector<std::vector<int>> index;
   double forced_value = 0;
   bool forced_feasible = true;
+
+  void add_job(int original, std::vector<const MckpChoice*> cs, std::vector<int> idx) {
+    std::vector<int> sum;
+    sum.reserve(cs.size());
+    for (const MckpChoice* c : cs) {
+      int use = 0;
+      for (auto [row, amount] : c->usage) use += amount;
+      sum.push_back(use);
+    }
+    job.push_back(original);
+    choices.push_back(std::move(cs));
+    total.push_back(std::move(sum));
+    index.push_back(std::move(idx));
+  }
 };
 
 Reduced reduce(const MckpProblem& p) {
@@ -68,9 +84,7 @@ Reduced reduce(const MckpProblem& p) {
       idx.push_back(static_cast<int>(k));
     }
     if (cs.empty()) continue;
-    r.job.push_back(static_cast<int>(j));
-    r.choices.push_back(std::move(cs));
-    r.index.push_back(std::move(idx));
+    r.add_job(static_cast<int>(j), std::move(cs), std::move(idx));
   }
   return r;
 }
@@ -101,8 +115,7 @@ double dual(const Reduced& r, const std::vector<double>& price, std::vector<int>
     for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
       const MckpChoice& ch = *r.choices[j][c];
       double v = reduced_cost(ch, price);
-      int use = 0;
-      for (auto [row, amount] : ch.usage) use += amount;
+      const int use = r.total[j][c];
       // Ties go to the smaller choice: it leaves room for others.
       if (v > best + 1e-12 || (arg >= 0 && std::fabs(v - best) <= 1e-12 && use < arg_use)) {
         best = v;
@@ -128,8 +141,9 @@ double pattern_move(const Reduced& r, std::vector<double>& price, const std::vec
   auto at = [&](double step, std::vector<double>& p) {
     for (int k = 0; k < rows; ++k) p[k] = std::max(0.0, price[k] + step * dir[k]);
   };
+  std::vector<double> demand(rows);
   auto slope = [&](const std::vector<double>& p, double* value) {
-    std::vector<double> demand(rows, 0.0);
+    std::fill(demand.begin(), demand.end(), 0.0);
     *value = dual(r, p, nullptr, &demand);
     double d = 0;
     for (int k = 0; k < rows; ++k) d += dir[k] * (r.capacity[k] - demand[k]);
@@ -570,14 +584,19 @@ struct BranchResult {
 };
 
 // Branch and cut on the whole reduced problem, from `incumbent`, within `seconds` and
-// limits.nodes nodes.
+// limits.nodes nodes. `solved`: the problem's model with its LP relaxation already solved
+// (what building and solving it here would give; consumed), else null.
 BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent, double gap,
-                            double seconds, const SolveLimits& limits) {
+                            double seconds, const SolveLimits& limits,
+                            std::unique_ptr<GlpkModel> solved = nullptr) {
   BranchResult out;
   const auto t0 = Clock::now();
-  GlpkModel m;
-  build_model(r, m);
-  if (!solve_lp(m, seconds, limits)) return out;
+  if (!solved) {
+    solved = std::make_unique<GlpkModel>();
+    build_model(r, *solved);
+    if (!solve_lp(*solved, seconds, limits)) return out;
+  }
+  GlpkModel& m = *solved;
   out.bound = glp_get_obj_val(m.lp);
   const int ncols = static_cast<int>(m.col_job.size());
   std::vector<double> start(ncols + 1, 0.0);
@@ -622,9 +641,12 @@ BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent,
 // optimal). Its basic optimum has at most one fractional job per capacity row, and its row
 // duals are exact prices. Jobs whose LP choice is integral and clearly best at those prices
 // keep it; the fractional jobs and the `core_size` least clear-cut ones are then decided
-// exactly by branch and cut in the room the others leave.
+// exactly by branch and cut in the room the others leave. With every column (slack
+// infinite) and `solved` given, the solved LP model is handed out there: it is the whole
+// problem's, ready for branch and cut.
 bool lp_round(const Reduced& r, const std::vector<double>& price, double slack, double seconds,
-              const SolveLimits& limits, int core_size, std::vector<int>& out, double* lp_value) {
+              const SolveLimits& limits, int core_size, std::vector<int>& out, double* lp_value,
+              std::unique_ptr<GlpkModel>* solved) {
   const auto t0 = Clock::now();
   const int njobs = static_cast<int>(r.choices.size());
   Reduced sub;
@@ -640,11 +662,10 @@ bool lp_round(const Reduced& r, const std::vector<double>& price, double slack, 
       idx.push_back(static_cast<int>(k));
     }
     if (cs.empty()) continue;
-    sub.job.push_back(j);
-    sub.choices.push_back(std::move(cs));
-    sub.index.push_back(std::move(idx));
+    sub.add_job(j, std::move(cs), std::move(idx));
   }
-  GlpkModel m;
+  auto model = std::make_unique<GlpkModel>();
+  GlpkModel& m = *model;
   build_model(sub, m);
   if (!solve_lp(m, seconds, limits)) return false;
   if (lp_value) *lp_value = glp_get_obj_val(m.lp);
@@ -710,9 +731,7 @@ bool lp_round(const Reduced& r, const std::vector<double>& price, double slack, 
       idx.push_back(static_cast<int>(k));
     }
     if (cs.empty()) continue;
-    core.job.push_back(j);
-    core.choices.push_back(std::move(cs));
-    core.index.push_back(std::move(idx));
+    core.add_job(j, std::move(cs), std::move(idx));
   }
   if (!core.job.empty()) {
     std::vector<int> none(core.job.size(), -1);
@@ -724,6 +743,7 @@ bool lp_round(const Reduced& r, const std::vector<double>& price, double slack, 
       }
     }
   }
+  if (solved && std::isinf(slack)) *solved = std::move(model);
   return true;
 }
 
@@ -795,6 +815,7 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   std::size_t columns = 0;
   for (const auto& cs : r.choices) columns += cs.size();
   const bool small = columns <= options.full_lp_columns;
+  std::unique_ptr<GlpkModel> whole_lp;  // the whole problem's LP, solved by the rounding
   if (options.use_glpk && relative_gap(value, bound) > options.mip_gap && left() > 0.002 &&
       (small || relative_gap(value, bound) > 1e-3)) {
     std::vector<int> rounded;
@@ -806,8 +827,8 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
     // round_time is a wall-clock bound too: without a time limit only the work limits apply.
     const double round_seconds =
         std::isfinite(time_limit) ? std::min(left(), options.round_time) : left();
-    if (lp_round(r, h.price, slack, round_seconds, options.limits, options.core_size, rounded,
-                 &lp)) {
+    if (lp_round(r, h.price, slack, round_seconds, options.limits, options.core_size, rounded, &lp,
+                 &whole_lp)) {
       if (full) bound = std::min(bound, lp + r.forced_value);
       repair_and_improve(r, rounded);
       repack_rows(r, rounded, h.price);
@@ -822,11 +843,13 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
     }
   }
   // Branch and cut, where it can still pay off within the time limit.
-  if (options.use_glpk && relative_gap(value, bound) > options.mip_gap && left() > 0.002 &&
-      columns <= options.branch_columns) {
-    BranchResult g =
-        branch_and_cut(r, pick, options.mip_gap,
-                       std::min(left(), options.branch_time_fraction * time_limit), options.limits);
+  const double gap_before = relative_gap(value, bound);
+  if (options.use_glpk && gap_before > options.mip_gap && left() > 0.002 &&
+      columns <= options.branch_columns &&
+      (columns <= options.large_columns || gap_before > options.large_gap)) {
+    BranchResult g = branch_and_cut(r, pick, options.mip_gap,
+                                    std::min(left(), options.branch_time_fraction * time_limit),
+                                    options.limits, std::move(whole_lp));
     bound = std::min(bound, g.bound + r.forced_value);
     proved = g.optimal;
     sol.node_limit = g.node_limit;

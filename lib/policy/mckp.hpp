@@ -11,7 +11,8 @@
 // (the dual value); the LP relaxation has at most one fractional job per row, so the two
 // are usually within a hair. If the gap is above the target, the LP relaxation (GLPK
 // simplex; on every column when small, else on the columns the prices leave in play) is
-// rounded, and on small problems GLPK's branch and cut (glp_intopt with MIR and Gomory
+// rounded, and on small problems (on mid-sized ones only while the gap is above
+// large_gap) GLPK's branch and cut (glp_intopt with MIR and Gomory
 // cuts; presolve off, so that the heuristic solution, in our own columns, can be its first
 // incumbent) runs within the node limit (and a share of the time limit, when there is one);
 // it can only improve on it. With no wall-clock limit (limits.seconds infinite) every step
@@ -50,6 +51,11 @@ struct MckpOptions {
   // the LP rounding gets within about 1e-3 there.
   std::size_t branch_columns = 3000;
   double branch_time_fraction = 0.25;
+  // Above large_columns, branch and cut runs only while the gap is still above large_gap:
+  // there its root alone can cost over 100 ms (256 GPUs and up), and LP rounding usually
+  // gets within 1e-3, so most rounds stay short at a gap of at most large_gap.
+  std::size_t large_columns = 1000;
+  double large_gap = 1e-3;
   // Solve the LP relaxation on every column up to this size (exact bound); above it, only
   // on the columns the Lagrangian prices leave in play.
   std::size_t full_lp_columns = 3000;

@@ -135,3 +135,32 @@ TEST_CASE("a node limit that binds gives the same answer on every run", "[mckp]"
   // The limit must actually have cut searches short for the check above to mean anything.
   CHECK(bound_by_nodes > 0);
 }
+
+TEST_CASE("above large_columns, branch and cut runs only while the gap is above large_gap",
+          "[mckp]") {
+  MckpOptions o;
+  o.limits = SolveLimits{};  // work limits only
+  o.large_columns = 10;      // every instance below counts as large
+  std::mt19937 rng(5);
+  int skipped = 0, branched = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    MckpProblem p = random_problem(rng, 40, 3, false);
+    for (auto& c : p.capacity) c *= 3;
+    o.large_gap = 1;  // any rounding is close enough: no branch and cut
+    const MckpSolution loose = solve_mckp(p, o);
+    o.large_gap = 0;  // never close enough: branch and cut whenever above mip_gap
+    const MckpSolution strict = solve_mckp(p, o);
+    INFO("trial " << trial);
+    REQUIRE(mckp_feasible(p, loose.pick));
+    CHECK(loose.method != "glpk");
+    CHECK(strict.value >= loose.value - 1e-9);
+    if (loose.gap > o.mip_gap) {
+      ++skipped;
+      CHECK(loose.status == "feasible");
+    }
+    branched += strict.method == "glpk";
+  }
+  // Both paths must have been taken for the checks to mean anything.
+  CHECK(skipped > 0);
+  CHECK(branched > 0);
+}
