@@ -287,7 +287,12 @@ std::vector<Document> read_documents(const std::string& file, const std::vector<
 
 Document read_document(const std::string& file, const std::vector<std::string>& kinds,
                        ExitStatus status) {
-  auto docs = read_documents(file, kinds, status);
+  return parse_document(read_input(file), file, kinds, status);
+}
+
+Document parse_document(std::string_view text, const std::string& file,
+                        const std::vector<std::string>& kinds, ExitStatus status) {
+  auto docs = parse_documents(text, file, kinds, status);
   if (docs.size() != 1) {
     throw Error(status,
                 display_name(file) + ": expected one document, got " + std::to_string(docs.size()));

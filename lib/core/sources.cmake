@@ -21,6 +21,7 @@ sia_module(core
   core/json_limits.cpp
   core/job_model_info.cpp
   core/goodput_matrix.cpp
+  core/goodput_matrix_reader.cpp
   core/allocation.cpp
   core/placement.cpp
 )

@@ -1,0 +1,694 @@
+#include "core/goodput_matrix_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/document.hpp"
+#include "core/error.hpp"
+#include "core/json_limits.hpp"
+
+namespace sia {
+
+namespace {
+
+// Thrown wherever the fast reader does not take the input on itself; never escapes.
+struct Decline {};
+
+[[noreturn]] void decline() {
+  throw Decline{};
+}
+
+// A JSON number as nlohmann keeps it: an integer literal in int64 (negative) or uint64
+// (otherwise) when it fits, else a double.
+struct Number {
+  enum Kind { integer, unsigned_integer, floating } kind = floating;
+  std::int64_t i = 0;
+  std::uint64_t u = 0;
+  double d = 0;
+
+  // Node::as_number.
+  double as_double() const {
+    return kind == integer            ? static_cast<double>(i)
+           : kind == unsigned_integer ? static_cast<double>(u)
+                                      : d;
+  }
+  // Node::as_int.
+  std::int64_t as_int() const {
+    if (kind == integer) return i;
+    if (kind == unsigned_integer) {
+      if (u > static_cast<std::uint64_t>(INT64_MAX)) decline();
+      return static_cast<std::int64_t>(u);
+    }
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) {
+      return static_cast<std::int64_t>(d);
+    }
+    decline();
+  }
+};
+
+// A cursor over the text: JSON as RFC 8259 has it, strings of printable ASCII with the
+// short escapes only, at most kMaxJsonDepth levels.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  char peek() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    if (p_ == end_) decline();
+    return *p_;
+  }
+  bool at_end() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    return p_ == end_;
+  }
+
+  // {"key": value, ...}: `on_key(key)` reads the value. A key seen twice declines (the
+  // tree keeps the last one).
+  template <class F>
+  void object(F&& on_key) {
+    expect('{');
+    enter();
+    if (peek() == '}') {
+      ++p_;
+      --depth_;
+      return;
+    }
+    std::string_view seen[kMaxKeys];
+    std::size_t n = 0;
+    for (;;) {
+      std::string_view k = key();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (seen[i] == k) decline();
+      }
+      if (n == kMaxKeys) decline();
+      seen[n++] = k;
+      expect(':');
+      on_key(k);
+      if (!list_continues('}')) break;
+    }
+    --depth_;
+  }
+
+  template <class F>
+  void array(F&& on_element) {
+    expect('[');
+    enter();
+    if (peek() == ']') {
+      ++p_;
+      --depth_;
+      return;
+    }
+    do {
+      on_element();
+    } while (list_continues(']'));
+    --depth_;
+  }
+
+  // `null` is consumed and true; anything else is left for the caller.
+  bool null() {
+    if (peek() != 'n') return false;
+    literal("null");
+    return true;
+  }
+
+  bool boolean() {
+    if (peek() == 't') {
+      literal("true");
+      return true;
+    }
+    literal("false");
+    return false;
+  }
+
+  std::string string() {
+    expect('"');
+    std::string out;
+    for (;;) {
+      if (p_ == end_) decline();
+      const char* run = p_;
+      while (p_ < end_ && *p_ != '"' && *p_ != '\\' && printable(*p_)) ++p_;
+      out.append(run, p_);
+      if (p_ == end_) decline();
+      char c = *p_++;
+      if (c == '"') return out;
+      if (c != '\\' || p_ == end_) decline();
+      switch (*p_++) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        default:
+          decline();
+      }
+    }
+  }
+
+  Number number() {
+    peek();
+    const char* start = p_;
+    bool negative = false;
+    if (p_ < end_ && *p_ == '-') {
+      negative = true;
+      ++p_;
+    }
+    const char* int_start = p_;
+    if (p_ == end_ || !digit(*p_)) decline();
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ < end_ && digit(*p_)) ++p_;
+    }
+    bool integral = true;
+    if (p_ < end_ && *p_ == '.') {
+      integral = false;
+      ++p_;
+      if (p_ == end_ || !digit(*p_)) decline();
+      while (p_ < end_ && digit(*p_)) ++p_;
+    }
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      integral = false;
+      ++p_;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (p_ == end_ || !digit(*p_)) decline();
+      while (p_ < end_ && digit(*p_)) ++p_;
+    }
+    Number n;
+    if (integral) {
+      if (negative) {
+        auto r = std::from_chars(start, p_, n.i);
+        if (r.ec == std::errc() && r.ptr == p_) {
+          n.kind = Number::integer;
+          return n;
+        }
+      } else {
+        auto r = std::from_chars(int_start, p_, n.u);
+        if (r.ec == std::errc() && r.ptr == p_) {
+          n.kind = Number::unsigned_integer;
+          return n;
+        }
+      }
+    }
+    // Out of range (also underflow) declines: the tree reader has its own word for it.
+    auto r = std::from_chars(start, p_, n.d);
+    if (r.ec != std::errc() || r.ptr != p_ || !std::isfinite(n.d)) decline();
+    n.kind = Number::floating;
+    return n;
+  }
+
+  // Any value, checked and passed over; its text.
+  std::string_view skip() {
+    const char* start = (peek(), p_);
+    switch (*p_) {
+      case '{':
+        object([&](std::string_view) { skip(); });
+        break;
+      case '[':
+        array([&] { skip(); });
+        break;
+      case '"':
+        string();
+        break;
+      case 't':
+      case 'f':
+        boolean();
+        break;
+      case 'n':
+        literal("null");
+        break;
+      default:
+        number();
+    }
+    return std::string_view(start, static_cast<std::size_t>(p_ - start));
+  }
+
+ private:
+  static constexpr std::size_t kMaxKeys = 64;  // more in one object declines
+  static bool digit(char c) { return c >= '0' && c <= '9'; }
+  static bool printable(char c) { return c >= 0x20 && c < 0x7f; }
+
+  void expect(char c) {
+    if (peek() != c) decline();
+    ++p_;
+  }
+  void enter() {
+    if (++depth_ > kMaxJsonDepth) decline();
+  }
+  bool list_continues(char close) {
+    char c = peek();
+    ++p_;
+    if (c == ',') return true;
+    if (c != close) decline();
+    return false;
+  }
+  void literal(std::string_view word) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
+        std::string_view(p_, word.size()) != word) {
+      decline();
+    }
+    p_ += word.size();
+  }
+  // Keys: printable ASCII without escapes (every key of the format).
+  std::string_view key() {
+    expect('"');
+    const char* start = p_;
+    while (p_ < end_ && *p_ != '"' && *p_ != '\\' && printable(*p_)) ++p_;
+    if (p_ == end_ || *p_ != '"') decline();
+    return std::string_view(start, static_cast<std::size_t>(p_++ - start));
+  }
+
+  const char* p_;
+  const char* end_;
+  int depth_ = 0;
+};
+
+// The Node accessors parse_goodput_matrix uses, over the cursor; where the tree reader
+// would throw, these decline.
+double number_of(Cursor& c) {
+  return c.number().as_double();
+}
+double non_negative(Cursor& c) {
+  double d = number_of(c);
+  if (d < 0) decline();
+  return d;
+}
+int int32_of(Cursor& c) {
+  std::int64_t v = c.number().as_int();
+  if (v < INT32_MIN || v > INT32_MAX) decline();
+  return static_cast<int>(v);
+}
+int positive_int32(Cursor& c) {
+  std::int64_t v = c.number().as_int();
+  if (v < 1 || v > INT32_MAX) decline();
+  return static_cast<int>(v);
+}
+int non_negative_int32(Cursor& c) {
+  std::int64_t v = c.number().as_int();
+  if (v < 0 || v > INT32_MAX) decline();
+  return static_cast<int>(v);
+}
+// A value read through `read` unless it is null (absent), which keeps `out` as it is.
+template <class T, class F>
+void optional(Cursor& c, T& out, F read) {
+  if (!c.null()) out = read(c);
+}
+// A required field: null is as missing.
+template <class F>
+auto required(Cursor& c, F read) {
+  if (c.null()) decline();
+  return read(c);
+}
+std::string string_of(Cursor& c) {
+  if (c.peek() != '"') decline();
+  return c.string();
+}
+bool boolean_of(Cursor& c) {
+  char k = c.peek();
+  if (k != 't' && k != 'f') decline();
+  return c.boolean();
+}
+// An object or array read with nlohmann and handed to a Node reader: for the small,
+// rare parts (the cluster, a row's app).
+template <class F>
+auto via_tree(Cursor& c, F read) {
+  std::string_view text = c.skip();
+  const nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (value.is_discarded()) decline();
+  try {
+    return read(Node(value, "", ""));
+  } catch (const Error&) {
+    decline();
+  }
+}
+
+class MatrixReader {
+ public:
+  explicit MatrixReader(Cursor& c) : c_(c) {}
+
+  GoodputMatrix data() {
+    GoodputMatrix m;
+    bool have_cluster = false, have_jobs = false;
+    c_.object([&](std::string_view k) {
+      if (k == "cluster") {
+        if (c_.null()) decline();  // as missing
+        m.cluster = via_tree(c_, [](const Node& n) { return parse_cluster(n); });
+        have_cluster = true;
+        for (const auto& t : m.cluster.types) types_.push_back(t.name);
+      } else if (k == "jobs") {
+        if (!have_cluster) decline();
+        c_.array([&] { m.jobs.push_back(row(m.cluster)); });
+        have_jobs = true;
+      } else if (k == "order") {
+        if (!c_.null()) c_.array([&] { m.order.push_back(string_of(c_)); });
+      } else if (k == "profile") {
+        optional(c_, m.profile, string_of);
+      } else {
+        c_.skip();
+      }
+    });
+    if (!have_jobs) decline();
+    std::sort(m.jobs.begin(), m.jobs.end(),
+              [](const auto& a, const auto& b) { return a.job < b.job; });
+    return m;
+  }
+
+ private:
+  GoodputRow row(const Cluster& cluster) {
+    GoodputRow r;
+    bool have_name = false, have_entries = false, have_model = false;
+    c_.object([&](std::string_view k) {
+      if (k == "name") {
+        r.job = string_of(c_);
+        have_name = true;
+      } else if (k == "entries") {
+        c_.array([&] { r.entries.push_back(entry(cluster)); });
+        have_entries = true;
+      } else if (k == "fixed") {
+        if (!c_.null()) c_.array([&] { r.fixed.push_back(entry(cluster)); });
+      } else if (k == "model") {
+        if (!c_.null()) {
+          r.model = model();
+          have_model = true;
+        }
+      } else if (k == "adaptivity") {
+        if (!c_.null()) {
+          std::string v = string_of(c_);
+          if (v == "adaptive") {
+            r.adaptivity = Adaptivity::adaptive;
+          } else if (v == "strong-scaling") {
+            r.adaptivity = Adaptivity::strong_scaling;
+          } else if (v == "rigid") {
+            r.adaptivity = Adaptivity::rigid;
+          } else {
+            decline();
+          }
+        }
+      } else if (k == "priority") {
+        optional(c_, r.priority, int32_of);
+      } else if (k == "age") {
+        optional(c_, r.age, non_negative);
+      } else if (k == "restarts") {
+        optional(c_, r.restarts, non_negative_int32);
+      } else if (k == "restart_penalty") {
+        optional(c_, r.restart_penalty, non_negative);
+      } else if (k == "attained_service") {
+        optional(c_, r.attained_service, non_negative);
+      } else if (k == "preemptible") {
+        optional(c_, r.preemptible, boolean_of);
+      } else if (k == "restoring") {
+        optional(c_, r.restoring, boolean_of);
+      } else if (k == "current") {
+        if (!c_.null()) r.current = config(cluster);
+      } else if (k == "min_gpus") {
+        optional(c_, r.min_gpus, positive_int32);
+      } else if (k == "max_gpus") {
+        optional(c_, r.max_gpus, positive_int32);
+      } else if (k == "normalizer") {
+        optional(c_, r.normalizer, number_of);
+      } else if (k == "progress") {
+        if (!c_.null()) r.progress = progress();
+      } else if (k == "app") {
+        if (!c_.null()) r.app = via_tree(c_, [](const Node& n) { return parse_app_ref(n); });
+      } else if (k == "fixed_gpus") {
+        optional(c_, r.fixed_gpus, int32_of);
+      } else if (k == "fixed_batch") {
+        optional(c_, r.fixed_batch, number_of);
+      } else {
+        c_.skip();
+      }
+    });
+    if (!have_name || !have_entries || !names_.insert(r.job).second) decline();
+    if (!have_model) r.model.types.resize(types_.size());
+    return r;
+  }
+
+  // A configuration as parse_config_ref reads it: {"gpu_type", "nodes", "gpus"}, in any
+  // order, with the rest of an entry's fields handed to `other`.
+  template <class F>
+  Config config_and(const Cluster& cluster, F other) {
+    Config x;
+    x.type = -1;
+    x.nodes = 0;
+    x.gpus = 0;
+    c_.object([&](std::string_view k) {
+      if (k == "gpu_type") {
+        x.type = cluster.type_index(string_of(c_));
+        if (x.type < 0) decline();
+      } else if (k == "nodes") {
+        x.nodes = positive_int32(c_);
+      } else if (k == "gpus") {
+        x.gpus = positive_int32(c_);
+      } else {
+        other(k);
+      }
+    });
+    if (x.type < 0 || x.nodes < 1 || x.gpus < 1 || x.gpus < x.nodes) decline();
+    const GpuType& t = cluster.types[x.type];
+    if (x.nodes > t.node_count || x.gpus > x.nodes * t.gpus_per_node) decline();
+    return x;
+  }
+
+  Config config(const Cluster& cluster) {
+    return config_and(cluster, [&](std::string_view) { c_.skip(); });
+  }
+
+  GoodputEntry entry(const Cluster& cluster) {
+    GoodputEntry e;
+    bool have_goodput = false, have_raw = false;
+    e.config = config_and(cluster, [&](std::string_view k) {
+      if (k == "goodput") {
+        e.goodput = required(c_, non_negative);
+        have_goodput = true;
+      } else if (k == "raw_goodput") {
+        have_raw = !c_.null();
+        if (have_raw) e.raw_goodput = number_of(c_);
+      } else if (k == "throughput") {
+        optional(c_, e.throughput, number_of);
+      } else if (k == "batch_size") {
+        optional(c_, e.batch_size, number_of);
+      } else if (k == "local_bsz") {
+        optional(c_, e.local_bsz, int32_of);
+      } else if (k == "accum_steps") {
+        optional(c_, e.accum_steps, int32_of);
+      } else if (k == "source") {
+        if (!c_.null()) {
+          std::string v = string_of(c_);
+          if (v == "model") {
+            e.source = GoodputSource::model;
+          } else if (v == "bootstrap") {
+            e.source = GoodputSource::bootstrap;
+          } else if (v == "default") {
+            e.source = GoodputSource::fallback;
+          } else {
+            decline();
+          }
+        }
+      } else {
+        c_.skip();
+      }
+    });
+    if (!have_goodput) decline();
+    if (!have_raw) e.raw_goodput = e.goodput;
+    return e;
+  }
+
+  JobProgress progress() {
+    JobProgress p;
+    bool done = false, total = false;
+    c_.object([&](std::string_view k) {
+      if (k == "done") {
+        p.done = required(c_, non_negative);
+        done = true;
+      } else if (k == "total") {
+        p.total = required(c_, non_negative);
+        total = true;
+      } else {
+        c_.skip();
+      }
+    });
+    if (!done || !total) decline();
+    return p;
+  }
+
+  std::array<double, 7> params() {
+    std::array<double, 7> a{};
+    std::size_t n = 0;
+    c_.array([&] {
+      if (n == a.size()) decline();
+      a[n++] = number_of(c_);
+    });
+    if (n != a.size()) decline();
+    return a;
+  }
+
+  // parse_job_model_info.
+  JobModelInfo model() {
+    JobModelInfo m;
+    m.types.resize(types_.size());
+    c_.object([&](std::string_view k) {
+      if (k == "init_batch_size") {
+        optional(c_, m.init_batch_size, number_of);
+      } else if (k == "max_batch_size") {
+        optional(c_, m.max_batch_size, number_of);
+      } else if (k == "max_observed_replicas") {
+        optional(c_, m.max_observed_replicas, int32_of);
+      } else if (k == "gradient") {
+        if (!c_.null()) m.gradient = gradient();
+      } else if (k == "blind") {
+        if (!c_.null()) blind(m);
+      } else if (k == "types") {
+        if (!c_.null()) c_.array([&] { type_model(m); });
+      } else {
+        c_.skip();
+      }
+    });
+    return m;
+  }
+
+  GradientStats gradient() {
+    GradientStats g{};
+    bool sqr = false, var = false;
+    c_.object([&](std::string_view k) {
+      if (k == "grad_sqr") {
+        g.sqr = required(c_, non_negative);
+        sqr = true;
+      } else if (k == "grad_var") {
+        g.var = required(c_, non_negative);
+        var = true;
+      } else {
+        c_.skip();
+      }
+    });
+    if (!sqr || !var) decline();
+    return g;
+  }
+
+  void blind(JobModelInfo& m) {
+    bool have_params = false;
+    c_.object([&](std::string_view k) {
+      if (k == "params") {
+        if (c_.null()) decline();
+        m.blind_params = params();
+        have_params = true;
+      } else if (k == "min_local") {
+        optional(c_, m.blind_min_local, int32_of);
+      } else if (k == "max_local") {
+        optional(c_, m.blind_max_local, int32_of);
+      } else {
+        c_.skip();
+      }
+    });
+    if (!have_params) decline();
+    m.blind_known = true;
+  }
+
+  // One of "types": applied to the cluster's type of that name, if any (later ones win).
+  void type_model(JobModelInfo& m) {
+    TypeModelInfo x;
+    std::optional<std::array<double, 7>> p;
+    std::string name;
+    bool have_name = false;
+    c_.object([&](std::string_view k) {
+      if (k == "gpu_type") {
+        name = string_of(c_);
+        have_name = true;
+      } else if (k == "params") {
+        if (!c_.null()) p = params();
+      } else if (k == "min_local") {
+        optional(c_, x.min_local, int32_of);
+      } else if (k == "max_local") {
+        optional(c_, x.max_local, int32_of);
+      } else if (k == "stages") {
+        optional(c_, x.stages, int32_of);
+      } else if (k == "max_replicas") {
+        optional(c_, x.max_replicas, int32_of);
+      } else {
+        c_.skip();
+      }
+    });
+    if (!have_name) decline();
+    for (std::size_t k = 0; k < types_.size(); ++k) {
+      if (types_[k] != name) continue;
+      TypeModelInfo& t = m.types[k];
+      if (p) {
+        t.known = true;
+        t.params = *p;
+      }
+      t.min_local = x.min_local;
+      t.max_local = x.max_local;
+      t.stages = x.stages;
+      t.max_replicas = x.max_replicas;
+    }
+  }
+
+  Cursor& c_;
+  std::vector<std::string> types_;
+  std::set<std::string> names_;
+};
+
+}  // namespace
+
+std::optional<GoodputMatrix> parse_goodput_matrix_fast(std::string_view text) {
+  try {
+    Cursor c(text);
+    if (c.peek() != '{') return std::nullopt;  // TOML, or not a document
+    std::string api, kind;
+    std::optional<GoodputMatrix> m;
+    c.object([&](std::string_view k) {
+      if (k == "apiVersion") {
+        api = string_of(c);
+      } else if (k == "kind") {
+        kind = string_of(c);
+      } else if (k == "data") {
+        if (c.peek() != '{') decline();
+        m = MatrixReader(c).data();
+      } else {
+        c.skip();
+      }
+    });
+    if (!c.at_end() || !m) return std::nullopt;
+    const nlohmann::json envelope{{"apiVersion", api}, {"kind", kind}};
+    check_envelope(Node(envelope, "", ""), {"GoodputMatrix"});
+    return m;
+  } catch (const Decline&) {
+    return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+GoodputMatrix parse_goodput_matrix_text(std::string_view text, const std::string& file) {
+  if (auto m = parse_goodput_matrix_fast(text)) return std::move(*m);
+  return parse_goodput_matrix(parse_document(text, file, {"GoodputMatrix"}).data());
+}
+
+GoodputMatrix read_goodput_matrix(const std::string& file) {
+  return parse_goodput_matrix_text(read_input(file), file);
+}
+
+}  // namespace sia
