@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_cursor.hpp"
 #include "core/json_limits.hpp"
 #include "core/toml_json.hpp"
 
@@ -237,21 +238,27 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
         status,
         located(name, "", "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"));
   }
-  try {
-    parsed = json::parse(text.begin(), text.end());
-  } catch (const json::out_of_range& e) {
-    throw Error(status, located(name, "", json_range_message(e)));
-  } catch (const json::parse_error& e) {
-    // JSON Lines only if the first non-empty line is a complete value on its own;
-    // otherwise this is one broken document and its own error is the useful one.
-    single = false;
-    std::size_t start = text.find_first_not_of(" \t\r\n");
-    std::size_t end = text.find('\n', start);
-    std::string_view first = text.substr(start, end == std::string_view::npos ? end : end - start);
-    bool lines = end != std::string_view::npos &&
-                 text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
-                 json::accept(first.begin(), first.end());
-    if (!lines) throw Error(status, located(name, "", json_parse_message(e)));
+  // nlohmann's parser for what the fast one declines (and for its messages).
+  if (auto fast = parse_json_fast(text)) {
+    parsed = std::move(*fast);
+  } else {
+    try {
+      parsed = json::parse(text.begin(), text.end());
+    } catch (const json::out_of_range& e) {
+      throw Error(status, located(name, "", json_range_message(e)));
+    } catch (const json::parse_error& e) {
+      // JSON Lines only if the first non-empty line is a complete value on its own;
+      // otherwise this is one broken document and its own error is the useful one.
+      single = false;
+      std::size_t start = text.find_first_not_of(" \t\r\n");
+      std::size_t end = text.find('\n', start);
+      std::string_view first =
+          text.substr(start, end == std::string_view::npos ? end : end - start);
+      bool lines = end != std::string_view::npos &&
+                   text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
+                   json::accept(first.begin(), first.end());
+      if (!lines) throw Error(status, located(name, "", json_parse_message(e)));
+    }
   }
   if (single) {
     docs.push_back(

@@ -2,290 +2,23 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
-#include <cstdint>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "core/document.hpp"
 #include "core/error.hpp"
-#include "core/json_limits.hpp"
+#include "core/json_cursor.hpp"
 
 namespace sia {
 
 namespace {
 
-// Thrown wherever the fast reader does not take the input on itself; never escapes.
-struct Decline {};
+using Cursor = JsonCursor;
 
 [[noreturn]] void decline() {
-  throw Decline{};
+  JsonCursor::decline();
 }
-
-// A JSON number as nlohmann keeps it: an integer literal in int64 (negative) or uint64
-// (otherwise) when it fits, else a double.
-struct Number {
-  enum Kind { integer, unsigned_integer, floating } kind = floating;
-  std::int64_t i = 0;
-  std::uint64_t u = 0;
-  double d = 0;
-
-  // Node::as_number.
-  double as_double() const {
-    return kind == integer            ? static_cast<double>(i)
-           : kind == unsigned_integer ? static_cast<double>(u)
-                                      : d;
-  }
-  // Node::as_int.
-  std::int64_t as_int() const {
-    if (kind == integer) return i;
-    if (kind == unsigned_integer) {
-      if (u > static_cast<std::uint64_t>(INT64_MAX)) decline();
-      return static_cast<std::int64_t>(u);
-    }
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e15) {
-      return static_cast<std::int64_t>(d);
-    }
-    decline();
-  }
-};
-
-// A cursor over the text: JSON as RFC 8259 has it, strings of printable ASCII with the
-// short escapes only, at most kMaxJsonDepth levels.
-class Cursor {
- public:
-  explicit Cursor(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
-
-  char peek() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-    if (p_ == end_) decline();
-    return *p_;
-  }
-  bool at_end() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-    return p_ == end_;
-  }
-
-  // {"key": value, ...}: `on_key(key)` reads the value. A key seen twice declines (the
-  // tree keeps the last one).
-  template <class F>
-  void object(F&& on_key) {
-    expect('{');
-    enter();
-    if (peek() == '}') {
-      ++p_;
-      --depth_;
-      return;
-    }
-    std::string_view seen[kMaxKeys];
-    std::size_t n = 0;
-    for (;;) {
-      std::string_view k = key();
-      for (std::size_t i = 0; i < n; ++i) {
-        if (seen[i] == k) decline();
-      }
-      if (n == kMaxKeys) decline();
-      seen[n++] = k;
-      expect(':');
-      on_key(k);
-      if (!list_continues('}')) break;
-    }
-    --depth_;
-  }
-
-  template <class F>
-  void array(F&& on_element) {
-    expect('[');
-    enter();
-    if (peek() == ']') {
-      ++p_;
-      --depth_;
-      return;
-    }
-    do {
-      on_element();
-    } while (list_continues(']'));
-    --depth_;
-  }
-
-  // `null` is consumed and true; anything else is left for the caller.
-  bool null() {
-    if (peek() != 'n') return false;
-    literal("null");
-    return true;
-  }
-
-  bool boolean() {
-    if (peek() == 't') {
-      literal("true");
-      return true;
-    }
-    literal("false");
-    return false;
-  }
-
-  std::string string() {
-    expect('"');
-    std::string out;
-    for (;;) {
-      if (p_ == end_) decline();
-      const char* run = p_;
-      while (p_ < end_ && *p_ != '"' && *p_ != '\\' && printable(*p_)) ++p_;
-      out.append(run, p_);
-      if (p_ == end_) decline();
-      char c = *p_++;
-      if (c == '"') return out;
-      if (c != '\\' || p_ == end_) decline();
-      switch (*p_++) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        default:
-          decline();
-      }
-    }
-  }
-
-  Number number() {
-    peek();
-    const char* start = p_;
-    bool negative = false;
-    if (p_ < end_ && *p_ == '-') {
-      negative = true;
-      ++p_;
-    }
-    const char* int_start = p_;
-    if (p_ == end_ || !digit(*p_)) decline();
-    if (*p_ == '0') {
-      ++p_;
-    } else {
-      while (p_ < end_ && digit(*p_)) ++p_;
-    }
-    bool integral = true;
-    if (p_ < end_ && *p_ == '.') {
-      integral = false;
-      ++p_;
-      if (p_ == end_ || !digit(*p_)) decline();
-      while (p_ < end_ && digit(*p_)) ++p_;
-    }
-    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
-      integral = false;
-      ++p_;
-      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ == end_ || !digit(*p_)) decline();
-      while (p_ < end_ && digit(*p_)) ++p_;
-    }
-    Number n;
-    if (integral) {
-      if (negative) {
-        auto r = std::from_chars(start, p_, n.i);
-        if (r.ec == std::errc() && r.ptr == p_) {
-          n.kind = Number::integer;
-          return n;
-        }
-      } else {
-        auto r = std::from_chars(int_start, p_, n.u);
-        if (r.ec == std::errc() && r.ptr == p_) {
-          n.kind = Number::unsigned_integer;
-          return n;
-        }
-      }
-    }
-    // Out of range (also underflow) declines: the tree reader has its own word for it.
-    auto r = std::from_chars(start, p_, n.d);
-    if (r.ec != std::errc() || r.ptr != p_ || !std::isfinite(n.d)) decline();
-    n.kind = Number::floating;
-    return n;
-  }
-
-  // Any value, checked and passed over; its text.
-  std::string_view skip() {
-    const char* start = (peek(), p_);
-    switch (*p_) {
-      case '{':
-        object([&](std::string_view) { skip(); });
-        break;
-      case '[':
-        array([&] { skip(); });
-        break;
-      case '"':
-        string();
-        break;
-      case 't':
-      case 'f':
-        boolean();
-        break;
-      case 'n':
-        literal("null");
-        break;
-      default:
-        number();
-    }
-    return std::string_view(start, static_cast<std::size_t>(p_ - start));
-  }
-
- private:
-  static constexpr std::size_t kMaxKeys = 64;  // more in one object declines
-  static bool digit(char c) { return c >= '0' && c <= '9'; }
-  static bool printable(char c) { return c >= 0x20 && c < 0x7f; }
-
-  void expect(char c) {
-    if (peek() != c) decline();
-    ++p_;
-  }
-  void enter() {
-    if (++depth_ > kMaxJsonDepth) decline();
-  }
-  bool list_continues(char close) {
-    char c = peek();
-    ++p_;
-    if (c == ',') return true;
-    if (c != close) decline();
-    return false;
-  }
-  void literal(std::string_view word) {
-    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
-        std::string_view(p_, word.size()) != word) {
-      decline();
-    }
-    p_ += word.size();
-  }
-  // Keys: printable ASCII without escapes (every key of the format).
-  std::string_view key() {
-    expect('"');
-    const char* start = p_;
-    while (p_ < end_ && *p_ != '"' && *p_ != '\\' && printable(*p_)) ++p_;
-    if (p_ == end_ || *p_ != '"') decline();
-    return std::string_view(start, static_cast<std::size_t>(p_++ - start));
-  }
-
-  const char* p_;
-  const char* end_;
-  int depth_ = 0;
-};
 
 // The Node accessors parse_goodput_matrix uses, over the cursor; where the tree reader
 // would throw, these decline.
@@ -675,7 +408,7 @@ std::optional<GoodputMatrix> parse_goodput_matrix_fast(std::string_view text) {
     const nlohmann::json envelope{{"apiVersion", api}, {"kind", kind}};
     check_envelope(Node(envelope, "", ""), {"GoodputMatrix"});
     return m;
-  } catch (const Decline&) {
+  } catch (const JsonCursor::Decline&) {
     return std::nullopt;
   } catch (const Error&) {
     return std::nullopt;

@@ -1,12 +1,11 @@
 // The fast way in for a GoodputMatrix document (sia-solve's input, 3 MB at 2,048 GPUs):
-// the JSON text is read straight into a GoodputMatrix, one pass, no nlohmann tree, no
-// Node paths. The fast reader is all-or-nothing: it returns exactly the matrix that
-// read_document + parse_goodput_matrix would return, or nothing at all -- on anything it
-// does not take on itself (TOML, JSON Lines, a byte outside printable ASCII or a \u
-// escape in a string, a duplicate key, "jobs" before "cluster", any value the tree reader
-// would refuse). read_goodput_matrix then reads the text again the tree way, so every
-// message about bad input (file, field, expectation) is the tree reader's own.
-// Thread-safety: pure functions.
+// the JSON text is read straight into a GoodputMatrix, one pass with a JsonCursor, no
+// nlohmann tree, no Node paths. The fast reader is all-or-nothing: it returns exactly the matrix
+// that read_document + parse_goodput_matrix would return, or nothing at all -- on anything it does
+// not take on itself (TOML, JSON Lines, what JsonCursor declines, a duplicate key, "jobs" before
+// "cluster", any value the tree reader would refuse). read_goodput_matrix then reads the text again
+// the tree way, so every message about bad input (file, field, expectation) is the tree reader's
+// own. Thread-safety: pure functions.
 #pragma once
 
 #include <optional>

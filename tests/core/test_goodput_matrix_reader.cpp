@@ -126,7 +126,6 @@ TEST_CASE("what the fast reader leaves to the tree reader reads the same", "[goo
   // Not taken on by the fast reader, but good input all the same.
   const std::vector<std::string> others = {
       with(doc, "\"name\":\"a\"", "\"name\":\"\\u0061\""),                           // a \u escape
-      with(doc, "\"name\":\"a\"", "\"name\":\"\xc3\xa9\""),                          // UTF-8
       with(doc, "\"profile\":\"reference\"", "\"profile\":null,\"profile\":\"x\""),  // twice
       with(doc, "{\"apiVersion\"", "\xef\xbb\xbf{\"apiVersion\""),  // a byte order mark
       with(doc, "\"goodput\":1.0,", "\"goodput\":1e-400,"),         // underflow
@@ -148,6 +147,7 @@ TEST_CASE("what the fast reader leaves to the tree reader reads the same", "[goo
   // Accepted values the fast reader takes on itself: nulls as absent, unknown keys, other
   // key orders, integers written as floats, other white space.
   const std::vector<std::string> taken = {
+      with(doc, "\"name\":\"a\"", "\"name\":\"\xc3\xa9\xf0\x9f\x99\x82\x7f\""),  // UTF-8
       with(doc, "\"fixed_batch\":256.0", "\"fixed_batch\":null,\"unknown\":[{\"x\":[1,{}]}]"),
       with(doc, "\"gpus\":5,\"local_bsz\":32", "\"local_bsz\":32,\"gpus\":5.0"),
       with(doc, "\"restarts\":2", "\"restarts\" :\r\n\t2.0"),
@@ -213,6 +213,10 @@ TEST_CASE("bad GoodputMatrix input gets the tree reader's message", "[goodput-re
       {with(doc, "\"goodput\":1.0,", "\"goodput\":1.,"), ""},
       {with(doc, "\"goodput\":1.0,", "\"goodput\":tru,"), ""},
       {with(doc, "\"name\":\"a\"", "\"name\":\"a\x01\""), ""},
+      {with(doc, "\"name\":\"a\"", "\"name\":\"\xc0\xaf\""), ""},          // overlong
+      {with(doc, "\"name\":\"a\"", "\"name\":\"\xed\xa0\x80\""), ""},      // a surrogate
+      {with(doc, "\"name\":\"a\"", "\"name\":\"\xf4\x90\x80\x80\""), ""},  // > U+10FFFF
+      {with(doc, "\"name\":\"a\"", "\"name\":\"\xe2\x82\""), ""},          // cut short
       {doc + "{}", ""},
       {doc + "\n" + doc, ""},
       {std::string(70, '[') + std::string(70, ']'), ""},
