@@ -233,15 +233,16 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
   // JSON: one document, or JSON Lines. Try one document first.
   json parsed;
   bool single = true;
-  if (!json_depth_ok(text)) {
-    throw Error(
-        status,
-        located(name, "", "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"));
-  }
-  // nlohmann's parser for what the fast one declines (and for its messages).
+  // The fast parser first (it declines nesting deeper than kMaxJsonDepth); nlohmann's for
+  // what it declines, and for the messages.
   if (auto fast = parse_json_fast(text)) {
     parsed = std::move(*fast);
   } else {
+    if (!json_depth_ok(text)) {
+      throw Error(
+          status,
+          located(name, "", "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"));
+    }
     try {
       parsed = json::parse(text.begin(), text.end());
     } catch (const json::out_of_range& e) {
