@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -64,6 +66,20 @@ bool boolean_of(Cursor& c) {
   char k = c.peek();
   if (k != 't' && k != 'f') decline();
   return c.boolean();
+}
+// Node::one_of, onto the value named; null keeps `out`.
+template <class T>
+void optional_choice(Cursor& c, T& out,
+                     std::initializer_list<std::pair<std::string_view, T>> choices) {
+  if (c.null()) return;
+  const std::string v = string_of(c);
+  for (const auto& [name, value] : choices) {
+    if (v == name) {
+      out = value;
+      return;
+    }
+  }
+  decline();
 }
 // An object or array read with nlohmann and handed to a Node reader: for the small,
 // rare parts (the cluster, a row's app).
@@ -129,18 +145,10 @@ class MatrixReader {
           have_model = true;
         }
       } else if (k == "adaptivity") {
-        if (!c_.null()) {
-          std::string v = string_of(c_);
-          if (v == "adaptive") {
-            r.adaptivity = Adaptivity::adaptive;
-          } else if (v == "strong-scaling") {
-            r.adaptivity = Adaptivity::strong_scaling;
-          } else if (v == "rigid") {
-            r.adaptivity = Adaptivity::rigid;
-          } else {
-            decline();
-          }
-        }
+        optional_choice(c_, r.adaptivity,
+                        {{"adaptive", Adaptivity::adaptive},
+                         {"strong-scaling", Adaptivity::strong_scaling},
+                         {"rigid", Adaptivity::rigid}});
       } else if (k == "priority") {
         optional(c_, r.priority, int32_of);
       } else if (k == "age") {
@@ -164,7 +172,10 @@ class MatrixReader {
       } else if (k == "normalizer") {
         optional(c_, r.normalizer, number_of);
       } else if (k == "progress") {
-        if (!c_.null()) r.progress = progress();
+        if (!c_.null()) {
+          const auto [done, total] = non_negative_pair("done", "total");
+          r.progress = JobProgress{done, total};
+        }
       } else if (k == "app") {
         if (!c_.null()) r.app = via_tree(c_, [](const Node& n) { return parse_app_ref(n); });
       } else if (k == "fixed_gpus") {
@@ -229,18 +240,10 @@ class MatrixReader {
       } else if (k == "accum_steps") {
         optional(c_, e.accum_steps, int32_of);
       } else if (k == "source") {
-        if (!c_.null()) {
-          std::string v = string_of(c_);
-          if (v == "model") {
-            e.source = GoodputSource::model;
-          } else if (v == "bootstrap") {
-            e.source = GoodputSource::bootstrap;
-          } else if (v == "default") {
-            e.source = GoodputSource::fallback;
-          } else {
-            decline();
-          }
-        }
+        optional_choice(c_, e.source,
+                        {{"model", GoodputSource::model},
+                         {"bootstrap", GoodputSource::bootstrap},
+                         {"default", GoodputSource::fallback}});
       } else {
         c_.skip();
       }
@@ -250,22 +253,21 @@ class MatrixReader {
     return e;
   }
 
-  JobProgress progress() {
-    JobProgress p;
-    bool done = false, total = false;
+  // An object of two required numbers >= 0 (a row's progress, a model's gradient).
+  std::array<double, 2> non_negative_pair(std::string_view first, std::string_view second) {
+    std::array<double, 2> v{};
+    bool have[2] = {false, false};
     c_.object([&](std::string_view k) {
-      if (k == "done") {
-        p.done = required(c_, non_negative);
-        done = true;
-      } else if (k == "total") {
-        p.total = required(c_, non_negative);
-        total = true;
-      } else {
+      const int i = k == first ? 0 : k == second ? 1 : -1;
+      if (i < 0) {
         c_.skip();
+        return;
       }
+      v[i] = required(c_, non_negative);
+      have[i] = true;
     });
-    if (!done || !total) decline();
-    return p;
+    if (!have[0] || !have[1]) decline();
+    return v;
   }
 
   std::array<double, 7> params() {
@@ -291,7 +293,10 @@ class MatrixReader {
       } else if (k == "max_observed_replicas") {
         optional(c_, m.max_observed_replicas, int32_of);
       } else if (k == "gradient") {
-        if (!c_.null()) m.gradient = gradient();
+        if (!c_.null()) {
+          const auto [sqr, var] = non_negative_pair("grad_sqr", "grad_var");
+          m.gradient = GradientStats{sqr, var};
+        }
       } else if (k == "blind") {
         if (!c_.null()) blind(m);
       } else if (k == "types") {
@@ -301,24 +306,6 @@ class MatrixReader {
       }
     });
     return m;
-  }
-
-  GradientStats gradient() {
-    GradientStats g{};
-    bool sqr = false, var = false;
-    c_.object([&](std::string_view k) {
-      if (k == "grad_sqr") {
-        g.sqr = required(c_, non_negative);
-        sqr = true;
-      } else if (k == "grad_var") {
-        g.var = required(c_, non_negative);
-        var = true;
-      } else {
-        c_.skip();
-      }
-    });
-    if (!sqr || !var) decline();
-    return g;
   }
 
   void blind(JobModelInfo& m) {

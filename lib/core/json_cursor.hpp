@@ -81,6 +81,15 @@ class JsonCursor {
   void enter() {
     if (++depth_ > kMaxJsonDepth) decline();
   }
+  // Consumes `open`, and `close` too when nothing is inside: false then.
+  bool open_list(char open, char close) {
+    expect(open);
+    enter();
+    if (peek() != close) return true;
+    ++p_;
+    --depth_;
+    return false;
+  }
   bool list_continues(char close) {
     char c = peek();
     ++p_;
@@ -99,13 +108,7 @@ class JsonCursor {
 
 template <bool unique, class F>
 void JsonCursor::object(F&& on_key) {
-  expect('{');
-  enter();
-  if (peek() == '}') {
-    ++p_;
-    --depth_;
-    return;
-  }
+  if (!open_list('{', '}')) return;
   std::string_view seen[unique ? kMaxKeys : 1];
   std::size_t n = 0;
   for (;;) {
@@ -126,13 +129,7 @@ void JsonCursor::object(F&& on_key) {
 
 template <class F>
 void JsonCursor::array(F&& on_element) {
-  expect('[');
-  enter();
-  if (peek() == ']') {
-    ++p_;
-    --depth_;
-    return;
-  }
+  if (!open_list('[', ']')) return;
   do {
     on_element();
   } while (list_continues(']'));
