@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/json_cursor.hpp"
 #include "core/json_limits.hpp"
 #include "core/toml_json.hpp"
 
@@ -232,26 +233,33 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
   // JSON: one document, or JSON Lines. Try one document first.
   json parsed;
   bool single = true;
-  if (!json_depth_ok(text)) {
-    throw Error(
-        status,
-        located(name, "", "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"));
-  }
-  try {
-    parsed = json::parse(text.begin(), text.end());
-  } catch (const json::out_of_range& e) {
-    throw Error(status, located(name, "", json_range_message(e)));
-  } catch (const json::parse_error& e) {
-    // JSON Lines only if the first non-empty line is a complete value on its own;
-    // otherwise this is one broken document and its own error is the useful one.
-    single = false;
-    std::size_t start = text.find_first_not_of(" \t\r\n");
-    std::size_t end = text.find('\n', start);
-    std::string_view first = text.substr(start, end == std::string_view::npos ? end : end - start);
-    bool lines = end != std::string_view::npos &&
-                 text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
-                 json::accept(first.begin(), first.end());
-    if (!lines) throw Error(status, located(name, "", json_parse_message(e)));
+  // The fast parser first (it declines nesting deeper than kMaxJsonDepth); nlohmann's for
+  // what it declines, and for the messages.
+  if (auto fast = parse_json_fast(text)) {
+    parsed = std::move(*fast);
+  } else {
+    if (!json_depth_ok(text)) {
+      throw Error(
+          status,
+          located(name, "", "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"));
+    }
+    try {
+      parsed = json::parse(text.begin(), text.end());
+    } catch (const json::out_of_range& e) {
+      throw Error(status, located(name, "", json_range_message(e)));
+    } catch (const json::parse_error& e) {
+      // JSON Lines only if the first non-empty line is a complete value on its own;
+      // otherwise this is one broken document and its own error is the useful one.
+      single = false;
+      std::size_t start = text.find_first_not_of(" \t\r\n");
+      std::size_t end = text.find('\n', start);
+      std::string_view first =
+          text.substr(start, end == std::string_view::npos ? end : end - start);
+      bool lines = end != std::string_view::npos &&
+                   text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
+                   json::accept(first.begin(), first.end());
+      if (!lines) throw Error(status, located(name, "", json_parse_message(e)));
+    }
   }
   if (single) {
     docs.push_back(
@@ -287,7 +295,12 @@ std::vector<Document> read_documents(const std::string& file, const std::vector<
 
 Document read_document(const std::string& file, const std::vector<std::string>& kinds,
                        ExitStatus status) {
-  auto docs = read_documents(file, kinds, status);
+  return parse_document(read_input(file), file, kinds, status);
+}
+
+Document parse_document(std::string_view text, const std::string& file,
+                        const std::vector<std::string>& kinds, ExitStatus status) {
+  auto docs = parse_documents(text, file, kinds, status);
   if (docs.size() != 1) {
     throw Error(status,
                 display_name(file) + ": expected one document, got " + std::to_string(docs.size()));

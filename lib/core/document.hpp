@@ -49,6 +49,10 @@ Document read_document(const std::string& file, const std::vector<std::string>& 
 std::vector<Document> parse_documents(std::string_view text, const std::string& file,
                                       const std::vector<std::string>& kinds,
                                       ExitStatus status = ExitStatus::data);
+// Exactly one document, from text already in memory.
+Document parse_document(std::string_view text, const std::string& file,
+                        const std::vector<std::string>& kinds,
+                        ExitStatus status = ExitStatus::data);
 
 // For one-shot programs that exit right after writing their answer (sia-estimate,
 // sia-solve, sia-place): documents read from now on are never freed. Freeing the tree of

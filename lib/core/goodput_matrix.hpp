@@ -89,6 +89,8 @@ struct GoodputMatrix {
 std::string goodput_matrix_document(const GoodputMatrix& m, const nlohmann::json& metadata,
                                     bool pretty);
 GoodputMatrix parse_goodput_matrix(const Node& data);
+// A row's "app" object.
+AppRef parse_app_ref(const Node& app);
 // Shared by the Allocation and Placement readers: {"gpu_type", "nodes", "gpus"}.
 Config parse_config_ref(const Node& n, const Cluster& cluster);
 nlohmann::json config_ref_to_json(const Config& c, const Cluster& cluster);

@@ -61,7 +61,12 @@ void JsonWriter::end_array() {
 
 static void quote(std::string& out_, std::string_view s) {
   out_ += '"';
-  for (char c : s) {
+  std::size_t plain = 0;  // the start of the characters not yet appended
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+    out_.append(s.data() + plain, i - plain);
+    plain = i + 1;
     switch (c) {
       case '"':
         out_ += "\\\"";
@@ -84,16 +89,14 @@ static void quote(std::string& out_, std::string_view s) {
       case '\f':
         out_ += "\\f";
         break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out_ += buf;
-        } else {
-          out_ += c;
-        }
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out_ += buf;
+      }
     }
   }
+  out_.append(s.data() + plain, s.size() - plain);
   out_ += '"';
 }
 

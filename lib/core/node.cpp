@@ -1,6 +1,7 @@
 #include "core/node.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -148,8 +149,19 @@ Node Node::operator[](std::size_t i) const {
 }
 
 void Node::each(const std::function<void(const Node&)>& fn) const {
-  std::size_t n = size();
-  for (std::size_t i = 0; i < n; ++i) fn((*this)[i]);
+  const std::size_t n = size();
+  // One child, its value and index changed in place: a table of 100,000 numbers is not
+  // 100,000 copies of the file name and path (a callback that keeps a Node copies it).
+  Node child(*value_, file_, path_ + "[", status_);
+  const std::size_t base = child.path_.size();
+  char digits[24];
+  for (std::size_t i = 0; i < n; ++i) {
+    child.value_ = &(*value_)[i];
+    child.path_.resize(base);
+    child.path_.append(digits, std::to_chars(digits, digits + sizeof digits, i).ptr);
+    child.path_ += ']';
+    fn(child);
+  }
 }
 
 std::string Node::as_string() const {

@@ -19,8 +19,10 @@ sia_module(core
   core/run_as.cpp
   core/json_writer.cpp
   core/json_limits.cpp
+  core/json_cursor.cpp
   core/job_model_info.cpp
   core/goodput_matrix.cpp
+  core/goodput_matrix_reader.cpp
   core/allocation.cpp
   core/placement.cpp
 )

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/error.hpp"
 #include "model/fit.hpp"
@@ -239,6 +240,9 @@ struct Estimator::JobView {
   bool any_multi = false;  // some own type has multi-GPU measurements
   int src = -1;            // the type projections start from; -1: none
   std::vector<int> min_rep, max_rep;  // replica bounds per type (GPUs / stages)
+  // The source type's best batch per replica count, for projections: every configuration
+  // of that many replicas on any projected type starts from the same one.
+  mutable std::map<int, BatchChoice> on_source;
 
   BatchLimits limits(std::size_t t, const EstimatorQuirks& q) const {
     BatchLimits l;
@@ -434,8 +438,15 @@ BatchChoice Estimator::projected_choice(const JobView& v, std::size_t t, const C
   const int reps = c.gpus / v.tms[t].stages;
   const int us = v.tms[src].stages;
   const int gpn_s = cluster_.types[src].gpus_per_node;
-  const int nodes_s = (reps * us + gpn_s - 1) / gpn_s;
-  BatchChoice bc = v.function(src).optimize(nodes_s, reps, v.limits(src, options_.quirks));
+  auto cached = v.on_source.find(reps);
+  if (cached == v.on_source.end()) {
+    const int nodes_s = (reps * us + gpn_s - 1) / gpn_s;
+    cached =
+        v.on_source
+            .emplace(reps, v.function(src).optimize(nodes_s, reps, v.limits(src, options_.quirks)))
+            .first;
+  }
+  BatchChoice bc = cached->second;
   bc.goodput *= ratio;
   bc.throughput *= ratio;
   // The batch the job would run on this type: same global batch, this type's memory.

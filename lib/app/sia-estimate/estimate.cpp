@@ -78,7 +78,9 @@ int run_estimate(const EstimateArgs& args) {
     cli::write_stdout(render_table(m));
   } else {
     json meta{{"generator", "sia-estimate"}, {"cluster", cluster.name}};
-    cli::write_stdout(goodput_matrix_document(m, meta, cli::stdout_is_tty()) + "\n");
+    std::string doc = goodput_matrix_document(m, meta, cli::stdout_is_tty());
+    doc += '\n';  // appended, not a 3 MB copy
+    cli::write_stdout(doc);
   }
   return 0;
 }

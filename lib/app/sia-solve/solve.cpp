@@ -8,6 +8,7 @@
 #include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/goodput_matrix_reader.hpp"
 #include "core/placement.hpp"
 #include "os/clock.hpp"
 
@@ -50,8 +51,7 @@ int run_solve(const SolveArgs& args) {
   PolicyOptions o = args.options;
   o.reference = parse_compat(args.compat) == Compat::reference;
   auto policy = make_policy(args.policy, o);  // bad knobs are usage errors, before any input
-  Document doc = read_document(args.input, {"GoodputMatrix"});
-  GoodputMatrix m = parse_goodput_matrix(doc.data());
+  GoodputMatrix m = read_goodput_matrix(args.input);
   std::optional<Allocation> previous;
   if (!args.previous.empty()) {
     previous = parse_allocation(read_document(args.previous, {"Allocation"}).data());
