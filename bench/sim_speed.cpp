@@ -2,8 +2,11 @@
 // 64-GPU cluster with the Sia policy, with and without the isolated runs behind
 // finish-time fairness, in both profiles; then a 48-hour, 960-job workload made of six
 // Saturn workloads laid end to end (8 hours apart) -- the length of the paper's newTrace.
-//   bench/sim_speed [DATA_DIR]
+// Each case runs in a process of its own (this program again, with the case's number), so
+// none starts with the fits and batch tables an earlier one memoised.
+//   bench/sim_speed [DATA_DIR [CASE]]
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "core/cluster.hpp"
@@ -29,11 +32,24 @@ static void run(const char* label, const Cluster& c, const Catalog& cat,
 
 int main(int argc, char** argv) {
   std::string data = argc > 1 ? argv[1] : default_data_dir();
+  constexpr int kCases = 6;
+  if (argc <= 2) {
+    for (int k = 0; k < kCases; ++k) {
+      const std::string cmd = "'" + std::string(argv[0]) + "' '" + data + "' " + std::to_string(k);
+      if (std::system(cmd.c_str()) != 0) return 1;
+    }
+    return 0;
+  }
+  const int only = std::atoi(argv[2]);
+  int index = 0;
+  auto wanted = [&] { return index++ == only; };
   Catalog cat(data + "/models");
   Cluster c = read_cluster(data + "/clusters/sia-hetero-64.toml");
   auto philly = read_workload(data + "/workloads/philly/workload-1.csv", cat);
   for (bool ref : {false, true}) {
-    for (bool fair : {false, true}) run("philly/workload-1 (8 h)", c, cat, philly, ref, fair);
+    for (bool fair : {false, true}) {
+      if (wanted()) run("philly/workload-1 (8 h)", c, cat, philly, ref, fair);
+    }
   }
   std::vector<JobSpec> long_w;
   for (int k = 0; k < 6; ++k) {
@@ -45,6 +61,8 @@ int main(int argc, char** argv) {
       long_w.push_back(j);
     }
   }
-  for (bool ref : {false, true}) run("saturn 1-6 end to end (48 h)", c, cat, long_w, ref, true);
+  for (bool ref : {false, true}) {
+    if (wanted()) run("saturn 1-6 end to end (48 h)", c, cat, long_w, ref, true);
+  }
   return 0;
 }
