@@ -1,6 +1,7 @@
 #include "model/estimator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 
@@ -80,8 +81,17 @@ double single_gpu_throughput_at_max(const TypeModel& tm) {
 
 }  // namespace
 
+namespace {
+
+std::uint64_t next_estimator_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next++;
+}
+
+}  // namespace
+
 Estimator::Estimator(const Cluster& cluster, const Catalog& catalog, EstimatorOptions options)
-    : cluster_(cluster), catalog_(catalog), options_(options) {
+    : cluster_(cluster), catalog_(catalog), options_(options), id_(next_estimator_id()) {
   for (std::size_t t = 0; t < cluster_.types.size(); ++t) {
     configs_.push_back(configs_for_type(static_cast<int>(t), cluster_.types[t].gpus_per_node,
                                         cluster_.types[t].node_count, options_.limits));
@@ -136,11 +146,11 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   if (job.observations_version == 0) return resolve_type_model(job, t, seeded, cache_key);
   auto memo = job.resolved.find(cache_key);
   if (memo != job.resolved.end() && memo->second.observations_version == job.observations_version &&
-      memo->second.store_generation == store_generation_) {
+      memo->second.estimator == id_ && memo->second.store_generation == store_generation_) {
     return memo->second.model;
   }
   TypeModel tm = resolve_type_model(job, t, seeded, cache_key);
-  job.resolved[cache_key] = ResolvedTypeModel{job.observations_version, store_generation_, tm};
+  job.resolved[cache_key] = ResolvedTypeModel{job.observations_version, id_, store_generation_, tm};
   return tm;
 }
 
@@ -631,7 +641,7 @@ void Estimator::blind_model(JobState& job, JobModelInfo& mi) {
     TypeModel blind;
     blind.has_model = mi.blind_known;
     blind.params = PerfParams::from_array(mi.blind_params);
-    job.resolved["*"] = ResolvedTypeModel{job.observations_version, 0, blind};
+    job.resolved["*"] = ResolvedTypeModel{job.observations_version, 0, 0, blind};
   }
 }
 

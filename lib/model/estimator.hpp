@@ -91,6 +91,9 @@ class Estimator {
   // Grows whenever record() adds a measurement: type_model() of a job whose observations
   // did not change gives the same result while this does not change.
   std::size_t store_generation() const { return store_generation_; }
+  // Unique per Estimator in the process: what one resolved (its options, its store) is not
+  // another's.
+  std::uint64_t id() const { return id_; }
 
   // Initial and maximum global batch of a job (spec, else catalog).
   double init_batch_size(const JobState& job) const;
@@ -131,6 +134,7 @@ class Estimator {
   };
   std::map<std::string, SharedProfile> store_;  // the profile store, by model
   std::size_t store_generation_ = 0;
+  std::uint64_t id_;
 };
 
 // What the scheduler knows of a job's throughput before it runs (the Sia paper's profiling

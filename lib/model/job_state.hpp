@@ -54,6 +54,7 @@ struct TypeModel {
 // A TypeModel as resolved from one version of a job's observations.
 struct ResolvedTypeModel {
   std::uint64_t observations_version = 0;
+  std::uint64_t estimator = 0;       // which Estimator resolved it (Estimator::id)
   std::size_t store_generation = 0;  // the estimator's profile store's (estimator.hpp)
   TypeModel model;
 };

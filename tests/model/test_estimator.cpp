@@ -212,6 +212,10 @@ TEST_CASE("with an observations version, what was resolved is reused until it ch
   est.record(teacher);
   CHECK(est.store_generation() > before);
   CHECK(est.type_model(versioned, 0).points == est.type_model(plain, 0).points);
+  // Another estimator (here without the store) resolves afresh what this one kept.
+  Estimator bare(f.cluster, f.catalog);
+  CHECK(bare.type_model(versioned, 0).points == bare.type_model(plain, 0).points);
+  CHECK(bare.type_model(versioned, 0).points < est.type_model(versioned, 0).points);
 }
 
 TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 1)",
