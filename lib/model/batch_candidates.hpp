@@ -29,7 +29,7 @@ struct CandidateTable {
   std::vector<BatchCandidate> valid;  // the candidates within [min_local, max_local], in order
 };
 
-inline constexpr std::size_t kMaxTables = 1 << 14;
+inline constexpr std::size_t kMaxTables = 1 << 13;  // about 10 MB at most per thread
 
 // The table for a data-parallel job (one stage) with these parameters and initial batch.
 const CandidateTable& candidate_table(const PerfParams& params, double init_batch_size, int nodes,

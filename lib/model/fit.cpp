@@ -260,6 +260,7 @@ std::string memo_key(const std::vector<FitPoint>& points) {
 PerfParams fit_perf_params(const std::vector<FitPoint>& points) {
   static std::mutex mu;
   static std::unordered_map<std::string, PerfParams> memo;
+  static std::size_t key_bytes = 0;
   std::string key = memo_key(points);
   {
     std::lock_guard<std::mutex> lock(mu);
@@ -267,8 +268,12 @@ PerfParams fit_perf_params(const std::vector<FitPoint>& points) {
   }
   const PerfParams fitted = fit_uncached(points);
   std::lock_guard<std::mutex> lock(mu);
-  if (memo.size() >= kMaxMemoFits) memo.clear();
-  memo.emplace(std::move(key), fitted);
+  if (memo.size() >= kMaxMemoFits || key_bytes + key.size() > kMaxMemoBytes) {
+    memo.clear();
+    key_bytes = 0;
+  }
+  const std::size_t size = key.size();
+  if (memo.emplace(std::move(key), fitted).second) key_bytes += size;
   return fitted;
 }
 

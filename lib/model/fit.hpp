@@ -15,7 +15,8 @@
 // The fit is a pure function of the points (in order), and simulations fit the same point
 // sets over and over (jobs of one model measure the same ground truth; a job's isolated
 // runs repeat its first measurements), so fit_perf_params memoises its results by the
-// points' bytes, process-wide, at most kMaxMemoFits of them (emptied when full): a cached
+// points' bytes, process-wide, at most kMaxMemoFits of them holding at most kMaxMemoBytes
+// of points (emptied when full, so a long-running controller stays bounded): a cached
 // fit is the fit, bit for bit.
 // Thread-safety: re-entrant; the memo is guarded by a mutex (the fit runs outside it).
 #pragma once
@@ -37,6 +38,7 @@ struct FitPoint {
 };
 
 inline constexpr std::size_t kMaxMemoFits = 1 << 14;
+inline constexpr std::size_t kMaxMemoBytes = std::size_t{16} << 20;
 
 PerfParams fit_perf_params(const std::vector<FitPoint>& points);
 
