@@ -17,7 +17,8 @@
 // incumbent) runs within the node limit (and a share of the time limit, when there is one);
 // it can only improve on it. With no wall-clock limit (limits.seconds infinite) every step
 // is bounded by counts alone and the answer depends on the problem only. The answer is
-// never "nothing". SIA_MCKP_DEBUG=1 in the environment traces the steps on stderr.
+// never "nothing". SIA_MCKP_DEBUG=1 in the environment traces the steps on stderr. The
+// steps live in mckp_lagrangian.cpp and mckp_glpk.cpp (declared in mckp_steps.hpp).
 // Thread-safety: re-entrant (GLPK keeps no global state between calls here).
 #pragma once
 

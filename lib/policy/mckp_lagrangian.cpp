@@ -1,0 +1,448 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "policy/mckp_steps.hpp"
+
+namespace sia::mckp_detail {
+
+Reduced reduce(const MckpProblem& p) {
+  Reduced r;
+  r.capacity = p.capacity;
+  const std::size_t n = p.jobs.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    int f = j < p.forced.size() ? p.forced[j] : -1;
+    if (f >= 0) {
+      const MckpChoice& c = p.jobs[j][f];
+      r.forced_value += c.value;
+      for (auto [row, amount] : c.usage) r.capacity[row] -= amount;
+    }
+  }
+  for (double c : r.capacity) {
+    if (c < -1e-9) r.forced_feasible = false;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    int f = j < p.forced.size() ? p.forced[j] : -1;
+    if (f >= 0) continue;
+    std::vector<const MckpChoice*> cs;
+    std::vector<int> idx;
+    for (std::size_t k = 0; k < p.jobs[j].size(); ++k) {
+      const MckpChoice& c = p.jobs[j][k];
+      if (!(c.value > 0)) continue;  // never better than waiting
+      bool fits = true;
+      for (auto [row, amount] : c.usage) fits &= amount <= r.capacity[row] + 1e-9;
+      if (!fits) continue;
+      cs.push_back(&c);
+      idx.push_back(static_cast<int>(k));
+    }
+    if (cs.empty()) continue;
+    r.add_job(static_cast<int>(j), std::move(cs), std::move(idx));
+  }
+  return r;
+}
+
+double reduced_cost(const MckpChoice& c, const std::vector<double>& price) {
+  double v = c.value;
+  for (auto [row, amount] : c.usage) v -= price[row] * amount;
+  return v;
+}
+
+namespace {
+
+int usage_on(const MckpChoice& c, int row) {
+  for (auto [r, amount] : c.usage) {
+    if (r == row) return amount;
+  }
+  return 0;
+}
+
+// Dual value L(price) and each job's best local pick (-1 = none); with `demand`, the usage
+// of every row by those picks (the subgradient of L is capacity - demand).
+double dual(const Reduced& r, const std::vector<double>& price, std::vector<int>* pick,
+            std::vector<double>* demand = nullptr) {
+  double l = 0;
+  for (std::size_t k = 0; k < price.size(); ++k) l += price[k] * r.capacity[k];
+  for (std::size_t j = 0; j < r.choices.size(); ++j) {
+    double best = 0;
+    int arg = -1;
+    int arg_use = 0;
+    for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
+      const MckpChoice& ch = *r.choices[j][c];
+      double v = reduced_cost(ch, price);
+      const int use = r.total[j][c];
+      // Ties go to the smaller choice: it leaves room for others.
+      if (v > best + 1e-12 || (arg >= 0 && std::fabs(v - best) <= 1e-12 && use < arg_use)) {
+        best = v;
+        arg = static_cast<int>(c);
+        arg_use = use;
+      }
+    }
+    l += best;
+    if (pick) (*pick)[j] = arg;
+    if (demand && arg >= 0) {
+      for (auto [row, amount] : r.choices[j][arg]->usage) (*demand)[row] += amount;
+    }
+  }
+  return l;
+}
+
+// Minimises L along price + s * dir (s >= 0, prices kept >= 0): the coordinate sweeps
+// move all prices up together in small steps; one long step along their common direction
+// (a pattern move) saves most of the sweeps. Returns the best L found and updates price.
+double pattern_move(const Reduced& r, std::vector<double>& price, const std::vector<double>& dir,
+                    double current) {
+  const int rows = static_cast<int>(price.size());
+  auto at = [&](double step, std::vector<double>& p) {
+    for (int k = 0; k < rows; ++k) p[k] = std::max(0.0, price[k] + step * dir[k]);
+  };
+  std::vector<double> demand(rows);
+  auto slope = [&](const std::vector<double>& p, double* value) {
+    std::fill(demand.begin(), demand.end(), 0.0);
+    *value = dual(r, p, nullptr, &demand);
+    double d = 0;
+    for (int k = 0; k < rows; ++k) d += dir[k] * (r.capacity[k] - demand[k]);
+    return d;
+  };
+  std::vector<double> p(rows);
+  double lo = 0, hi = 1, v = 0;
+  at(hi, p);
+  // Expand while L still falls.
+  int guard = 0;
+  while (slope(p, &v) < 0 && guard++ < 30) {
+    lo = hi;
+    hi *= 2;
+    at(hi, p);
+  }
+  for (int it = 0; it < 16; ++it) {
+    double mid = 0.5 * (lo + hi);
+    at(mid, p);
+    if (slope(p, &v) < 0) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  double best = current;
+  for (double step : {lo, hi}) {
+    at(step, p);
+    double l = dual(r, p, nullptr);
+    if (l < best) {
+      best = l;
+      std::vector<double> keep = p;
+      price.swap(keep);
+      break;
+    }
+  }
+  return best;
+}
+
+// Exact minimisation of L along one row's price: the smallest price at which the jobs'
+// demand for the row no longer exceeds its capacity.
+double clearing_price(const Reduced& r, const std::vector<double>& price, int row) {
+  struct Event {
+    double at;
+    int drop;
+  };
+  std::vector<Event> events;
+  long long demand = 0;
+  for (std::size_t j = 0; j < r.choices.size(); ++j) {
+    // Flat line: the best choice that does not use the row (or none).
+    double flat = 0;
+    struct Line {
+      double w;
+      int u;
+    };
+    std::vector<Line> lines;
+    for (const MckpChoice* ch : r.choices[j]) {
+      int u = usage_on(*ch, row);
+      double rest = ch->value;
+      for (auto [rr, amount] : ch->usage) {
+        if (rr != row) rest -= price[rr] * amount;
+      }
+      if (u == 0) {
+        flat = std::max(flat, rest);
+      } else {
+        lines.push_back({rest, u});
+      }
+    }
+    if (lines.empty()) continue;
+    // Upper envelope for lambda >= 0, walking from 0 upwards.
+    double lambda = 0;
+    int cur = -1;  // -1: flat
+    double cur_v = flat;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      double v = lines[i].w;
+      if (v > cur_v + 1e-12 ||
+          (cur >= 0 && std::fabs(v - cur_v) <= 1e-12 && lines[i].u < lines[cur].u)) {
+        cur = static_cast<int>(i);
+        cur_v = v;
+      }
+    }
+    if (cur < 0) continue;
+    demand += lines[cur].u;
+    while (cur >= 0) {
+      // Next line (less steep, or flat) to overtake the current one.
+      double best_at = std::numeric_limits<double>::infinity();
+      int next = -2;
+      const Line& c = lines[cur];
+      // Flat line: w_c - u_c * x = flat.
+      {
+        double x = (c.w - flat) / c.u;
+        if (x >= lambda - 1e-15 && x < best_at) {
+          best_at = x;
+          next = -1;
+        }
+      }
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (lines[i].u >= c.u) continue;
+        double x = (c.w - lines[i].w) / (c.u - lines[i].u);
+        if (x < lambda - 1e-15) continue;
+        if (x < best_at - 1e-15 ||
+            (std::fabs(x - best_at) <= 1e-15 && next >= 0 && lines[i].u < lines[next].u)) {
+          best_at = x;
+          next = static_cast<int>(i);
+        }
+      }
+      if (next == -2) break;
+      int drop = c.u - (next >= 0 ? lines[next].u : 0);
+      events.push_back({std::max(best_at, 0.0), drop});
+      lambda = std::max(best_at, lambda);
+      cur = next;
+    }
+  }
+  const double cap = r.capacity[row];
+  if (demand <= cap + 1e-9) return 0;
+  std::sort(events.begin(), events.end(),
+            [](const Event& a, const Event& b) { return a.at < b.at; });
+  for (const auto& e : events) {
+    demand -= e.drop;
+    if (demand <= cap + 1e-9) return e.at;
+  }
+  return events.empty() ? 0 : events.back().at;
+}
+
+}  // namespace
+
+Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
+  const int rows = static_cast<int>(r.capacity.size());
+  Heuristic h;
+  std::vector<double> price(rows, 0.0);
+  double best = dual(r, price, nullptr);
+  std::vector<double> best_price = price;
+  for (int sweep = 0; sweep < 30; ++sweep) {
+    double before = best;
+    std::vector<double> start = price;
+    for (int row = 0; row < rows; ++row) {
+      price[row] = clearing_price(r, price, row);
+      double l = dual(r, price, nullptr);
+      if (l < best) {
+        best = l;
+        best_price = price;
+      }
+    }
+    if (rows > 1) {
+      std::vector<double> dir(rows);
+      for (int k = 0; k < rows; ++k) dir[k] = price[k] - start[k];
+      double l = pattern_move(r, price, dir, dual(r, price, nullptr));
+      if (l < best) {
+        best = l;
+        best_price = price;
+      }
+    }
+    if (before - best <= 1e-6 * std::max(1.0, std::fabs(best))) break;
+    if (seconds_since(t0) > budget * 0.25) break;
+  }
+  h.bound = best;
+  h.price = best_price;
+  // Primal: picks just above the clearing prices, then repair and improve.
+  std::vector<double> up = best_price;
+  for (auto& p : up) p = p * (1 + 1e-9) + 1e-12;
+  h.pick.assign(r.choices.size(), -1);
+  dual(r, up, &h.pick);
+  return h;
+}
+
+void repair_and_improve(const Reduced& r, std::vector<int>& pick) {
+  const int rows = static_cast<int>(r.capacity.size());
+  std::vector<double> used(rows, 0.0);
+  auto apply = [&](int j, int c, int sign) {
+    if (c < 0) return;
+    for (auto [row, amount] : r.choices[j][c]->usage) used[row] += sign * amount;
+  };
+  for (std::size_t j = 0; j < pick.size(); ++j) apply(static_cast<int>(j), pick[j], +1);
+  for (int guard = 0; guard < 100000; ++guard) {
+    int worst = -1;
+    double over = 1e-9;
+    for (int row = 0; row < rows; ++row) {
+      if (used[row] - r.capacity[row] > over) {
+        over = used[row] - r.capacity[row];
+        worst = row;
+      }
+    }
+    if (worst < 0) break;
+    // The cheapest move that frees room on `worst` without adding to another overfull row.
+    int bj = -1, bc = -1;
+    double best_ratio = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < pick.size(); ++j) {
+      int cur = pick[j];
+      if (cur < 0) continue;
+      const MckpChoice& cc = *r.choices[j][cur];
+      int u = usage_on(cc, worst);
+      if (u == 0) continue;
+      for (int alt = -1; alt < static_cast<int>(r.choices[j].size()); ++alt) {
+        if (alt == cur) continue;
+        int ua = alt >= 0 ? usage_on(*r.choices[j][alt], worst) : 0;
+        if (ua >= u) continue;
+        bool ok = true;
+        if (alt >= 0) {
+          for (auto [row, amount] : r.choices[j][alt]->usage) {
+            if (row == worst) continue;
+            double after = used[row] - usage_on(cc, row) + amount;
+            if (after > r.capacity[row] + 1e-9) ok = false;
+          }
+        }
+        if (!ok) continue;
+        double loss = cc.value - (alt >= 0 ? r.choices[j][alt]->value : 0);
+        double ratio = loss / (u - ua);
+        if (ratio < best_ratio) {
+          best_ratio = ratio;
+          bj = static_cast<int>(j);
+          bc = alt;
+        }
+      }
+    }
+    if (bj < 0) break;
+    apply(bj, pick[bj], -1);
+    pick[bj] = bc;
+    apply(bj, bc, +1);
+  }
+  // Greedy upgrades, largest gain first, until none fits.
+  for (int pass = 0; pass < 4; ++pass) {
+    struct Up {
+      double gain;
+      int job;
+      int choice;
+    };
+    std::vector<Up> ups;
+    for (std::size_t j = 0; j < pick.size(); ++j) {
+      int cur = pick[j];
+      double cur_v = cur >= 0 ? r.choices[j][cur]->value : 0;
+      for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
+        double g = r.choices[j][c]->value - cur_v;
+        if (g > 1e-12) ups.push_back({g, static_cast<int>(j), static_cast<int>(c)});
+      }
+    }
+    if (ups.empty()) break;
+    std::sort(ups.begin(), ups.end(), [](const Up& a, const Up& b) {
+      if (a.gain != b.gain) return a.gain > b.gain;
+      return a.job < b.job;
+    });
+    bool changed = false;
+    for (const auto& u : ups) {
+      int cur = pick[u.job];
+      double cur_v = cur >= 0 ? r.choices[u.job][cur]->value : 0;
+      if (r.choices[u.job][u.choice]->value - cur_v <= 1e-12) continue;
+      bool fits = true;
+      for (auto [row, amount] : r.choices[u.job][u.choice]->usage) {
+        double freed = cur >= 0 ? usage_on(*r.choices[u.job][cur], row) : 0;
+        if (used[row] - freed + amount > r.capacity[row] + 1e-9) fits = false;
+      }
+      if (!fits) continue;
+      apply(u.job, cur, -1);
+      pick[u.job] = u.choice;
+      apply(u.job, u.choice, +1);
+      changed = true;
+    }
+    if (!changed) break;
+  }
+}
+
+void repack_rows(const Reduced& r, std::vector<int>& pick, const std::vector<double>& price) {
+  const int rows = static_cast<int>(r.capacity.size());
+  const int njobs = static_cast<int>(pick.size());
+  auto single_row = [&](const MckpChoice& c, int row) {
+    return c.usage.size() == 1 && c.usage[0].first == row;
+  };
+  for (int row = 0; row < rows; ++row) {
+    const int cap = static_cast<int>(std::floor(r.capacity[row] + 1e-9));
+    if (cap <= 0 || cap > 1 << 16) continue;
+    // Members: jobs on this row now, and waiting jobs whose best choice at the current
+    // prices is on this row.
+    std::vector<int> members;
+    bool ok = true;
+    for (int j = 0; j < njobs && ok; ++j) {
+      int c = pick[j];
+      if (c >= 0) {
+        const MckpChoice& ch = *r.choices[j][c];
+        if (usage_on(ch, row) == 0) continue;
+        if (!single_row(ch, row)) ok = false;
+        members.push_back(j);
+      } else {
+        double best = 0;
+        int arg = -1;
+        for (std::size_t k = 0; k < r.choices[j].size(); ++k) {
+          double v = reduced_cost(*r.choices[j][k], price);
+          if (v > best || arg < 0) {
+            best = v;
+            arg = static_cast<int>(k);
+          }
+        }
+        if (arg >= 0 && single_row(*r.choices[j][arg], row)) members.push_back(j);
+      }
+    }
+    if (!ok || members.empty()) continue;
+    // dp[c]: best value within capacity c; choice[m][c]: what member m took.
+    const double neg = -std::numeric_limits<double>::infinity();
+    std::vector<double> dp(cap + 1, 0.0), next(cap + 1);
+    std::vector<std::vector<signed char>> take(members.size(),
+                                               std::vector<signed char>(cap + 1, -1));
+    std::vector<std::vector<int>> opts(members.size());
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      int j = members[m];
+      for (std::size_t k = 0; k < r.choices[j].size() && k < 127; ++k) {
+        if (single_row(*r.choices[j][k], row)) opts[m].push_back(static_cast<int>(k));
+      }
+      for (int c = 0; c <= cap; ++c) {
+        double best = dp[c];
+        signed char arg = -1;
+        for (int k : opts[m]) {
+          const MckpChoice& ch = *r.choices[j][k];
+          int w = ch.usage[0].second;
+          if (w > c) continue;
+          double v = dp[c - w] + ch.value;
+          if (v > best + 1e-12) {
+            best = v;
+            arg = static_cast<signed char>(k);
+          }
+        }
+        next[c] = best;
+        take[m][c] = arg;
+      }
+      std::swap(dp, next);
+    }
+    (void)neg;
+    // Only accept if it beats what these members hold now.
+    double now = 0;
+    for (int j : members) {
+      if (pick[j] >= 0) now += r.choices[j][pick[j]]->value;
+    }
+    if (dp[cap] <= now + 1e-12) continue;
+    int c = cap;
+    for (int m = static_cast<int>(members.size()) - 1; m >= 0; --m) {
+      int k = take[m][c];
+      pick[members[m]] = k;
+      if (k >= 0) c -= r.choices[members[m]][k]->usage[0].second;
+    }
+  }
+}
+
+double reduced_value(const Reduced& r, const std::vector<int>& pick) {
+  double v = r.forced_value;
+  for (std::size_t j = 0; j < pick.size(); ++j) {
+    if (pick[j] >= 0) v += r.choices[j][pick[j]]->value;
+  }
+  return v;
+}
+
+}  // namespace sia::mckp_detail
