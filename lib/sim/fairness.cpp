@@ -195,8 +195,9 @@ void fair_share(const Cluster& cluster, std::size_t t, double contention, int* l
 }  // namespace
 
 IsolatedRuns::IsolatedRuns(const Cluster& cluster, const Catalog& catalog,
-                           const SimOptions& options)
+                           const std::vector<JobSpec>& workload, const SimOptions& options)
     : cluster_(cluster), catalog_(catalog), iso_(isolated_options(options)) {
+  for (const auto& spec : workload) catalog_.get(spec.model, "job " + spec.name);
   const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   for (unsigned w = 1; w < hw; ++w) workers_.emplace_back([this] { work(); });
 }
@@ -221,6 +222,10 @@ IsolatedRuns::Key IsolatedRuns::key_of(const JobSpec& spec, int type, int gpus) 
 }
 
 void IsolatedRuns::add_job(const JobSpec& spec, double contention) {
+  if (!catalog_.loaded(spec.model)) {
+    throw Error(ExitStatus::software, "isolated runs of " + spec.name + ": model " + spec.model +
+                                          " was not loaded before the workers started");
+  }
   std::lock_guard<std::mutex> lock(mu_);
   for (std::size_t t = 0; t < cluster_.types.size(); ++t) {
     // A type the job may not use has no isolated run: the job would never start there.
@@ -306,7 +311,7 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
                               const std::vector<JobSpec>& workload, const SimOptions& options,
                               IsolatedRuns* early) {
   std::optional<IsolatedRuns> own;
-  IsolatedRuns& runs = early ? *early : own.emplace(cluster, catalog, options);
+  IsolatedRuns& runs = early ? *early : own.emplace(cluster, catalog, workload, options);
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
     if (result.jobs[i].stopped) continue;  // its isolated run is its app's
     runs.add_job(workload[i], result.jobs[i].contention);

@@ -13,7 +13,9 @@
 // once it finished: IsolatedRuns starts them then, on worker threads, while the shared
 // simulation goes on. Which thread ran a run, and when, changes no result.
 // Thread-safety: as simulate(); IsolatedRuns is driven from one thread (its workers are
-// its own), and the catalog must hold every model of the workload loaded before it starts.
+// its own). It loads every model of the workload into the catalog before its workers start,
+// so that they only read it (Catalog loads lazily and is not thread-safe); nothing else may
+// load models into that catalog while it lives.
 #pragma once
 
 #include <condition_variable>
@@ -32,13 +34,16 @@ namespace sia {
 class IsolatedRuns {
  public:
   // `options`: the shared simulation's (the runs take its policy and profile, without
-  // fairness, saved rounds or progress). Starts hardware threads - 1 workers.
-  IsolatedRuns(const Cluster& cluster, const Catalog& catalog, const SimOptions& options);
+  // fairness, saved rounds or progress). Loads the workload's models (Error(data) naming an
+  // unknown one), then starts hardware threads - 1 workers.
+  IsolatedRuns(const Cluster& cluster, const Catalog& catalog, const std::vector<JobSpec>& workload,
+               const SimOptions& options);
   ~IsolatedRuns();  // stops the workers (a run in progress ends first)
   IsolatedRuns(const IsolatedRuns&) = delete;
   IsolatedRuns& operator=(const IsolatedRuns&) = delete;
 
   // Queues the runs a job with this spec and average contention needs (each at most once).
+  // Throws Error(software) if its model is not one the constructor loaded.
   void add_job(const JobSpec& spec, double contention);
   // A queued run's isolated JCT (-1: the model has no ground truth on the type). The first
   // call runs what is still queued on this thread too and waits for the workers; it throws

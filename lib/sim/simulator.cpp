@@ -187,7 +187,9 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   std::optional<IsolatedRuns> isolated;
   SimOptions with_store = opts;
   with_store.truths = store;
-  if (opts.fairness && opts.horizon == 0) isolated.emplace(cluster, catalog, with_store);
+  if (opts.fairness && opts.horizon == 0) {
+    isolated.emplace(cluster, catalog, workload_in, with_store);
+  }
   double now = 0;
   int done = 0, round_no = 0;
   const int total = static_cast<int>(jobs.size());

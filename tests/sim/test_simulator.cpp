@@ -107,13 +107,22 @@ TEST_CASE_METHOD(
 TEST_CASE_METHOD(Small, "an isolated run that fails names its job, whichever thread ran it",
                  "[simulator][fairness]") {
   SimOptions o;
-  o.max_time = 100;  // no job finishes alone in 100 s
-  IsolatedRuns runs(cl, c, o);
+  o.max_time = 100;                    // no job finishes alone in 100 s
+  Catalog fresh(test::catalog_dir());  // nothing loaded yet: the runner loads what it needs
+  IsolatedRuns runs(cl, fresh, w, o);
   runs.add_job(w[1], 2.0);
   runs.add_job(w[1], 2.0);  // queued once
   auto e = test::error_of([&] { runs.jct(w[1], 0, 8); });
   CHECK(e.first == 70);
   CHECK(e.second.rfind("isolated run of bert-1: simulation passed", 0) == 0);
+  // Only the workload's models are loaded before the workers start; another is refused.
+  JobSpec other = w[1];
+  other.name = "other";
+  other.model = "imagenet";
+  auto refused = test::error_of([&] { runs.add_job(other, 1.0); });
+  CHECK(refused.first == 70);
+  CHECK(refused.second ==
+        "isolated runs of other: model imagenet was not loaded before the workers started");
 }
 
 TEST_CASE_METHOD(Small, "a horizon stops the simulation and leaves unfinished jobs out",
