@@ -27,12 +27,6 @@ std::string ago(const json& t, double now) {
   return cli::duration(std::max(0.0, now - t.get<double>())) + " ago";
 }
 
-// A row's rho ("-" without one).
-std::string rho_text(const json& row) {
-  const json rho = row.value("rho", json());
-  return rho.is_number() ? cli::fixed(rho.get<double>(), 2) : "-";
-}
-
 // "fairness: jobs worst rho 1.31, 1 of 5 unfair (rho > 1); apps ..." (nothing when no row
 // has a rho).
 std::string fairness_line(const json& d) {
@@ -211,6 +205,11 @@ std::string round_text(const json& d) {
 }
 
 }  // namespace
+
+std::string rho_text(const json& row) {
+  const json rho = row.value("rho", json());
+  return rho.is_number() ? cli::fixed(rho.get<double>(), 2) : "-";
+}
 
 std::string render_table(const json& doc, double now) {
   const std::string kind = doc.value("kind", "");

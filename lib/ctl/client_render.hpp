@@ -12,4 +12,7 @@ namespace sia::ctl {
 // `doc` is a whole envelope; `now` (seconds since the epoch) turns times into ages.
 std::string render_table(const nlohmann::json& doc, double now);
 
+// A row's "rho" as a table shows it: two decimals, "-" without one (status, apps, history).
+std::string rho_text(const nlohmann::json& row);
+
 }  // namespace sia::ctl

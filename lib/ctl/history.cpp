@@ -7,6 +7,7 @@
 #include "cli/table.hpp"
 #include "core/csv.hpp"
 #include "ctl/client_docs.hpp"
+#include "ctl/client_render.hpp"
 
 namespace sia::ctl {
 
@@ -146,9 +147,7 @@ std::string history_table(const json& doc) {
            time_text(field(r, "submitted")),
            field(r, "wait").is_number() ? cli::duration(field(r, "wait").get<double>()) : "-",
            cli::duration(r.value("run_time", 0.0)), hours, std::to_string(r.value("restarts", 0)),
-           std::to_string(r.value("lost_steps", 0)),
-           field(r, "rho").is_number() ? cli::fixed(field(r, "rho").get<double>(), 2) : "-",
-           reason.empty() ? "-" : reason});
+           std::to_string(r.value("lost_steps", 0)), rho_text(r), reason.empty() ? "-" : reason});
   }
   return t.render();
 }

@@ -316,9 +316,6 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
     if (result.jobs[i].stopped) continue;  // its isolated run is its app's
     runs.add_job(workload[i], result.jobs[i].contention);
   }
-  auto isolated = [&](const JobSpec& spec, int type, int gpus) {
-    return runs.jct(spec, type, gpus);
-  };
   for (std::size_t i = 0; i < result.jobs.size(); ++i) {
     JobResult& jr = result.jobs[i];
     const JobSpec& spec = workload[i];
@@ -335,12 +332,12 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
       fair_share(cluster, t, jr.contention, &lo, &hi, &share);
       double j;
       if (share < 1) {
-        double one = isolated(spec, static_cast<int>(t), 1);
+        double one = runs.jct(spec, static_cast<int>(t), 1);
         if (one < 0) continue;
         j = one / share;
       } else {
-        double a = isolated(spec, static_cast<int>(t), lo);
-        double b = hi == lo ? a : isolated(spec, static_cast<int>(t), hi);
+        double a = runs.jct(spec, static_cast<int>(t), lo);
+        double b = hi == lo ? a : runs.jct(spec, static_cast<int>(t), hi);
         if (a < 0 || b < 0) continue;
         j = a + (share - lo) * (b - a);
       }
