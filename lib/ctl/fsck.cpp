@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "ctl/journal.hpp"
+#include "model/shared_profiles.hpp"
 
 namespace sia::ctl {
 
@@ -148,8 +149,8 @@ JournalScan scan_journal(const std::string& path, bool snapshot_damaged, JobBook
   return scan;
 }
 
-// Every kept round document (rounds/*.json) parses as a sia document; returns the
-// damaged ones.
+// Every kept round document (rounds/*.json) parses as a sia document (a profile store as
+// one); returns the damaged ones.
 std::vector<std::string> scan_rounds(const StateStore& store, FsckReport& rep) {
   std::vector<std::string> damaged;
   std::vector<fs::path> files;
@@ -166,6 +167,10 @@ std::vector<std::string> scan_rounds(const StateStore& store, FsckReport& rep) {
     const std::string file = p.string();
     ++rep.round_files;
     try {
+      if (file.size() >= 14 && file.compare(file.size() - 14, 14, "-profiles.json") == 0) {
+        read_shared_profiles(file);  // the profile store a round started from: JSON Lines
+        continue;
+      }
       json root = parse_json_bounded(read_input(file));
       if (root.is_discarded() || !root.is_object() || !root.contains("kind") ||
           !root["kind"].is_string()) {
@@ -216,7 +221,17 @@ FsckReport fsck(const StateStore& store, bool repair, double now) {
       bad_inbox.push_back(file);
     }
   }
-  const std::vector<std::string> bad_rounds = scan_rounds(store, rep);
+  std::vector<std::string> bad_rounds = scan_rounds(store, rep);
+  const std::string profiles = store.path("profiles.json");
+  if (std::error_code pe; fs::exists(profiles, pe)) {
+    try {
+      read_shared_profiles(profiles);
+    } catch (const Error& e) {
+      rep.problems.push_back({profiles, 0, -1, detail(e.what(), profiles),
+                              "the profile store's measurements (later jobs measure again)"});
+      bad_rounds.push_back(profiles);
+    }
+  }
 
   if (!repair || rep.clean()) return rep;
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "ctl/job_requests.hpp"
@@ -467,6 +468,8 @@ void RoundEngine::schedule(Pass& r) {
       warn("stage place: job \"" + name + "\" is not scheduled; dropped");
     }
   }
+  if (!options_.dry_run && out.profiles)
+    write_file_atomic(store_.path("profiles.json"), *out.profiles);
   if (!options_.dry_run && config_.controller.retention > 0 && !out.documents.empty()) {
     store_.save_round(r.number, out.documents);
     store_.prune_rounds(r.number, config_.controller.retention);

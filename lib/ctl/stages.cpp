@@ -1,5 +1,7 @@
 #include "ctl/stages.hpp"
 
+#include <filesystem>
+
 #include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
@@ -7,6 +9,7 @@
 #include "ctl/command_driver.hpp"
 #include "ctl/pipe_process.hpp"
 #include "model/estimator.hpp"
+#include "model/shared_profiles.hpp"
 #include "place/placer.hpp"
 #include "policy/policy.hpp"
 
@@ -25,6 +28,7 @@ std::string Stages::run_external(const std::string& stage, const std::string& co
                                  std::int64_t round) {
   const std::string cluster_file = state_dir_ + "/run/cluster.json";
   std::map<std::string, std::string> values = {{"cluster", cluster_file},
+                                               {"profiles", profiles_file()},
                                                {"state", state_dir_},
                                                {"round", std::to_string(round)},
                                                {"previous", previous_file}};
@@ -48,6 +52,10 @@ std::string Stages::run_external(const std::string& stage, const std::string& co
                                              (why.empty() ? "" : ": " + why));
   }
   return r.out;
+}
+
+std::string Stages::profiles_file() const {
+  return state_dir_ + "/profiles.json";
 }
 
 StageOutput Stages::run(const StageInput& in) {
@@ -90,9 +98,14 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
   std::vector<JobState> jobs = in.jobs;
   std::string goodput_doc;
   if (config_.stages.estimate.empty()) {
-    EstimatorOptions eo;
+    EstimatorOptions eo = estimator_options(Compat::standard);
     eo.baseline_info = config_.controller.policy != "sia";
     Estimator est(in.cluster, catalog_, eo);
+    // The profile store (Sia+): what earlier rounds' jobs measured, per catalog model.
+    if (std::error_code ec; std::filesystem::exists(profiles_file(), ec)) {
+      for (const auto& p : read_shared_profiles(profiles_file())) est.share(p);
+    }
+    out.documents.push_back({"profiles", shared_profiles_document(est.shared_profiles(), meta)});
     matrix.cluster = in.cluster;
     matrix.profile = "default";
     std::vector<JobState> kept;
@@ -116,7 +129,17 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
     }
     jobs = std::move(kept);
     goodput_doc = goodput_matrix_document(matrix, meta, true) + "\n";
+    const std::size_t generation = est.store_generation();
+    for (const auto& j : jobs) est.record(j);
+    if (est.store_generation() != generation) {
+      out.profiles = shared_profiles_document(est.shared_profiles(), meta);
+    }
   } else {
+    // An external estimator keeps the store itself ({profiles}; sia-estimate --profiles
+    // {profiles} --save-profiles {profiles}); it starts empty.
+    if (std::error_code ec; !std::filesystem::exists(profiles_file(), ec)) {
+      write_file_atomic(profiles_file(), "");
+    }
     goodput_doc =
         run_external("estimate", config_.stages.estimate, jobs_document(meta, jobs), "", in.round);
     matrix = parse_goodput_matrix(one_document(goodput_doc, "estimate", "GoodputMatrix").data());

@@ -6,7 +6,10 @@
 // standard output, within controller.stage_timeout seconds. In an override's arguments
 // {cluster} is this round's cluster file (also in $SIA_CLUSTER), {previous} the previous
 // round's Allocation (solve) or Placement (place) -- an argument holding {previous} is left
-// out when there is none -- {state} the state directory and {round} the round number.
+// out when there is none -- {state} the state directory, {round} the round number and
+// {profiles} the profile store's file (STATE/profiles.json; empty until something writes it).
+// The in-process estimator reads the store from that file and hands back what it learnt
+// (StageOutput::profiles); the round's documents include the store it started from.
 // A failing override is an error: status 69 (it exited non-zero or could not start; its
 // last stderr line quoted), 75 (timed out), 65 (its output is not the document expected).
 // In-process solve and place run with --explain, so every round keeps why each job got
@@ -52,12 +55,17 @@ struct StageOutput {
   std::map<std::string, nlohmann::json> models;      // refreshed fits per job (in-process)
   std::map<std::string, std::string> unschedulable;  // job -> why it could not be estimated
   GoodputMatrix matrix;                              // the round's (from either estimator)
+  // The profile store with this round's measurements added, when the in-process estimator
+  // learnt something: the caller writes it to STATE/profiles.json (model/shared_profiles.hpp).
+  std::optional<std::string> profiles;
 };
 
 class Stages {
  public:
   Stages(const Settings& config, std::string state_dir);
   StageOutput run(const StageInput& input);
+  // STATE/profiles.json: the profile store the in-process estimator starts each round from.
+  std::string profiles_file() const;
 
  private:
   // The steps of run(); each adds its documents to `out`.

@@ -18,6 +18,8 @@ EstimatorOptions estimator_options(Compat compat) {
     o.seed_profiles = false;
     o.limits.max_gpus = 64;
     o.cap_profiled_nodes = true;
+  } else {
+    o.profile_store = kDefaultProfileStore;
   }
   return o;
 }
@@ -36,6 +38,18 @@ ProfileStore parse_profile_store(const std::string& name) {
   if (name == "scale-up") return ProfileStore::scale_up;
   throw Error(ExitStatus::usage,
               "--profile-store: expected off, fit or scale-up, got \"" + name + "\"");
+}
+
+std::string profile_store_name(ProfileStore store) {
+  switch (store) {
+    case ProfileStore::off:
+      return "off";
+    case ProfileStore::fit:
+      return "fit";
+    case ProfileStore::scale_up:
+      return "scale-up";
+  }
+  return "off";
 }
 
 void apply_profiling(EstimatorOptions& options, Profiling p) {
@@ -127,16 +141,33 @@ double Estimator::restart_penalty(const JobState& job) const {
 }
 
 void Estimator::record(const JobState& job) {
-  if (options_.profile_store == ProfileStore::off || job.spec.model.empty() ||
-      job.observations.empty())
-    return;
-  SharedProfile& shared = store_[job.spec.model];
-  for (const auto& o : job.observations) {
+  add_shared(job.spec.model, job.observations);
+}
+
+void Estimator::share(const Profile& profile) {
+  add_shared(profile.model, profile.points);
+}
+
+void Estimator::add_shared(const std::string& model, const std::vector<ProfilePoint>& points) {
+  if (options_.profile_store == ProfileStore::off || model.empty() || points.empty()) return;
+  SharedProfile& shared = store_[model];
+  for (const auto& o : points) {
     if (shared.shapes.emplace(o.gpu_type, o.nodes, o.replicas, o.local_bsz).second) {
       shared.points.push_back(o);
       ++store_generation_;
     }
   }
+}
+
+std::vector<Profile> Estimator::shared_profiles() const {
+  std::vector<Profile> out;
+  for (const auto& [model, shared] : store_) {
+    Profile p;
+    p.model = model;
+    p.points = shared.points;
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {

@@ -35,6 +35,7 @@
 #include "core/compat.hpp"
 #include "core/configuration.hpp"
 #include "core/goodput_matrix.hpp"
+#include "core/profile.hpp"
 #include "model/catalog.hpp"
 #include "model/estimator_quirks.hpp"
 #include "model/goodput.hpp"
@@ -47,8 +48,12 @@ namespace sia {
 // store's jobs ran with: a model seen on 8 GPUs may start at 16).
 enum class ProfileStore { off, fit, scale_up };
 
+// The simulator's default (Sia+, the default profile; the reference profile has none).
+inline constexpr ProfileStore kDefaultProfileStore = ProfileStore::scale_up;
+
 // "off" | "fit" | "scale-up"; throws Error(usage) naming --profile-store otherwise.
 ProfileStore parse_profile_store(const std::string& name);
+std::string profile_store_name(ProfileStore store);
 
 struct EstimatorOptions {
   Compat compat = Compat::standard;  // the profile named in the matrix ("profile")
@@ -88,6 +93,11 @@ class Estimator {
   // Adds the job's observations to the profile store of its catalog model (first
   // measurement of a placement and batch wins); nothing with the store off or no model.
   void record(const JobState& job);
+  // Adds a catalog model's shared measurements (Profile::model; a saved store, see
+  // model/shared_profiles.hpp) as record() adds a job's; nothing with the store off.
+  void share(const Profile& profile);
+  // The store: one Profile per catalog model, by model name, points in the order learnt.
+  std::vector<Profile> shared_profiles() const;
   // Grows whenever record() adds a measurement: type_model() of a job whose observations
   // did not change gives the same result while this does not change.
   std::size_t store_generation() const { return store_generation_; }
@@ -118,6 +128,7 @@ class Estimator {
   std::optional<GoodputEntry> fallback_entry(const JobView& v, std::size_t t) const;
   // The heterogeneity-unaware model (one fit over every type's measurements).
   void blind_model(JobState& job, JobModelInfo& mi);
+  void add_shared(const std::string& model, const std::vector<ProfilePoint>& points);
   void fill_fixed_entries(JobState& job, GoodputRow& row, const std::vector<TypeModel>& tms,
                           double b0, const std::optional<GradientStats>& gradient);
   void fill_baseline_info(JobState& job, GoodputRow& row, const std::vector<TypeModel>& tms,
@@ -149,7 +160,8 @@ Profiling parse_profiling(const std::string& name);
 // Sets the options' seeding and projection for `p` (bootstrap leaves the profile's own).
 void apply_profiling(EstimatorOptions& options, Profiling p);
 
-// The options of a profile: the defaults above for Compat::standard; for
+// The options of a profile: the defaults above for Compat::standard, with the profile
+// store on (kDefaultProfileStore; it holds only what share() and record() add); for
 // Compat::reference its quirks, no bootstrap seeding, at most 64 GPUs per configuration
 // and no more nodes than the catalog profiled.
 EstimatorOptions estimator_options(Compat compat);

@@ -9,6 +9,7 @@ sia_module(model
   model/job_state.cpp
   model/estimator_quirks.cpp
   model/estimator.cpp
+  model/shared_profiles.cpp
   model/accuracy.cpp
 )
 target_link_libraries(sia_model

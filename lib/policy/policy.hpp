@@ -25,7 +25,7 @@ struct PolicyOptions {
   // job's current one is offered only if its goodput per GPU is at least this fraction of
   // the best goodput per GPU the job's row offers on that GPU type (0: any). Keeps GPUs
   // away from jobs that would turn them into little progress (GPU hours per job).
-  double min_efficiency = 0;
+  double min_efficiency = 0.33;
   // Sia+: the current configuration's goodput counts (1 + hysteresis) times in the
   // objective, so a move must gain more than that to be worth it (0: none).
   double hysteresis = 0;
@@ -33,6 +33,11 @@ struct PolicyOptions {
   // remaining is its estimated seconds left at its rate so far (age x left / done), so
   // short remaining work is served first (0: no weighting).
   double remaining_scale = 0;
+  // Sia+: the restart factor also counts the job's estimated seconds left T (age x left /
+  // done, when its progress is known): min(r_j, max(T - restarts x S_j, 0) / (T + S_j)).
+  // Age alone prices a restart as if the job had as long to go as it has run; near its end
+  // a job would lose more to the restart than the new configuration gains back.
+  bool restart_remaining = true;
   double time_limit = 2.0;  // seconds for the solver (a safety net; see wall_clock)
   double mip_gap = 1e-4;
   // Work limits of the solves (policy/solve_limits.hpp), 0: none. Simplex iterations per

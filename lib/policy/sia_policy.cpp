@@ -9,12 +9,22 @@
 
 namespace sia {
 
-double SiaPolicy::restart_factor(const GoodputRow& row) {
+std::optional<double> SiaPolicy::seconds_left(const GoodputRow& row) {
+  if (!row.progress || !(row.progress->done > 0)) return std::nullopt;
+  const double left = std::max(0.0, row.progress->total - row.progress->done);
+  return row.age * left / row.progress->done;
+}
+
+double SiaPolicy::restart_factor(const GoodputRow& row, bool remaining) {
   const double s = row.restart_penalty;
   const double age = row.adaptivity == Adaptivity::rigid ? row.attained_service : row.age;
   if (age < s) return 1.0;
   const double a = row.age;
-  return std::max(a - row.restarts * s, 0.0) / (a + s);
+  double r = std::max(a - row.restarts * s, 0.0) / (a + s);
+  if (const auto t = remaining ? seconds_left(row) : std::nullopt; t && std::isfinite(*t)) {
+    r = std::min(r, std::max(*t - row.restarts * s, 0.0) / (*t + s));
+  }
+  return r;
 }
 
 namespace {
@@ -60,7 +70,9 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       }
     }
     pinned[i] = prev[i] && (row.restoring || !row.preemptible);
-    double r = prev[i] && !(pinned[i] && o.reference) ? restart_factor(row) : 1.0;
+    double r = prev[i] && !(pinned[i] && o.reference)
+                   ? restart_factor(row, o.restart_remaining && !o.reference)
+                   : 1.0;
     factor[i] = r;
     int prev_entry = prev[i] ? find_entry(row, *prev[i]) : -1;
     // Sia+: the best goodput per GPU on each type (for min_efficiency).
@@ -70,9 +82,8 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       b = std::max(b, en.goodput / std::max(1, en.config.gpus));
     }
     double weight = 1;  // Sia+: remaining-work weighting
-    if (!o.reference && o.remaining_scale > 0 && row.progress && row.progress->done > 0) {
-      const double left = std::max(0.0, row.progress->total - row.progress->done);
-      weight = 1 / (1 + row.age * left / row.progress->done / o.remaining_scale);
+    if (const auto t = !o.reference && o.remaining_scale > 0 ? seconds_left(row) : std::nullopt) {
+      weight = 1 / (1 + *t / o.remaining_scale);
     }
     for (std::size_t e = 0; e < row.entries.size(); ++e) {
       const GoodputEntry& en = row.entries[e];

@@ -13,11 +13,15 @@
 // Sia+ knobs (PolicyOptions; off by default, ignored with `reference`): min_efficiency drops
 // configurations whose goodput per GPU falls below that fraction of the row's best on the
 // type; hysteresis multiplies the current configuration's goodput by 1 + h; remaining_scale
-// multiplies a job's values by 1 / (1 + remaining seconds / scale).
+// multiplies a job's values by 1 / (1 + remaining seconds / scale); restart_remaining
+// charges a move against the seconds left too: r_j = min(r_j, max(T - restarts * S_j, 0) /
+// (T + S_j)) with T = age x left / done, so a job near its end moves only for a large gain.
 // Ties are broken deterministically: keep the current configuration, then fewer GPUs, then
 // GPU type order. Solved by solve_mckp (Lagrangian heuristic, GLPK branch and cut).
 // Thread-safety: as Policy.
 #pragma once
+
+#include <optional>
 
 #include "policy/mckp.hpp"
 #include "policy/policy.hpp"
@@ -31,8 +35,12 @@ class SiaPolicy : public Policy {
   Allocation allocate(const GoodputMatrix& matrix,
                       const std::optional<Allocation>& previous) override;
 
-  // The restart factor of a row (exposed for tests and explanations).
-  static double restart_factor(const GoodputRow& row);
+  // The restart factor of a row (exposed for tests and explanations); with `remaining`
+  // (PolicyOptions::restart_remaining) also charged against the job's seconds left.
+  static double restart_factor(const GoodputRow& row, bool remaining = false);
+  // A job's estimated seconds left at its rate so far, age x left / done (absent when its
+  // progress is unknown or nothing is done yet).
+  static std::optional<double> seconds_left(const GoodputRow& row);
 
   // Runtime of the last allocate() call's solver, seconds (benchmarks, the simulator).
   double last_solve_seconds() const { return last_seconds_; }

@@ -14,6 +14,7 @@
 #include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "model/shared_profiles.hpp"
 #include "os/clock.hpp"
 #include "place/placer.hpp"
 #include "policy/successive_halving.hpp"
@@ -332,6 +333,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
                             {"policy", opts.policy}};
         write_file_atomic(pre + "-jobs.json",
                           dump_document("Jobs", meta, nlohmann::json{{"jobs", list}}, true) + "\n");
+        write_file_atomic(pre + "-profiles.json",
+                          shared_profiles_document(est.shared_profiles(), meta));
         write_file_atomic(pre + "-goodput.json", goodput_matrix_document(m, meta, true) + "\n");
         write_file_atomic(
             pre + "-allocation.json",

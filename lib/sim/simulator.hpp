@@ -34,7 +34,7 @@ struct SimOptions {
   bool fairness = true;                        // finish-time fairness (isolated runs per job)
   Profiling profiling = Profiling::bootstrap;  // what the scheduler knows before a job runs
   // Sia+: the profile store (model/estimator.hpp; always off with `reference`).
-  ProfileStore profile_store = ProfileStore::off;
+  ProfileStore profile_store = kDefaultProfileStore;
   double max_time = 60 * 86400.0;  // give up (error) past this simulated time
   // Stop after this much simulated time (0: when every job is done). Jobs unfinished by
   // then are left out of the results and no fairness runs are made (a policy-runtime

@@ -218,3 +218,22 @@ TEST_CASE("fsck: a malformed inbox file and a damaged round document", "[fsck]")
   CHECK(f.store.inbox_files() == std::vector<std::string>{good});
   CHECK(fsck(f.store, false, kNow).clean());
 }
+
+TEST_CASE("fsck: profile stores, kept and current", "[fsck]") {
+  Fixture f;
+  const std::string profile =
+      "{\"apiVersion\": \"sia/v1\", \"kind\": \"Profile\", \"data\": {\"model\": \"cifar10\", "
+      "\"points\": []}}\n";
+  // A round's store is JSON Lines (or empty): intact.
+  f.store.save_round(1, {{"profiles", ""}});
+  f.store.save_round(2, {{"profiles", profile + profile}});  // a model twice: damaged
+  write_text(f.store.path("profiles.json"), profile + "{\"kind\": \"Profile\"\n");
+  FsckReport r = fsck(f.store, false, kNow);
+  REQUIRE(r.problems.size() == 2);
+  CHECK(r.problems[0].file == f.store.round_file(2, "profiles"));
+  CHECK(r.problems[0].what.find("given twice") != std::string::npos);
+  CHECK(r.problems[1].file == f.store.path("profiles.json"));
+  CHECK(fsck(f.store, true, kNow).repaired);
+  CHECK(!fs::exists(f.store.path("profiles.json")));  // set aside: later jobs measure again
+  CHECK(fsck(f.store, false, kNow).clean());
+}

@@ -14,6 +14,7 @@
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
 #include "ctl_test_util.hpp"
+#include "model/shared_profiles.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
@@ -61,9 +62,22 @@ TEST_CASE("submitted jobs run, report and finish exactly once", "[round]") {
   json rep = {{"step", 5},         {"progress", 4.0},  {"step_time", 0.1},
               {"sync_time", 0.01}, {"local_bsz", 16},  {"world_size", 1},
               {"nodes", 1},        {"gpu_type", "t4"}, {"reason", "interval"}};
+  CHECK(!fs::exists(f.store.path("profiles.json")));  // nothing measured yet
   f.driver.report(na, "a", 0, rep);
   f.driver.report(na, "a", 0, rep);
   f.round();
+  // The profile store learnt a's measurement for its model; the next round starts from it
+  // (and keeps it among the round's documents).
+  {
+    const auto store = read_shared_profiles(f.store.path("profiles.json"));
+    REQUIRE(store.size() == 1);
+    CHECK(store[0].model == "cifar10");
+    REQUIRE(store[0].points.size() == 1);
+    CHECK(store[0].points[0].gpu_type == "t4");
+    CHECK(store[0].points[0].local_bsz == 16);
+    f.round();
+    CHECK(read_shared_profiles(f.store.round_file(3, "profiles")).size() == 1);
+  }
   // A report of the current start ends the restore, unless that round moved the job.
   if (f.node_of("a") == na) CHECK(!f.book().find("a")->restoring);
   f.driver.report(na, "a", 0, rep);  // and again in a later round

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The simulator end to end: the same workload twice gives the same bytes (determinism);
 # --save-rounds writes each round's stage inputs and outputs, and piping a saved round's
-# jobs through sia-estimate | sia-solve | sia-place by hand gives back the saved round.
+# jobs (with the profile store as that round saw it) through sia-estimate | sia-solve |
+# sia-place by hand gives back the saved round.
 set -eu
 BIN=$1
 SRC=$2
@@ -22,7 +23,8 @@ for compat in default reference; do
   # Replay round 5 (jobs running by then) by hand.
   d="$tmp/rounds-$compat"
   [ -f "$d/cluster.json" ] && [ -f "$d/r000005-jobs.json" ]
-  "$BIN/sia-estimate" --compat $compat --cluster "$d/cluster.json" "$d/r000005-jobs.json" |
+  "$BIN/sia-estimate" --compat $compat --cluster "$d/cluster.json" \
+    --profiles "$d/r000005-profiles.json" "$d/r000005-jobs.json" |
     "$BIN/sia-solve" --compat $compat >"$tmp/replayed-alloc.json"
   "$BIN/sia-solve" --compat $compat "$d/r000005-goodput.json" >"$tmp/saved-alloc.json"
   cmp "$tmp/replayed-alloc.json" "$tmp/saved-alloc.json"

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "model/estimator.hpp"
+#include "model/shared_profiles.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
@@ -340,4 +342,55 @@ TEST_CASE("the profile store shares a model's measurements with its later jobs",
   none.profile_store = ProfileStore::fit;
   apply_profiling(none, Profiling::none);
   CHECK(none.profile_store == ProfileStore::off);
+  CHECK(estimator_options(Compat::standard).profile_store == kDefaultProfileStore);
+  CHECK(estimator_options(Compat::reference).profile_store == ProfileStore::off);
+}
+
+TEST_CASE("the profile store goes through its file and back", "[estimator]") {
+  Fixture f;
+  const JobState first = ran_on_a100(f.catalog);
+  EstimatorOptions o;
+  o.profile_store = ProfileStore::scale_up;
+  Estimator learnt(f.cluster, f.catalog, o);
+  learnt.record(first);
+  learnt.record(first);  // the first measurement of a shape wins; nothing doubles
+  const std::vector<Profile> store = learnt.shared_profiles();
+  REQUIRE(store.size() == 1);
+  CHECK(store[0].model == "cifar10");
+  CHECK(store[0].points.size() == first.observations.size());
+  const std::string text = shared_profiles_document(store, nlohmann::json::object());
+  CHECK(shared_profiles_document(parse_shared_profiles(text, "s.json"), nlohmann::json::object()) ==
+        text);
+  // Another estimator started from the file estimates a new job exactly as the one that
+  // learnt it.
+  Estimator loaded(f.cluster, f.catalog, o);
+  for (const auto& p : parse_shared_profiles(text, "s.json")) loaded.share(p);
+  CHECK(loaded.shared_profiles().size() == 1);
+  JobState a = job("next", "cifar10"), b = job("next", "cifar10");
+  const GoodputRow ra = learnt.estimate_job(a), rb = loaded.estimate_job(b);
+  CHECK(rb.max_gpus == 8);
+  REQUIRE(ra.entries.size() == rb.entries.size());
+  for (std::size_t i = 0; i < ra.entries.size(); ++i) {
+    CHECK(ra.entries[i].goodput == rb.entries[i].goodput);
+  }
+  // With the store off, sharing keeps nothing.
+  Estimator off(f.cluster, f.catalog);
+  off.share(store[0]);
+  CHECK(off.shared_profiles().empty());
+  // An empty file is an empty store; a profile without its model, or a model twice, is not.
+  CHECK(parse_shared_profiles(" \n", "s.json").empty());
+  auto no_model = test::error_of([] {
+    parse_shared_profiles(R"({"apiVersion":"sia/v1","kind":"Profile","data":{"points":[]}})",
+                          "s.json");
+  });
+  CHECK(no_model.first == 65);
+  CHECK(no_model.second.find("s.json") != std::string::npos);
+  CHECK(no_model.second.find("model") != std::string::npos);
+  auto twice = test::error_of([&] { parse_shared_profiles(text + text, "s.json"); });
+  CHECK(twice.first == 65);
+  CHECK(twice.second.find("\"cifar10\" is given twice") != std::string::npos);
+  auto wrong = test::error_of([] {
+    parse_shared_profiles(R"({"apiVersion":"sia/v1","kind":"Jobs","data":{"jobs":[]}})", "s.json");
+  });
+  CHECK(wrong.first == 65);
 }

@@ -81,6 +81,20 @@ TEST_CASE("the restart factor", "[sia]") {
   CHECK(SiaPolicy::restart_factor(r) == Approx((300.0 - 60) / 330));
   r.restarts = 20;
   CHECK(SiaPolicy::restart_factor(r) == 0.0);
+  // Charged against the seconds left too (Sia+): 90% done after 300 s leaves T = 33.3 s.
+  r.restarts = 0;
+  CHECK(SiaPolicy::restart_factor(r, true) == Approx(300.0 / 330));  // progress unknown
+  r.progress = JobProgress{90, 100};
+  CHECK(SiaPolicy::restart_factor(r) == Approx(300.0 / 330));
+  CHECK(*SiaPolicy::seconds_left(r) == Approx(300.0 / 9));
+  CHECK(SiaPolicy::restart_factor(r, true) == Approx((300.0 / 9) / (300.0 / 9 + 30)));
+  r.restarts = 1;
+  CHECK(SiaPolicy::restart_factor(r, true) == Approx((300.0 / 9 - 30) / (300.0 / 9 + 30)));
+  r.progress = JobProgress{10, 100};  // far from done: age is the tighter charge
+  CHECK(SiaPolicy::restart_factor(r, true) == Approx((300.0 - 30) / 330));
+  r.progress = JobProgress{0, 100};  // nothing done yet: no estimate
+  CHECK(!SiaPolicy::seconds_left(r));
+  CHECK(SiaPolicy::restart_factor(r, true) == Approx((300.0 - 30) / 330));
 }
 
 TEST_CASE("restarts are charged off the current configuration; pins hold", "[sia]") {
@@ -177,8 +191,12 @@ TEST_CASE("random matrices: capacity, one configuration per job, pins", "[sia]")
   }
 }
 
-TEST_CASE("Sia+ knobs: efficiency floor, hysteresis, remaining-work weighting", "[sia]") {
+TEST_CASE("Sia+ knobs: efficiency floor, hysteresis, restarts and remaining work", "[sia]") {
   PolicyOptions o;
+  CHECK(o.min_efficiency == 0.33);  // the default profile's
+  CHECK(o.restart_remaining);
+  o.min_efficiency = 0;  // each knob alone below
+  o.restart_remaining = false;
   o.mip_gap = 0;
   // J1's 4 GPUs of B give 0.875 per GPU, under 0.6 x its best 1.5: not offered.
   o.min_efficiency = 0.6;
@@ -195,6 +213,13 @@ TEST_CASE("Sia+ knobs: efficiency floor, hysteresis, remaining-work weighting", 
   o.hysteresis = 10;
   CHECK(*SiaPolicy(o).allocate(m, std::nullopt).jobs[0].config == Config{1, 1, 2});
   o.hysteresis = 0;
+  // The same move, with J1 nearly done: the restart is not worth its last seconds.
+  m.jobs[0].age = 600;
+  m.jobs[0].progress = JobProgress{99, 100};
+  CHECK(*SiaPolicy(o).allocate(m, std::nullopt).jobs[0].config == Config{1, 1, 4});
+  o.restart_remaining = true;
+  CHECK(*SiaPolicy(o).allocate(m, std::nullopt).jobs[0].config == Config{1, 1, 2});
+  o.restart_remaining = false;
   // J2 nearly done, J1 far from it: weighted, J2 gets B's 4 GPUs (J1 a configuration of A).
   GoodputMatrix w = table1();
   w.jobs[0].age = w.jobs[1].age = 3600;

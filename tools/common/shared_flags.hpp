@@ -1,6 +1,7 @@
 // The flags several programs share, each defined once with one help text: --compat (the
 // behaviour profile, core/compat.hpp), --cluster with its $SIA_CLUSTER default, and Sia's
-// objective knobs --p, --lambda-n, --lambda-a (Sia §3.4).
+// objective knobs --p, --lambda-n, --lambda-a (Sia §3.4), and the Sia+ knobs of the default
+// profile (--min-efficiency, --hysteresis, --remaining-scale, --restart-remaining).
 // Include it from a program's main.cpp only (CLI11 is expensive to compile).
 #pragma once
 
@@ -43,6 +44,35 @@ inline void add_sia_objective_flags(CLI::App& app, PolicyOptions& o) {
       ->capture_default_str();
   app.add_option("--lambda-a", o.lambda_a, "Sia: penalty for changing a job's allocation")
       ->capture_default_str();
+}
+
+// --profile-store off|fit|scale-up (Sia+, model/estimator.hpp), bound to `store` (parsed
+// later with parse_profile_store).
+inline CLI::Option* add_profile_store_flag(CLI::App& app, std::string& store) {
+  return app
+      .add_option("--profile-store", store,
+                  "Sia+: share throughput measurements between jobs of the same model: off, "
+                  "fit (fit each job's model to them too) or scale-up (fit, and let a job grow "
+                  "to twice the GPUs its model ran with)")
+      ->capture_default_str();
+}
+
+// The Sia+ knobs (PolicyOptions; ignored with --compat reference), bound to `o`.
+inline void add_sia_plus_flags(CLI::App& app, PolicyOptions& o) {
+  app.add_option("--min-efficiency", o.min_efficiency,
+                 "Sia+: offer a job no configuration whose goodput per GPU is below this "
+                 "fraction of its best on that GPU type (0: any)")
+      ->capture_default_str();
+  app.add_option("--hysteresis", o.hysteresis,
+                 "Sia+: a job's current configuration counts this much more goodput (0: none)")
+      ->capture_default_str();
+  app.add_option("--remaining-scale", o.remaining_scale,
+                 "Sia+: weight a job's values by 1 / (1 + its estimated seconds left / this) "
+                 "(0: none)")
+      ->capture_default_str();
+  app.add_flag("--restart-remaining,!--no-restart-remaining", o.restart_remaining,
+               "Sia+: price a move's restart against the job's estimated time left as well as "
+               "its age (default on)");
 }
 
 }  // namespace sia::cli

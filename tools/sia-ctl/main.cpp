@@ -65,22 +65,8 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
                "What Sia knows of a job before it runs: none, bootstrap (single-GPU "
                "throughputs per type) or oracle (every measured placement)")
       ->capture_default_str();
-  s.add_option("--profile-store", sim.profile_store,
-               "Sia+: share throughput measurements between jobs of the same model: off, fit "
-               "(fit each job's model to them too) or scale-up (fit, and let a job grow to twice "
-               "the GPUs its model ran with)")
-      ->capture_default_str();
-  s.add_option("--min-efficiency", sim.options.policy_options.min_efficiency,
-               "Sia+: offer a job no configuration whose goodput per GPU is below this "
-               "fraction of its best on that GPU type (0: any)")
-      ->capture_default_str();
-  s.add_option("--hysteresis", sim.options.policy_options.hysteresis,
-               "Sia+: a job's current configuration counts this much more goodput (0: none)")
-      ->capture_default_str();
-  s.add_option("--remaining-scale", sim.options.policy_options.remaining_scale,
-               "Sia+: weight a job's values by 1 / (1 + its estimated seconds left / this) "
-               "(0: none)")
-      ->capture_default_str();
+  sia::cli::add_profile_store_flag(s, sim.profile_store);
+  sia::cli::add_sia_plus_flags(s, sim.options.policy_options);
   s.add_option("--rigid-share", sim.rigid_share,
                "Make this fraction of the jobs rigid (tuned GPU count and batch; a seeded draw)")
       ->capture_default_str();

@@ -38,6 +38,12 @@ int main(int argc, char** argv) {
   app.add_flag("--no-seed-profiles", a.no_seed_profiles,
                "Ignore the catalog's single-GPU bootstrap profiles");
   app.add_option("--save-jobs", a.save_jobs, "Also write the jobs with their fitted models here");
+  sia::cli::add_profile_store_flag(app, a.profile_store);
+  app.add_option("--profiles", a.profiles,
+                 "The profile store to start from: Profile documents of catalog models, as "
+                 "--save-profiles, the simulator's saved rounds and the controller write them");
+  app.add_option("--save-profiles", a.save_profiles,
+                 "Also write the profile store, with these jobs' measurements added, here");
   sia::cli::add_common_flags(app, common);
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
   a.format = common.format();

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   app.add_option("--policy", a.policy, "Scheduling policy (" + sia::policy_list() + ")")
       ->capture_default_str();
   sia::cli::add_sia_objective_flags(app, a.options);
+  sia::cli::add_sia_plus_flags(app, a.options);
   sia::cli::add_solver_limit_flags(app, a.options, true);
   app.add_option("--mip-gap", a.options.mip_gap, "Relative optimality gap to stop at")
       ->capture_default_str();

@@ -37,9 +37,9 @@ struct SimulateArgs {
   std::optional<double> horizon;        // --horizon: seconds of simulated time
   int scale = 1;                        // workload copies and cluster multiple
   std::string profiling = "bootstrap";  // none | bootstrap | oracle
-  std::string profile_store = "off";    // off | fit | scale-up
-  std::optional<double> searches;       // --searches: share of the jobs grouped into searches
-  std::uint64_t search_seed = 1;        // --search-seed
+  std::string profile_store = profile_store_name(kDefaultProfileStore);  // off | fit | scale-up
+  std::optional<double> searches;  // --searches: share of the jobs grouped into searches
+  std::uint64_t search_seed = 1;   // --search-seed
   std::string search_scheduler = "successive-halving";  // --search-scheduler (or hyperband)
   SimOptions options;  // options.round is set from `round` by run_simulate
   cli::Format format = cli::Format::table;

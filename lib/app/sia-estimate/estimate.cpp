@@ -7,6 +7,7 @@
 #include "core/compat.hpp"
 #include "core/error.hpp"
 #include "model/estimator.hpp"
+#include "model/shared_profiles.hpp"
 
 namespace sia::app {
 
@@ -39,11 +40,17 @@ int run_estimate(const EstimateArgs& args) {
     docs.insert(docs.end(), std::make_move_iterator(d.begin()), std::make_move_iterator(d.end()));
   }
   std::vector<JobState> jobs = jobs_from_documents(docs);
-  EstimatorOptions opt = estimator_options(parse_compat(args.compat));
+  const Compat compat = parse_compat(args.compat);
+  EstimatorOptions opt = estimator_options(compat);
   opt.scale_up = args.scale_up;
   if (args.no_projection) opt.project = false;
   if (args.no_seed_profiles) opt.seed_profiles = false;
+  const ProfileStore store = parse_profile_store(args.profile_store);
+  if (compat != Compat::reference) opt.profile_store = store;
   Estimator est(cluster, catalog, opt);
+  if (!args.profiles.empty()) {
+    for (const auto& p : read_shared_profiles(args.profiles)) est.share(p);
+  }
   GoodputMatrix m = est.estimate(jobs);
   for (const auto& j : jobs) {
     if (!j.current) continue;
@@ -67,6 +74,12 @@ int run_estimate(const EstimateArgs& args) {
                     "model has no measurements on them, or it needs more GPUs than they have); "
                     "it cannot be scheduled");
     }
+  }
+  if (!args.save_profiles.empty()) {
+    for (const auto& j : jobs) est.record(j);
+    write_file_atomic(
+        args.save_profiles,
+        shared_profiles_document(est.shared_profiles(), json{{"generator", "sia-estimate"}}));
   }
   if (!args.save_jobs.empty()) {
     json list = json::array();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/tool.hpp"
+#include "model/estimator.hpp"
 
 namespace sia::app {
 
@@ -18,6 +19,11 @@ struct EstimateArgs {
   bool no_projection = false;
   bool no_seed_profiles = false;
   std::string save_jobs;  // write the jobs (with their fitted models) to this file
+  // The profile store (model/shared_profiles.hpp): its mode, the file to start from ("":
+  // empty) and the file to write it to, with these jobs' measurements added ("": none).
+  std::string profile_store = profile_store_name(kDefaultProfileStore);
+  std::string profiles;
+  std::string save_profiles;
   cli::Format format = cli::Format::json;
 };
 
