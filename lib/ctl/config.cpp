@@ -1,5 +1,6 @@
 #include "ctl/config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +22,7 @@ using nlohmann::json;
 namespace {
 
 // Where a setting's value lives in Settings; its type is the setting's type.
-using Field = std::variant<std::string*, double*, int*, std::vector<std::string>*>;
+using Field = std::variant<std::string*, double*, int*, bool*, std::vector<std::string>*>;
 
 // One row per key, in documentation order (sia-config(5) follows it): where the value
 // lives, whether it is a path (relative ones are taken from the file's directory), its
@@ -60,6 +61,16 @@ const Def kDefs[] = {
      "SIA_CTL_LAMBDA_N", "", "Sia's lambda_n"},
     {"controller.lambda_a", SIA_FIELD(controller.policy_options.lambda_a), false,
      "SIA_CTL_LAMBDA_A", "", "Sia's lambda_a"},
+    {"controller.min_efficiency", SIA_FIELD(controller.policy_options.min_efficiency), false,
+     "SIA_CTL_MIN_EFFICIENCY", "", "Sia+: the efficiency floor (0: none)"},
+    {"controller.hysteresis", SIA_FIELD(controller.policy_options.hysteresis), false,
+     "SIA_CTL_HYSTERESIS", "", "Sia+: extra weight of a job's current configuration"},
+    {"controller.remaining_scale", SIA_FIELD(controller.policy_options.remaining_scale), false,
+     "SIA_CTL_REMAINING_SCALE", "", "Sia+: remaining-work weighting, seconds (0: none)"},
+    {"controller.restart_remaining", SIA_FIELD(controller.policy_options.restart_remaining), false,
+     "SIA_CTL_RESTART_REMAINING", "", "Sia+: restarts priced against the work left"},
+    {"controller.profile_store", SIA_FIELD(controller.profile_store), false,
+     "SIA_CTL_PROFILE_STORE", "", "Sia+: the profile store (off, fit or scale-up)"},
     {"controller.time_limit", SIA_FIELD(controller.policy_options.time_limit), false,
      "SIA_CTL_TIME_LIMIT", "", "solver time limit, seconds (a safety net)"},
     {"controller.node_limit", SIA_FIELD(controller.policy_options.node_limit), false,
@@ -144,6 +155,7 @@ std::string kind_text(const Def& d) {
         if constexpr (std::is_same_v<T, std::string>) return "a string";
         if constexpr (std::is_same_v<T, double>) return "a number";
         if constexpr (std::is_same_v<T, int>) return "an integer";
+        if constexpr (std::is_same_v<T, bool>) return "true or false";
         return "a list of strings";
       },
       d.field(built_in()));
@@ -199,6 +211,8 @@ json from_file(const Def& d, const Node& n, const std::string& file) {
           return n.as_number();
         } else if constexpr (std::is_same_v<T, int>) {
           return n.as_int();
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return n.as_bool();
         } else {
           auto v = n.as_strings();
           if (v.empty()) n.expected("a non-empty list of strings (program and arguments)");
@@ -229,6 +243,10 @@ json from_text(const Def& d, const std::string& text, const std::string& where, 
           long long v = std::strtoll(text.c_str(), &end, 10);
           if (text.empty() || *end != '\0') return bad();
           return v;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          if (text == "true" || text == "1") return true;
+          if (text == "false" || text == "0") return false;
+          return bad();
         } else {
           auto v = split_command(text);
           if (v.empty()) return bad();
@@ -301,10 +319,27 @@ void check(const Settings& c, const std::function<std::string(const std::string&
     fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + policy_list() + ")");
   }
   try {
+    parse_profile_store(k.profile_store);
+  } catch (const Error&) {
+    fail("controller.profile_store",
+         "expected off, fit or scale-up, got \"" + k.profile_store + "\"");
+  }
+  try {
     validate_policy_options(k.policy_options);
   } catch (const Error& e) {
+    // "--min-efficiency: must be ..." names controller.min_efficiency; the sign rules of p
+    // and lambda_n name both.
+    const std::string msg = e.what();
+    const std::size_t colon = msg.find(':');
+    std::string key = colon != std::string::npos && msg.rfind("--", 0) == 0
+                          ? "controller." + msg.substr(2, colon - 2)
+                          : "";
+    std::replace(key.begin(), key.end(), '-', '_');
+    if (!key.empty() && key != "controller.p" && key != "controller.lambda_n" && find_def(key)) {
+      fail(key, msg.substr(colon + 2));
+    }
     throw Error(ExitStatus::config, std::string("policy knobs (") + where("controller.p") + ", " +
-                                        where("controller.lambda_n") + "): " + e.what());
+                                        where("controller.lambda_n") + "): " + msg);
   }
 }
 

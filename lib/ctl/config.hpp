@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channel/timing.hpp"
+#include "model/shared_profiles.hpp"
 #include "policy/policy.hpp"
 
 namespace sia::ctl {
@@ -42,8 +43,10 @@ struct ControllerSettings {
   // days after it ended, at the snapshot after a round; its name stays taken. 0: never.
   double history_days = 90;
   std::string policy = "sia";
-  PolicyOptions policy_options;  // p, lambda_n, lambda_a, time_limit
-  double stage_timeout = 120;    // seconds an external stage may run
+  PolicyOptions policy_options;  // p, lambda_n, lambda_a, the Sia+ knobs, the solver's limits
+  // Sia+: what the in-process estimator's profile store does (model/shared_profiles.hpp).
+  std::string profile_store = profile_store_name(kDefaultProfileStore);
+  double stage_timeout = 120;  // seconds an external stage may run
   double heartbeat_interval = channel::kChannelTiming.heartbeat_interval;
   int heartbeat_liveness = channel::kChannelTiming.heartbeat_liveness;
   double fence_after = channel::kChannelTiming.fence_after;

@@ -99,6 +99,7 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
   std::string goodput_doc;
   if (config_.stages.estimate.empty()) {
     EstimatorOptions eo = estimator_options(Compat::standard);
+    eo.profile_store = parse_profile_store(config_.controller.profile_store);
     eo.baseline_info = config_.controller.policy != "sia";
     Estimator est(in.cluster, catalog_, eo);
     // The profile store (Sia+): what earlier rounds' jobs measured, per catalog model.

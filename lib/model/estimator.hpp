@@ -40,20 +40,9 @@
 #include "model/estimator_quirks.hpp"
 #include "model/goodput.hpp"
 #include "model/job_state.hpp"
+#include "model/shared_profiles.hpp"
 
 namespace sia {
-
-// The profile store's modes: off; fit (a job's throughput model is fitted to its model's
-// shared measurements too); scale_up (fit, and the scale-up rule counts the replicas the
-// store's jobs ran with: a model seen on 8 GPUs may start at 16).
-enum class ProfileStore { off, fit, scale_up };
-
-// The simulator's default (Sia+, the default profile; the reference profile has none).
-inline constexpr ProfileStore kDefaultProfileStore = ProfileStore::scale_up;
-
-// "off" | "fit" | "scale-up"; throws Error(usage) naming --profile-store otherwise.
-ProfileStore parse_profile_store(const std::string& name);
-std::string profile_store_name(ProfileStore store);
 
 struct EstimatorOptions {
   Compat compat = Compat::standard;  // the profile named in the matrix ("profile")

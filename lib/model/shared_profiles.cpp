@@ -9,6 +9,26 @@
 
 namespace sia {
 
+ProfileStore parse_profile_store(const std::string& name) {
+  if (name == "off") return ProfileStore::off;
+  if (name == "fit") return ProfileStore::fit;
+  if (name == "scale-up") return ProfileStore::scale_up;
+  throw Error(ExitStatus::usage,
+              "--profile-store: expected off, fit or scale-up, got \"" + name + "\"");
+}
+
+std::string profile_store_name(ProfileStore store) {
+  switch (store) {
+    case ProfileStore::off:
+      return "off";
+    case ProfileStore::fit:
+      return "fit";
+    case ProfileStore::scale_up:
+      return "scale-up";
+  }
+  return "off";
+}
+
 std::string shared_profiles_document(const std::vector<Profile>& profiles,
                                      const nlohmann::json& metadata) {
   std::string out;

@@ -125,6 +125,41 @@ TEST_CASE("a bad configuration names the file and the field", "[config]") {
   CHECK(e.second == "--round: expected a number, got \"abc\"");
 }
 
+TEST_CASE("the Sia+ knobs and the profile store are settings", "[config]") {
+  TempDir dir;
+  Settings d = load_config(sources({}, ""));
+  CHECK(d.controller.policy_options.min_efficiency == 0.33);  // the default profile's
+  CHECK(d.controller.policy_options.restart_remaining);
+  CHECK(d.controller.profile_store == "scale-up");
+  write_text(dir / "c.toml",
+             "[controller]\nmin_efficiency = 0\nrestart_remaining = false\nhysteresis = 0.05\n"
+             "remaining_scale = 3600\nprofile_store = \"off\"\n");
+  auto s = sources({}, "");
+  s.config_file = dir / "c.toml";
+  Settings c = load_config(s);
+  CHECK(c.controller.policy_options.min_efficiency == 0);
+  CHECK(!c.controller.policy_options.restart_remaining);
+  CHECK(c.controller.policy_options.hysteresis == 0.05);
+  CHECK(c.controller.policy_options.remaining_scale == 3600);
+  CHECK(c.controller.profile_store == "off");
+  CHECK(load_config(sources({{"SIA_CTL_RESTART_REMAINING", "0"}}, ""))
+            .controller.policy_options.restart_remaining == false);
+  // Each bad value names its own key.
+  auto e = sia::test::error_of([&] {
+    load_config(sources({{"SIA_CTL_RESTART_REMAINING", "maybe"}}, ""));
+  });
+  CHECK(e.first == 78);
+  CHECK(e.second == "environment SIA_CTL_RESTART_REMAINING: expected true or false, got \"maybe\"");
+  e = sia::test::error_of([&] { load_config(sources({{"SIA_CTL_PROFILE_STORE", "on"}}, "")); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("controller.profile_store (environment SIA_CTL_PROFILE_STORE): expected off, "
+                      "fit or scale-up") == 0);
+  e = sia::test::error_of([&] { load_config(sources({{"SIA_CTL_MIN_EFFICIENCY", "2"}}, "")); });
+  CHECK(e.first == 78);
+  CHECK(e.second ==
+        "controller.min_efficiency (environment SIA_CTL_MIN_EFFICIENCY): must be between 0 and 1");
+}
+
 TEST_CASE("stage commands split on spaces", "[config]") {
   CHECK(split_command("  sia-solve --policy  themis ") ==
         std::vector<std::string>{"sia-solve", "--policy", "themis"});
