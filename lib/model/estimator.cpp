@@ -55,11 +55,6 @@ std::vector<FitPoint> fit_points(const std::vector<ProfilePoint>& pts) {
   return fit;
 }
 
-bool same_shape(const ProfilePoint& a, const ProfilePoint& b) {
-  return a.gpu_type == b.gpu_type && a.nodes == b.nodes && a.replicas == b.replicas &&
-         a.local_bsz == b.local_bsz;
-}
-
 int max_observed_replicas(const JobState& job, const std::string& type) {
   int r = 0;
   for (const auto& o : job.observations) {
@@ -121,6 +116,12 @@ double Estimator::restart_penalty(const JobState& job) const {
 }
 
 void Estimator::record(const JobState& job) {
+  if (options_.profile_store == ProfileStore::off) return;
+  if (job.observations_version != 0) {
+    auto [it, fresh] = recorded_.try_emplace(job.spec.name, job.observations_version);
+    if (!fresh && it->second == job.observations_version) return;  // seen already
+    it->second = job.observations_version;
+  }
   add_shared(job.spec.model, job.observations);
 }
 
@@ -134,9 +135,17 @@ void Estimator::add_shared(const std::string& model, const std::vector<ProfilePo
   for (const auto& o : points) {
     if (shared.shapes.emplace(o.gpu_type, o.nodes, o.replicas, o.local_bsz).second) {
       shared.points.push_back(o);
+      ++shared.generation[o.gpu_type];
       ++store_generation_;
     }
   }
+}
+
+std::size_t Estimator::store_generation(const std::string& model, const std::string& type) const {
+  auto shared = store_.find(model);
+  if (shared == store_.end()) return 0;
+  auto g = shared->second.generation.find(type);
+  return g == shared->second.generation.end() ? 0 : g->second;
 }
 
 std::vector<Profile> Estimator::shared_profiles() const {
@@ -155,13 +164,14 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   const std::string& type = cluster_.types[t].name;
   const std::string cache_key = seeded && !options_.seed_profiles ? type + "+seed" : type;
   if (job.observations_version == 0) return resolve_type_model(job, t, seeded, cache_key);
+  const std::size_t generation = store_generation(job.spec.model, type);
   auto memo = job.resolved.find(cache_key);
   if (memo != job.resolved.end() && memo->second.observations_version == job.observations_version &&
-      memo->second.estimator == id_ && memo->second.store_generation == store_generation_) {
+      memo->second.estimator == id_ && memo->second.store_generation == generation) {
     return memo->second.model;
   }
   TypeModel tm = resolve_type_model(job, t, seeded, cache_key);
-  job.resolved[cache_key] = ResolvedTypeModel{job.observations_version, id_, store_generation_, tm};
+  job.resolved[cache_key] = ResolvedTypeModel{job.observations_version, id_, generation, tm};
   return tm;
 }
 
@@ -196,12 +206,26 @@ TypeModel Estimator::resolve_type_model(JobState& job, std::size_t t, bool seede
     if (o.gpu_type == type) pts.push_back(o);
   }
   if (auto shared = store_.find(job.spec.model); shared != store_.end() && !oracle) {
+    const std::size_t own = pts.size();
+    // Every point here is of `type`: a shape is its nodes, replicas and local batch.
+    using Shape = std::tuple<int, int, int>;
+    std::vector<Shape> mine;
+    mine.reserve(own);
+    for (const auto& q : pts) mine.emplace_back(q.nodes, q.replicas, q.local_bsz);
+    std::sort(mine.begin(), mine.end());
     for (const auto& p : shared->second.points) {
-      if (p.gpu_type == type && std::none_of(pts.begin(), pts.end(), [&](const ProfilePoint& q) {
-            return same_shape(p, q);
-          })) {
+      if (p.gpu_type == type &&
+          !std::binary_search(mine.begin(), mine.end(), Shape{p.nodes, p.replicas, p.local_bsz})) {
         pts.push_back(p);
       }
+    }
+    // With shared points the fit's input is put in one order (a set of measurements), so
+    // the jobs of a model that measured the same share one memoised fit (model/fit.hpp).
+    if (pts.size() > own) {
+      std::sort(pts.begin(), pts.end(), [](const ProfilePoint& a, const ProfilePoint& b) {
+        return std::tie(a.nodes, a.replicas, a.local_bsz, a.step_time, a.sync_time) <
+               std::tie(b.nodes, b.replicas, b.local_bsz, b.step_time, b.sync_time);
+      });
     }
   }
   if (g) {

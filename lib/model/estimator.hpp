@@ -87,8 +87,7 @@ class Estimator {
   void share(const Profile& profile);
   // The store: one Profile per catalog model, by model name, points in the order learnt.
   std::vector<Profile> shared_profiles() const;
-  // Grows whenever record() adds a measurement: type_model() of a job whose observations
-  // did not change gives the same result while this does not change.
+  // Grows whenever record() or share() adds a measurement.
   std::size_t store_generation() const { return store_generation_; }
   // Unique per Estimator in the process: what one resolved (its options, its store) is not
   // another's.
@@ -131,9 +130,16 @@ class Estimator {
   struct SharedProfile {
     std::vector<ProfilePoint> points;
     std::set<std::tuple<std::string, int, int, int>> shapes;  // type, nodes, replicas, batch
+    std::map<std::string, std::size_t> generation;            // per GPU type: points added
   };
   std::map<std::string, SharedProfile> store_;  // the profile store, by model
   std::size_t store_generation_ = 0;
+  // The observations_version each job (by name) last had its measurements recorded at:
+  // record() skips a job whose measurements it has already seen.
+  std::map<std::string, std::uint64_t> recorded_;
+  // Points the store holds for `model` on `type` so far (a type_model() memo stays valid
+  // while this does not change).
+  std::size_t store_generation(const std::string& model, const std::string& type) const;
   std::uint64_t id_;
 };
 

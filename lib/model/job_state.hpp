@@ -55,7 +55,7 @@ struct TypeModel {
 struct ResolvedTypeModel {
   std::uint64_t observations_version = 0;
   std::uint64_t estimator = 0;       // which Estimator resolved it (Estimator::id)
-  std::size_t store_generation = 0;  // the estimator's profile store's (estimator.hpp)
+  std::size_t store_generation = 0;  // the store's points of the job's model on the type
   TypeModel model;
 };
 
