@@ -318,26 +318,26 @@ void check(const Settings& c, const std::function<std::string(const std::string&
   if (!find_policy(k.policy)) {
     fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + policy_list() + ")");
   }
+  // The library's checks say "--flag-name: what"; that is setting controller.flag_name.
+  auto fail_as_setting = [&](const std::string& msg) {
+    const std::size_t colon = msg.find(": ");
+    if (msg.rfind("--", 0) != 0 || colon == std::string::npos) return;
+    std::string key = "controller." + msg.substr(2, colon - 2);
+    std::replace(key.begin(), key.end(), '-', '_');
+    if (find_def(key)) fail(key, msg.substr(colon + 2));
+  };
   try {
     parse_profile_store(k.profile_store);
-  } catch (const Error&) {
-    fail("controller.profile_store",
-         "expected off, fit or scale-up, got \"" + k.profile_store + "\"");
+  } catch (const Error& e) {
+    fail_as_setting(e.what());
+    throw;
   }
   try {
     validate_policy_options(k.policy_options);
   } catch (const Error& e) {
-    // "--min-efficiency: must be ..." names controller.min_efficiency; the sign rules of p
-    // and lambda_n name both.
+    // The sign rules of p and lambda_n name both settings; any other knob its own.
     const std::string msg = e.what();
-    const std::size_t colon = msg.find(':');
-    std::string key = colon != std::string::npos && msg.rfind("--", 0) == 0
-                          ? "controller." + msg.substr(2, colon - 2)
-                          : "";
-    std::replace(key.begin(), key.end(), '-', '_');
-    if (!key.empty() && key != "controller.p" && key != "controller.lambda_n" && find_def(key)) {
-      fail(key, msg.substr(colon + 2));
-    }
+    if (msg.rfind("--p:", 0) != 0 && msg.rfind("--lambda-n:", 0) != 0) fail_as_setting(msg);
     throw Error(ExitStatus::config, std::string("policy knobs (") + where("controller.p") + ", " +
                                         where("controller.lambda_n") + "): " + msg);
   }

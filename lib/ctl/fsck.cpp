@@ -167,7 +167,7 @@ std::vector<std::string> scan_rounds(const StateStore& store, FsckReport& rep) {
     const std::string file = p.string();
     ++rep.round_files;
     try {
-      if (file.size() >= 14 && file.compare(file.size() - 14, 14, "-profiles.json") == 0) {
+      if (std::string_view(file).ends_with("-profiles.json")) {
         read_shared_profiles(file);  // the profile store a round started from: JSON Lines
         continue;
       }
@@ -222,7 +222,7 @@ FsckReport fsck(const StateStore& store, bool repair, double now) {
     }
   }
   std::vector<std::string> bad_rounds = scan_rounds(store, rep);
-  const std::string profiles = store.path("profiles.json");
+  const std::string profiles = store.path(kProfilesFile);
   if (std::error_code pe; fs::exists(profiles, pe)) {
     try {
       read_shared_profiles(profiles);

@@ -469,7 +469,7 @@ void RoundEngine::schedule(Pass& r) {
     }
   }
   if (!options_.dry_run && out.profiles)
-    write_file_atomic(store_.path("profiles.json"), *out.profiles);
+    write_file_atomic(store_.path(kProfilesFile), *out.profiles);
   if (!options_.dry_run && config_.controller.retention > 0 && !out.documents.empty()) {
     store_.save_round(r.number, out.documents);
     store_.prune_rounds(r.number, config_.controller.retention);

@@ -8,6 +8,7 @@
 #include "core/goodput_matrix.hpp"
 #include "ctl/command_driver.hpp"
 #include "ctl/pipe_process.hpp"
+#include "ctl/state_store.hpp"
 #include "model/estimator.hpp"
 #include "model/shared_profiles.hpp"
 #include "place/placer.hpp"
@@ -55,7 +56,7 @@ std::string Stages::run_external(const std::string& stage, const std::string& co
 }
 
 std::string Stages::profiles_file() const {
-  return state_dir_ + "/profiles.json";
+  return state_dir_ + "/" + kProfilesFile;
 }
 
 StageOutput Stages::run(const StageInput& in) {

@@ -4,8 +4,9 @@
 //                        atomically (temp file, fsync, rename, fsync of the directory)
 //   STATE/journal.jsonl  the records after S (journal.hpp)
 //   STATE/inbox/         local client requests (submit, cancel), one atomic file each
-//   STATE/rounds/        rNNNNNN-{cluster,jobs,goodput,allocation,placement}.json of the
-//                        last `retention` rounds
+//   STATE/rounds/        rNNNNNN-{cluster,profiles,jobs,goodput,allocation,placement}.json
+//                        of the last `retention` rounds
+//   STATE/profiles.json  the profile store (model/shared_profiles.hpp; ctl/stages.hpp)
 //   STATE/run/           files handed to node commands and stage programs (this round's)
 //   STATE/nodes/NODE/    sia-run state directories of the default local node driver
 // Loading never repairs anything but a torn last journal line (see journal.hpp): a
@@ -27,6 +28,9 @@
 #include "exec/state_dir.hpp"
 
 namespace sia::ctl {
+
+// The profile store's file in the state directory.
+inline constexpr const char* kProfilesFile = "profiles.json";
 
 class StateStore {
  public:

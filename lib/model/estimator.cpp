@@ -205,7 +205,8 @@ TypeModel Estimator::resolve_type_model(JobState& job, std::size_t t, bool seede
   for (const auto& o : job.observations) {
     if (o.gpu_type == type) pts.push_back(o);
   }
-  if (auto shared = store_.find(job.spec.model); shared != store_.end() && !oracle) {
+  if (auto shared = store_.find(job.spec.model);
+      shared != store_.end() && !oracle && shared->second.generation.count(type) > 0) {
     const std::size_t own = pts.size();
     // Every point here is of `type`: a shape is its nodes, replicas and local batch.
     using Shape = std::tuple<int, int, int>;
