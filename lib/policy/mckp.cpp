@@ -112,9 +112,13 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   if (options.use_glpk && gap_before > options.mip_gap && left() > 0.002 &&
       columns <= options.branch_columns &&
       (columns <= options.large_columns || gap_before > options.large_gap)) {
-    BranchResult g = branch_and_cut(r, pick, options.mip_gap,
-                                    std::min(left(), options.branch_time_fraction * time_limit),
-                                    options.limits, std::move(whole_lp));
+    // On a large problem the search ends as soon as it proves large_gap.
+    const double target = columns > options.large_columns
+                              ? std::max(options.mip_gap, options.large_gap)
+                              : options.mip_gap;
+    BranchResult g =
+        branch_and_cut(r, pick, target, std::min(left(), options.branch_time_fraction * time_limit),
+                       options.limits, std::move(whole_lp));
     bound = std::min(bound, g.bound + r.forced_value);
     proved = g.optimal;
     sol.node_limit = g.node_limit;

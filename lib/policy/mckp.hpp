@@ -12,8 +12,8 @@
 // are usually within a hair. If the gap is above the target, the LP relaxation (GLPK
 // simplex; on every column when small, else on the columns the prices leave in play) is
 // rounded, and on small problems (on mid-sized ones only while the gap is above
-// large_gap) GLPK's branch and cut (glp_intopt with MIR and Gomory
-// cuts; presolve off, so that the heuristic solution, in our own columns, can be its first
+// large_gap, and only until it proves large_gap) GLPK's branch and cut (glp_intopt with MIR and
+// Gomory cuts; presolve off, so that the heuristic solution, in our own columns, can be its first
 // incumbent) runs within the node limit (and a share of the time limit, when there is one);
 // it can only improve on it. With no wall-clock limit (limits.seconds infinite) every step
 // is bounded by counts alone and the answer depends on the problem only. The answer is
@@ -52,9 +52,10 @@ struct MckpOptions {
   // the LP rounding gets within about 1e-3 there.
   std::size_t branch_columns = 3000;
   double branch_time_fraction = 0.25;
-  // Above large_columns, branch and cut runs only while the gap is still above large_gap:
-  // there its root alone can cost over 100 ms (256 GPUs and up), and LP rounding usually
-  // gets within 1e-3, so most rounds stay short at a gap of at most large_gap.
+  // Above large_columns, branch and cut runs only while the gap is still above large_gap,
+  // and stops once it proves large_gap: there its root alone can cost over 100 ms (256 GPUs
+  // and up), and LP rounding usually gets within 1e-3, so most rounds stay short at a gap
+  // of at most large_gap.
   std::size_t large_columns = 1000;
   double large_gap = 1e-3;
   // Solve the LP relaxation on every column up to this size (exact bound); above it, only
@@ -77,7 +78,7 @@ struct MckpSolution {
   std::string method;          // what found it: "lagrangian", "lp-round" or "glpk"
   std::vector<double> prices;  // the final row prices (explanations)
   bool node_limit = false;     // the final branch and cut (not the rounding's core) stopped
-                               // at limits.nodes
+                               // at limits.nodes (bound: the best its open nodes had)
 };
 
 MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options);

@@ -67,10 +67,18 @@ struct CallbackData {
   const std::vector<double>* start;
   NodeLimit nodes;
   bool given = false;
+  // The best bound of the open nodes when the search last selected one: an upper bound on
+  // the optimum that only falls as the search goes on (cuts, branching), so the last one
+  // seen holds however the search ends.
+  double open_bound = std::numeric_limits<double>::infinity();
 };
 
 void glpk_callback(glp_tree* tree, void* info) {
   auto* d = static_cast<CallbackData*>(info);
+  if (glp_ios_reason(tree) == GLP_ISELECT) {
+    const int best = glp_ios_best_node(tree);
+    if (best != 0) d->open_bound = std::min(d->open_bound, glp_ios_node_bound(tree, best));
+  }
   d->nodes.on(tree);
   if (glp_ios_reason(tree) == GLP_IHEUR && !d->given) {
     d->given = true;
@@ -122,6 +130,8 @@ BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent,
     out.found = true;
     // GLP_EMIPGAP: stopped because the relative gap reached the tolerance -- a success.
     out.optimal = (rc == 0 && st == GLP_OPT) || rc == GLP_EMIPGAP;
+    // What the search proved, however it ended (never below the incumbent).
+    out.bound = std::min(out.bound, std::max(cb.open_bound, out.value));
     if (out.optimal) {
       out.bound = std::min(out.bound, out.value + gap * std::fabs(out.value) + 1e-12);
     }

@@ -136,6 +136,36 @@ TEST_CASE("a node limit that binds gives the same answer on every run", "[mckp]"
   CHECK(bound_by_nodes > 0);
 }
 
+TEST_CASE("a search stopped at its node limit reports the bound it proved", "[mckp]") {
+  MckpOptions limited;
+  limited.mip_gap = 0;
+  limited.limits = SolveLimits{};
+  limited.limits.nodes = 3;
+  MckpOptions exact = limited;
+  exact.limits.nodes = 0;
+  MckpOptions lp_only = limited;  // the LP relaxation's bound, no branch and cut
+  lp_only.large_columns = 0;
+  lp_only.large_gap = 1;
+  std::mt19937 rng(11);
+  int stopped = 0, tighter = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    MckpProblem p = random_problem(rng, 30, 3, false);
+    for (auto& c : p.capacity) c *= 3;
+    const MckpSolution a = solve_mckp(p, limited);
+    if (!a.node_limit) continue;
+    ++stopped;
+    const MckpSolution best = solve_mckp(p, exact);
+    const MckpSolution lp = solve_mckp(p, lp_only);
+    INFO("trial " << trial);
+    CHECK(a.bound >= best.value - 1e-9);  // still a bound
+    CHECK(a.bound >= a.value);
+    CHECK(a.bound <= lp.bound + 1e-9);
+    tighter += a.bound < lp.bound - 1e-9;
+  }
+  CHECK(stopped > 0);
+  CHECK(tighter > 0);  // what the search proved, not the LP relaxation's bound
+}
+
 TEST_CASE("above large_columns, branch and cut runs only while the gap is above large_gap",
           "[mckp]") {
   MckpOptions o;
@@ -159,6 +189,9 @@ TEST_CASE("above large_columns, branch and cut runs only while the gap is above 
       CHECK(loose.status == "feasible");
     }
     branched += strict.method == "glpk";
+    o.large_gap = 5e-3;  // branch and cut ends once it proves 5e-3
+    const MckpSolution mid = solve_mckp(p, o);
+    if (mid.method == "glpk" && !mid.node_limit) CHECK(mid.gap <= 5e-3 + 1e-9);
   }
   // Both paths must have been taken for the checks to mean anything.
   CHECK(skipped > 0);
