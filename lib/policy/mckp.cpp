@@ -50,6 +50,20 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
     sol.bound = sol.value;
     return sol;
   }
+  auto finish = [&](const std::vector<int>& pick) {
+    for (std::size_t j = 0; j < pick.size(); ++j) {
+      sol.pick[r.job[j]] = pick[j] >= 0 ? r.index[j][pick[j]] : -1;
+    }
+    sol.value = mckp_value(problem, sol.pick);
+  };
+  if (std::vector<int> best; best_picks_fit(r, best)) {
+    finish(best);
+    sol.bound = sol.value;
+    sol.status = "optimal";
+    sol.method = "lagrangian";  // the picks at prices of zero
+    sol.prices.assign(r.capacity.size(), 0.0);
+    return sol;
+  }
   const bool dbg = std::getenv("SIA_MCKP_DEBUG") != nullptr;
   const double time_limit = options.limits.seconds;  // infinity: none
   Heuristic h = lagrangian(r, t0, time_limit);
@@ -133,10 +147,7 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   sol.status = proved || gap <= options.mip_gap + 1e-12 ? "optimal"
                : left() <= 0.002                        ? "time-limit"
                                                         : "feasible";
-  for (std::size_t j = 0; j < pick.size(); ++j) {
-    sol.pick[r.job[j]] = pick[j] >= 0 ? r.index[j][pick[j]] : -1;
-  }
-  sol.value = mckp_value(problem, sol.pick);
+  finish(pick);
   sol.bound = std::max(bound, sol.value);
   sol.gap = relative_gap(sol.value, sol.bound);
   return sol;

@@ -4,10 +4,12 @@
 // virtual nodes); a job may be forced to a choice (pins, reservations). Maximise the total
 // value of the picks within every row's capacity.
 //
-// solve_mckp() first runs a Lagrangian method over the row prices: each job takes its
-// best choice at current prices, prices move to clear each row (an exact line search per
-// row, repeated until the dual bound stops improving), then the picks are repaired to
-// feasibility and improved greedily. This yields a feasible solution and an upper bound
+// When every job's most valuable choice fits beside the others' (a job alone, a cluster
+// with room to spare), those are the answer. Otherwise solve_mckp() first runs a
+// Lagrangian method over the row prices: each job takes its best choice at current prices,
+// prices move to clear each row (an exact line search per row, repeated until the dual
+// bound stops improving), then the picks are repaired to feasibility and improved
+// greedily. This yields a feasible solution and an upper bound
 // (the dual value); the LP relaxation has at most one fractional job per row, so the two
 // are usually within a hair. If the gap is above the target, the LP relaxation (GLPK
 // simplex; on every column when small, else on the columns the prices leave in play) is

@@ -263,6 +263,17 @@ Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
   return h;
 }
 
+bool best_picks_fit(const Reduced& r, std::vector<int>& pick) {
+  const std::size_t rows = r.capacity.size();
+  std::vector<double> demand(rows, 0.0);
+  pick.assign(r.choices.size(), -1);
+  dual(r, std::vector<double>(rows, 0.0), &pick, &demand);
+  for (std::size_t k = 0; k < rows; ++k) {
+    if (demand[k] > r.capacity[k] + 1e-9) return false;
+  }
+  return true;
+}
+
 void repair_and_improve(const Reduced& r, std::vector<int>& pick) {
   const int rows = static_cast<int>(r.capacity.size());
   std::vector<double> used(rows, 0.0);

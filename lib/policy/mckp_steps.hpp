@@ -68,6 +68,11 @@ struct Heuristic {
 
 Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget);
 
+// Every job's best choice at zero prices (ties to the smaller, as in the Lagrangian step),
+// in `pick`; true when they fit every row together, which makes them the optimum (no row
+// binds: a job alone, or a cluster with room for every job's best).
+bool best_picks_fit(const Reduced& r, std::vector<int>& pick);
+
 // Makes `pick` feasible (dropping or shrinking the least valuable per unit freed), then
 // upgrades jobs greedily into the room left.
 void repair_and_improve(const Reduced& r, std::vector<int>& pick);

@@ -108,6 +108,37 @@ TEST_CASE("larger instances: within the gap, and GLPK only improves", "[mckp]") 
   CHECK(full.gap <= 1e-3);
 }
 
+TEST_CASE("when every job's best choice fits, those are the answer", "[mckp]") {
+  std::mt19937 rng(3);
+  int direct = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    MckpProblem p = random_problem(rng, 1 + trial % 20, 1 + trial % 5, trial % 4 == 1);
+    if (trial % 2 == 0) {
+      for (auto& c : p.capacity) c *= 100;  // room for everyone
+    }
+    const MckpSolution s = solve_mckp(p, MckpOptions{});
+    INFO("trial " << trial);
+    REQUIRE(mckp_feasible(p, s.pick));
+    // Every free job at its most valuable choice (or none, when none is worth anything).
+    bool all_best = true;
+    for (std::size_t j = 0; j < p.jobs.size(); ++j) {
+      if (p.forced[j] >= 0) continue;
+      double best = 0;
+      for (const auto& c : p.jobs[j]) best = std::max(best, c.value);
+      const double got = s.pick[j] >= 0 ? p.jobs[j][s.pick[j]].value : 0.0;
+      all_best &= got == best;
+    }
+    if (trial % 2 == 0 && p.forced == std::vector<int>(p.jobs.size(), -1)) {
+      CHECK(all_best);
+      CHECK(s.status == "optimal");
+      CHECK(s.gap == 0);
+      ++direct;
+    }
+    if (all_best) CHECK(s.bound == Approx(s.value));
+  }
+  CHECK(direct > 0);
+}
+
 TEST_CASE("a node limit that binds gives the same answer on every run", "[mckp]") {
   // No wall clock, as in the simulator: the answer must depend on the problem alone.
   MckpOptions o;
