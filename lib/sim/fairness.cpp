@@ -206,6 +206,7 @@ IsolatedRuns::~IsolatedRuns() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
+    for (auto& [k, run] : runs_) run.cancel = true;  // no result is asked for any more
   }
   cv_.notify_all();
   for (auto& t : workers_) t.join();
@@ -226,7 +227,17 @@ void IsolatedRuns::add_job(const JobSpec& spec, double contention) {
     throw Error(ExitStatus::software, "isolated runs of " + spec.name + ": model " + spec.model +
                                           " was not loaded before the workers started");
   }
+  add_runs(spec, contention, true);
+}
+
+void IsolatedRuns::speculate(const JobSpec& spec, double contention) {
+  if (workers_.empty() || !catalog_.loaded(spec.model)) return;
+  add_runs(spec, contention, false);
+}
+
+void IsolatedRuns::add_runs(const JobSpec& spec, double contention, bool needed) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (checked_ && !needed) return;  // the results are in: nothing runs ahead any more
   for (std::size_t t = 0; t < cluster_.types.size(); ++t) {
     // A type the job may not use has no isolated run: the job would never start there.
     if (!spec.allows_type(cluster_.types[t].name)) continue;
@@ -235,16 +246,44 @@ void IsolatedRuns::add_job(const JobSpec& spec, double contention) {
     fair_share(cluster_, t, contention, &lo, &hi, &share);
     for (int g : {lo, hi}) {
       Key k = key_of(spec, static_cast<int>(t), g);
-      if (runs_.count(k)) continue;
+      if (auto it = runs_.find(k); it != runs_.end()) {
+        Run& run = it->second;
+        if (needed && !run.needed) {
+          run.needed = true;  // speculated: now first in line, unless a worker has it
+          if (!run.started) queue_.push_back(std::move(k));
+        }
+        continue;
+      }
       Run& r = runs_[k];
       r.spec = spec;
       r.type = static_cast<int>(t);
       r.gpus = g;
-      queue_.push_back(std::move(k));
+      r.needed = needed;
+      (needed ? queue_ : speculative_).push_back(std::move(k));
     }
   }
   cv_.notify_all();
 }
+
+IsolatedRuns::Run* IsolatedRuns::next_run() {
+  // A key in both queues (speculated, then needed) is taken once: the first time.
+  for (std::deque<Key>* q : {&queue_, &speculative_}) {
+    while (!q->empty()) {
+      Run& run = runs_.at(q->front());  // map nodes stay put while others are added
+      q->pop_front();
+      if (run.started) continue;
+      run.started = true;
+      return &run;
+    }
+  }
+  return nullptr;
+}
+
+namespace {
+
+struct Cancelled {};  // thrown through simulate() to stop a run nothing needs
+
+}  // namespace
 
 void IsolatedRuns::execute(Run& run) {
   JobSpec alone = run.spec;
@@ -253,29 +292,38 @@ void IsolatedRuns::execute(Run& run) {
   alone.max_gpus = run.gpus;
   if (alone.min_gpus > run.gpus) alone.min_gpus = run.gpus;
   if (alone.gpus > run.gpus) alone.gpus = run.gpus;
+  SimOptions iso = iso_;
+  iso.progress = [&run](double, int, int) {
+    if (run.cancel.load(std::memory_order_relaxed)) throw Cancelled{};
+  };
   try {
     if (catalog_.get(run.spec.model).gpu(cluster_.types[run.type].name)) {
       SimResult r =
-          simulate(one_type_cluster(cluster_, run.type, run.gpus), catalog_, {alone}, iso_);
+          simulate(one_type_cluster(cluster_, run.type, run.gpus), catalog_, {alone}, iso);
       run.jct = r.jobs.front().jct;
     }
+    run.done = true;
+  } catch (const Cancelled&) {
+    // Not needed: no result.
   } catch (const std::exception& e) {
     run.error = e.what();
+    run.done = true;
   }
 }
 
 void IsolatedRuns::work() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-    if (stop_) return;
-    Run& run = runs_.at(queue_.front());  // map nodes stay put while others are added
-    queue_.pop_front();
+    Run* run = nullptr;
+    cv_.wait(lock, [&] { return stop_ || (run = next_run()) != nullptr; });
+    if (stop_) {
+      if (run) run->started = false;
+      return;
+    }
     ++busy_;
     lock.unlock();
-    execute(run);
+    execute(*run);
     lock.lock();
-    run.done = true;
     --busy_;
     cv_.notify_all();
   }
@@ -283,17 +331,23 @@ void IsolatedRuns::work() {
 
 void IsolatedRuns::finish() {
   std::unique_lock<std::mutex> lock(mu_);
+  // Runs nobody needs: the queued ones never start, the running ones stop.
+  speculative_.clear();
+  for (auto& [k, run] : runs_) {
+    if (!run.needed) run.cancel = true;
+  }
   while (!queue_.empty()) {
     Run& run = runs_.at(queue_.front());
     queue_.pop_front();
+    if (run.started) continue;
+    run.started = true;
     lock.unlock();
     execute(run);
     lock.lock();
-    run.done = true;
   }
   cv_.wait(lock, [this] { return busy_ == 0; });
   for (const auto& [k, run] : runs_) {
-    if (!run.error.empty()) {
+    if (run.needed && !run.error.empty()) {
       throw Error(ExitStatus::software, "isolated run of " + run.spec.name + ": " + run.error);
     }
   }
@@ -302,6 +356,7 @@ void IsolatedRuns::finish() {
 double IsolatedRuns::jct(const JobSpec& spec, int type, int gpus) {
   if (!checked_) {
     finish();
+    std::lock_guard<std::mutex> lock(mu_);
     checked_ = true;
   }
   return runs_.at(key_of(spec, type, gpus)).jct;

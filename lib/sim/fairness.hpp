@@ -11,13 +11,18 @@
 // credited the part of the round it did not wait.
 // A job's isolated runs depend only on its spec and its average contention, which is final
 // once it finished: IsolatedRuns starts them then, on worker threads, while the shared
-// simulation goes on. Which thread ran a run, and when, changes no result.
+// simulation goes on. A run's result depends only on its key (the spec's model, batch
+// settings and restart cost, the type, the GPU count), so a worker with nothing else to do
+// may also run, ahead, the runs a long job still active would need with its contention so
+// far (speculate()); a run no finished job needs is stopped when the results are asked
+// for. Which thread ran a run, and when, changes no result.
 // Thread-safety: as simulate(); IsolatedRuns is driven from one thread (its workers are
 // its own). It loads every model of the workload into the catalog before its workers start,
 // so that they only read it (Catalog loads lazily and is not thread-safe); nothing else may
 // load models into that catalog while it lives.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -45,6 +50,9 @@ class IsolatedRuns {
   // Queues the runs a job with this spec and average contention needs (each at most once).
   // Throws Error(software) if its model is not one the constructor loaded.
   void add_job(const JobSpec& spec, double contention);
+  // Queues, behind everything add_job() queued, the runs a job still active would need if
+  // its average contention stayed at `contention`; only workers run them (none: nothing).
+  void speculate(const JobSpec& spec, double contention);
   // A queued run's isolated JCT (-1: the model has no ground truth on the type). The first
   // call runs what is still queued on this thread too and waits for the workers; it throws
   // Error(software) naming the job of the first failed run (in key order) if any failed.
@@ -56,11 +64,17 @@ class IsolatedRuns {
     JobSpec spec;
     int type = 0;
     int gpus = 0;
-    bool done = false;
-    double jct = -1;  // -1: the model has no ground truth on the type
+    bool needed = true;    // a finished job's (else speculative)
+    bool started = false;  // taken by a thread
+    bool done = false;     // ran to its end
+    double jct = -1;       // -1: the model has no ground truth on the type
     std::string error;
+    std::atomic<bool> cancel{false};  // stop it at its next round (it is not needed)
   };
   Key key_of(const JobSpec& spec, int type, int gpus) const;
+  // Queues a run of `spec` on every type it may use at the GPU counts around its fair share.
+  void add_runs(const JobSpec& spec, double contention, bool needed);
+  Run* next_run();         // under the lock: the next run to take, marked started (or null)
   void execute(Run& run);  // one run, outside the lock
   void work();             // a worker's loop
   void finish();           // runs the rest here and waits for all
@@ -71,7 +85,8 @@ class IsolatedRuns {
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<Key, Run> runs_;
-  std::deque<Key> queue_;
+  std::deque<Key> queue_;        // runs finished jobs need, in order
+  std::deque<Key> speculative_;  // runs active jobs may need, for idle workers
   int busy_ = 0;
   bool stop_ = false;
   bool checked_ = false;

@@ -184,7 +184,8 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   }
 
   // Finish-time fairness: a job's isolated runs start on other cores as soon as it has
-  // finished (its contention is final then), while this simulation goes on.
+  // finished (its contention is final then), while this simulation goes on; a long job's
+  // are also made ahead (IsolatedRuns::speculate).
   std::optional<IsolatedRuns> isolated;
   SimOptions with_store = opts;
   with_store.truths = store;
@@ -371,6 +372,14 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       }
       prev_alloc = std::move(alloc);
       prev_place = std::move(place_now);
+      // A long job's isolated runs would start last, when it finishes: idle workers run
+      // the ones its contention so far points to ahead (every 10 rounds, after 30).
+      for (int i : active) {
+        const std::size_t rounds = jobs[i].contention().size();
+        if (isolated && workload_in[i].app.empty() && rounds >= 30 && rounds % 10 == 0) {
+          isolated->speculate(workload_in[i], jobs[i].mean_contention());
+        }
+      }
     }
     for (int i : active) {
       if (jobs[i].placement().empty()) {

@@ -104,6 +104,51 @@ TEST_CASE_METHOD(
   }
 }
 
+TEST_CASE_METHOD(Small, "isolated runs made ahead for long jobs change no figure",
+                 "[simulator][fairness]") {
+  // An ImageNet job runs for hours: its runs are made ahead while it is active (after 30
+  // rounds, if this machine has a core for a worker) and must give what runs made after
+  // the simulation give.
+  std::vector<JobSpec> long_w = parse_workload_csv(
+      "name,time,application,num_replicas,batch_size\n"
+      "imagenet-0,0,imagenet,10,1600\n"
+      "cifar10-1,30,cifar10,4,2048\n"
+      "bert-2,600,bert,8,384\n",
+      "long.csv", c);
+  SimOptions o;
+  o.round = 60;
+  SimResult during = simulate(cl, c, long_w, o);
+  SimOptions none = o;
+  none.fairness = false;
+  SimResult after = simulate(cl, c, long_w, none);
+  add_finish_time_fairness(after, cl, c, long_w, o);
+  REQUIRE(during.jobs.size() == 3);
+  CHECK(during.jobs[0].jct > 30 * 60);
+  for (std::size_t i = 0; i < during.jobs.size(); ++i) {
+    REQUIRE(during.jobs[i].rho);
+    CHECK(*during.jobs[i].rho == *after.jobs[i].rho);
+    CHECK(*during.jobs[i].isolated_jct == *after.jobs[i].isolated_jct);
+  }
+}
+
+TEST_CASE_METHOD(Small, "runs speculated at other contentions are dropped, the needed ones kept",
+                 "[simulator][fairness]") {
+  SimOptions o;
+  o.round = 60;
+  IsolatedRuns plain(cl, c, w, o);
+  IsolatedRuns ahead(cl, c, w, o);
+  for (double k : {1.0, 3.0, 2.0, 7.5}) ahead.speculate(w[0], k);
+  ahead.speculate(w[3], 4.0);  // a job that never finishes, as far as these runs know
+  plain.add_job(w[0], 2.0);
+  ahead.add_job(w[0], 2.0);
+  for (std::size_t t = 0; t < cl.types.size(); ++t) {
+    const int g = std::max(1, cl.types[t].capacity() / 2);  // the share with contention 2
+    INFO("type " << cl.types[t].name);
+    CHECK(ahead.jct(w[0], static_cast<int>(t), g) == plain.jct(w[0], static_cast<int>(t), g));
+  }
+  ahead.speculate(w[3], 5.0);  // after the results: nothing more runs ahead
+}
+
 TEST_CASE_METHOD(Small, "an isolated run that fails names its job, whichever thread ran it",
                  "[simulator][fairness]") {
   SimOptions o;
