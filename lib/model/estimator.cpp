@@ -134,8 +134,10 @@ void Estimator::add_shared(const std::string& model, const std::vector<ProfilePo
   SharedProfile& shared = store_[model];
   for (const auto& o : points) {
     if (shared.shapes.emplace(o.gpu_type, o.nodes, o.replicas, o.local_bsz).second) {
+      SharedProfile::OfType& of = shared.types[o.gpu_type];
+      of.points.push_back(shared.points.size());
+      of.max_replicas = std::max(of.max_replicas, o.replicas);
       shared.points.push_back(o);
-      ++shared.generation[o.gpu_type];
       ++store_generation_;
     }
   }
@@ -144,8 +146,8 @@ void Estimator::add_shared(const std::string& model, const std::vector<ProfilePo
 std::size_t Estimator::store_generation(const std::string& model, const std::string& type) const {
   auto shared = store_.find(model);
   if (shared == store_.end()) return 0;
-  auto g = shared->second.generation.find(type);
-  return g == shared->second.generation.end() ? 0 : g->second;
+  auto of = shared->second.types.find(type);
+  return of == shared->second.types.end() ? 0 : of->second.points.size();
 }
 
 std::vector<Profile> Estimator::shared_profiles() const {
@@ -205,8 +207,15 @@ TypeModel Estimator::resolve_type_model(JobState& job, std::size_t t, bool seede
   for (const auto& o : job.observations) {
     if (o.gpu_type == type) pts.push_back(o);
   }
-  if (auto shared = store_.find(job.spec.model);
-      shared != store_.end() && !oracle && shared->second.generation.count(type) > 0) {
+  const SharedProfile* shared = nullptr;  // the store's points of this model and type
+  const SharedProfile::OfType* of_type = nullptr;
+  if (auto it = store_.find(job.spec.model); it != store_.end() && !oracle) {
+    if (auto of = it->second.types.find(type); of != it->second.types.end()) {
+      shared = &it->second;
+      of_type = &of->second;
+    }
+  }
+  if (of_type) {
     const std::size_t own = pts.size();
     // Every point here is of `type`: a shape is its nodes, replicas and local batch.
     using Shape = std::tuple<int, int, int>;
@@ -214,9 +223,9 @@ TypeModel Estimator::resolve_type_model(JobState& job, std::size_t t, bool seede
     mine.reserve(own);
     for (const auto& q : pts) mine.emplace_back(q.nodes, q.replicas, q.local_bsz);
     std::sort(mine.begin(), mine.end());
-    for (const auto& p : shared->second.points) {
-      if (p.gpu_type == type &&
-          !std::binary_search(mine.begin(), mine.end(), Shape{p.nodes, p.replicas, p.local_bsz})) {
+    for (std::size_t i : of_type->points) {
+      const ProfilePoint& p = shared->points[i];
+      if (!std::binary_search(mine.begin(), mine.end(), Shape{p.nodes, p.replicas, p.local_bsz})) {
         pts.push_back(p);
       }
     }
@@ -382,10 +391,11 @@ void Estimator::replica_bounds(JobView& v, GoodputRow& row) const {
     }
     if (options_.profile_store == ProfileStore::scale_up) {
       if (auto shared = store_.find(spec.model); shared != store_.end()) {
-        for (const auto& o : shared->second.points) {
-          if (!type.empty() && o.gpu_type != type) continue;
-          int t = cluster_.type_index(o.gpu_type);
-          r = std::max(r, o.replicas / std::max(1, t >= 0 ? tms[t].stages : 1));
+        // Whole replicas of the pipeline: the most points of a type had, divided.
+        for (const auto& [name, of] : shared->second.types) {
+          if (!type.empty() && name != type) continue;
+          int t = cluster_.type_index(name);
+          r = std::max(r, of.max_replicas / std::max(1, t >= 0 ? tms[t].stages : 1));
         }
       }
     }

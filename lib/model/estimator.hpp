@@ -29,6 +29,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "core/cluster.hpp"
@@ -128,15 +129,20 @@ class Estimator {
   EstimatorOptions options_;
   std::vector<std::vector<Config>> configs_;  // per type
   struct SharedProfile {
-    std::vector<ProfilePoint> points;
+    std::vector<ProfilePoint> points;                         // in the order added
     std::set<std::tuple<std::string, int, int, int>> shapes;  // type, nodes, replicas, batch
-    std::map<std::string, std::size_t> generation;            // per GPU type: points added
+    struct OfType {
+      std::vector<std::size_t> points;  // their places in `points`; the count is the type's
+                                        // generation (a memo of it stays valid while equal)
+      int max_replicas = 0;
+    };
+    std::map<std::string, OfType> types;  // per GPU type
   };
   std::map<std::string, SharedProfile> store_;  // the profile store, by model
   std::size_t store_generation_ = 0;
   // The observations_version each job (by name) last had its measurements recorded at:
   // record() skips a job whose measurements it has already seen.
-  std::map<std::string, std::uint64_t> recorded_;
+  std::unordered_map<std::string, std::uint64_t> recorded_;
   // Points the store holds for `model` on `type` so far (a type_model() memo stays valid
   // while this does not change).
   std::size_t store_generation(const std::string& model, const std::string& type) const;

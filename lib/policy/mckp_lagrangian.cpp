@@ -57,31 +57,68 @@ int usage_on(const MckpChoice& c, int row) {
   return 0;
 }
 
+// A reduced problem's choices laid out in flat arrays for the dual's inner loop, which runs
+// hundreds of times per solve: the same numbers, in the same order.
+struct FlatChoices {
+  const Reduced& r;
+  std::vector<std::size_t> job_first;  // per job: its first choice (then one past the last)
+  std::vector<double> value;
+  std::vector<int> total;
+  std::vector<std::size_t> use_first;  // per choice: its first usage (then one past the last)
+  std::vector<int> row, amount;
+
+  explicit FlatChoices(const Reduced& reduced) : r(reduced) {
+    for (std::size_t j = 0; j < r.choices.size(); ++j) {
+      job_first.push_back(value.size());
+      for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
+        value.push_back(r.choices[j][c]->value);
+        total.push_back(r.total[j][c]);
+        use_first.push_back(row.size());
+        for (auto [k, a] : r.choices[j][c]->usage) {
+          row.push_back(k);
+          amount.push_back(a);
+        }
+      }
+    }
+    job_first.push_back(value.size());
+    use_first.push_back(row.size());
+  }
+  // reduced_cost() of flat choice i.
+  double reduced(std::size_t i, const std::vector<double>& price) const {
+    double v = value[i];
+    for (std::size_t u = use_first[i]; u < use_first[i + 1]; ++u) v -= price[row[u]] * amount[u];
+    return v;
+  }
+};
+
 // Dual value L(price) and each job's best local pick (-1 = none); with `demand`, the usage
 // of every row by those picks (the subgradient of L is capacity - demand).
-double dual(const Reduced& r, const std::vector<double>& price, std::vector<int>* pick,
+double dual(const FlatChoices& f, const std::vector<double>& price, std::vector<int>* pick,
             std::vector<double>* demand = nullptr) {
   double l = 0;
-  for (std::size_t k = 0; k < price.size(); ++k) l += price[k] * r.capacity[k];
-  for (std::size_t j = 0; j < r.choices.size(); ++j) {
+  for (std::size_t k = 0; k < price.size(); ++k) l += price[k] * f.r.capacity[k];
+  for (std::size_t j = 0; j + 1 < f.job_first.size(); ++j) {
     double best = 0;
     int arg = -1;
     int arg_use = 0;
-    for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
-      const MckpChoice& ch = *r.choices[j][c];
-      double v = reduced_cost(ch, price);
-      const int use = r.total[j][c];
+    const std::size_t first = f.job_first[j];
+    for (std::size_t i = first; i < f.job_first[j + 1]; ++i) {
+      double v = f.reduced(i, price);
+      const int use = f.total[i];
       // Ties go to the smaller choice: it leaves room for others.
       if (v > best + 1e-12 || (arg >= 0 && std::fabs(v - best) <= 1e-12 && use < arg_use)) {
         best = v;
-        arg = static_cast<int>(c);
+        arg = static_cast<int>(i - first);
         arg_use = use;
       }
     }
     l += best;
     if (pick) (*pick)[j] = arg;
     if (demand && arg >= 0) {
-      for (auto [row, amount] : r.choices[j][arg]->usage) (*demand)[row] += amount;
+      const std::size_t i = first + static_cast<std::size_t>(arg);
+      for (std::size_t u = f.use_first[i]; u < f.use_first[i + 1]; ++u) {
+        (*demand)[f.row[u]] += f.amount[u];
+      }
     }
   }
   return l;
@@ -90,8 +127,9 @@ double dual(const Reduced& r, const std::vector<double>& price, std::vector<int>
 // Minimises L along price + s * dir (s >= 0, prices kept >= 0): the coordinate sweeps
 // move all prices up together in small steps; one long step along their common direction
 // (a pattern move) saves most of the sweeps. Returns the best L found and updates price.
-double pattern_move(const Reduced& r, std::vector<double>& price, const std::vector<double>& dir,
-                    double current) {
+double pattern_move(const FlatChoices& f, std::vector<double>& price,
+                    const std::vector<double>& dir, double current) {
+  const Reduced& r = f.r;
   const int rows = static_cast<int>(price.size());
   auto at = [&](double step, std::vector<double>& p) {
     for (int k = 0; k < rows; ++k) p[k] = std::max(0.0, price[k] + step * dir[k]);
@@ -99,7 +137,7 @@ double pattern_move(const Reduced& r, std::vector<double>& price, const std::vec
   std::vector<double> demand(rows);
   auto slope = [&](const std::vector<double>& p, double* value) {
     std::fill(demand.begin(), demand.end(), 0.0);
-    *value = dual(r, p, nullptr, &demand);
+    *value = dual(f, p, nullptr, &demand);
     double d = 0;
     for (int k = 0; k < rows; ++k) d += dir[k] * (r.capacity[k] - demand[k]);
     return d;
@@ -126,7 +164,7 @@ double pattern_move(const Reduced& r, std::vector<double>& price, const std::vec
   double best = current;
   for (double step : {lo, hi}) {
     at(step, p);
-    double l = dual(r, p, nullptr);
+    double l = dual(f, p, nullptr);
     if (l < best) {
       best = l;
       std::vector<double> keep = p;
@@ -227,15 +265,16 @@ double clearing_price(const Reduced& r, const std::vector<double>& price, int ro
 Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
   const int rows = static_cast<int>(r.capacity.size());
   Heuristic h;
+  const FlatChoices flat(r);
   std::vector<double> price(rows, 0.0);
-  double best = dual(r, price, nullptr);
+  double best = dual(flat, price, nullptr);
   std::vector<double> best_price = price;
   for (int sweep = 0; sweep < 30; ++sweep) {
     double before = best;
     std::vector<double> start = price;
     for (int row = 0; row < rows; ++row) {
       price[row] = clearing_price(r, price, row);
-      double l = dual(r, price, nullptr);
+      double l = dual(flat, price, nullptr);
       if (l < best) {
         best = l;
         best_price = price;
@@ -244,7 +283,7 @@ Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
     if (rows > 1) {
       std::vector<double> dir(rows);
       for (int k = 0; k < rows; ++k) dir[k] = price[k] - start[k];
-      double l = pattern_move(r, price, dir, dual(r, price, nullptr));
+      double l = pattern_move(flat, price, dir, dual(flat, price, nullptr));
       if (l < best) {
         best = l;
         best_price = price;
@@ -259,7 +298,7 @@ Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
   std::vector<double> up = best_price;
   for (auto& p : up) p = p * (1 + 1e-9) + 1e-12;
   h.pick.assign(r.choices.size(), -1);
-  dual(r, up, &h.pick);
+  dual(flat, up, &h.pick);
   return h;
 }
 
@@ -267,7 +306,7 @@ bool best_picks_fit(const Reduced& r, std::vector<int>& pick) {
   const std::size_t rows = r.capacity.size();
   std::vector<double> demand(rows, 0.0);
   pick.assign(r.choices.size(), -1);
-  dual(r, std::vector<double>(rows, 0.0), &pick, &demand);
+  dual(FlatChoices(r), std::vector<double>(rows, 0.0), &pick, &demand);
   for (std::size_t k = 0; k < rows; ++k) {
     if (demand[k] > r.capacity[k] + 1e-9) return false;
   }
