@@ -232,7 +232,33 @@ void IsolatedRuns::add_job(const JobSpec& spec, double contention) {
 
 void IsolatedRuns::speculate(const JobSpec& spec, double contention) {
   if (workers_.empty() || !catalog_.loaded(spec.model)) return;
+  // Only a guess that held for the job's last two calls: a share still moving would have
+  // workers make runs no one needs.
+  std::vector<int> guess;
+  for (std::size_t t = 0; t < cluster_.types.size(); ++t) {
+    int lo, hi;
+    double share;
+    fair_share(cluster_, t, contention, &lo, &hi, &share);
+    guess.push_back(lo);
+    guess.push_back(hi);
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Guess& last = guesses_[spec.name];
+    if (last.counts == guess) {
+      ++last.repeats;
+    } else {
+      last.counts = std::move(guess);
+      last.repeats = 0;
+    }
+    if (last.repeats < 2) return;
+  }
   add_runs(spec, contention, false);
+}
+
+std::size_t IsolatedRuns::speculated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return speculated_;
 }
 
 void IsolatedRuns::add_runs(const JobSpec& spec, double contention, bool needed) {
@@ -259,6 +285,7 @@ void IsolatedRuns::add_runs(const JobSpec& spec, double contention, bool needed)
       r.type = static_cast<int>(t);
       r.gpus = g;
       r.needed = needed;
+      if (!needed) ++speculated_;
       (needed ? queue_ : speculative_).push_back(std::move(k));
     }
   }

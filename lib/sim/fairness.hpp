@@ -51,8 +51,11 @@ class IsolatedRuns {
   // Throws Error(software) if its model is not one the constructor loaded.
   void add_job(const JobSpec& spec, double contention);
   // Queues, behind everything add_job() queued, the runs a job still active would need if
-  // its average contention stayed at `contention`; only workers run them (none: nothing).
+  // its average contention stayed at `contention`, once two further calls for the job have
+  // given the same GPU counts; only workers run them (none: nothing).
   void speculate(const JobSpec& spec, double contention);
+  // How many runs speculate() has queued so far.
+  std::size_t speculated() const;
   // A queued run's isolated JCT (-1: the model has no ground truth on the type). The first
   // call runs what is still queued on this thread too and waits for the workers; it throws
   // Error(software) naming the job of the first failed run (in key order) if any failed.
@@ -82,11 +85,17 @@ class IsolatedRuns {
   const Cluster& cluster_;
   const Catalog& catalog_;
   SimOptions iso_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<Key, Run> runs_;
   std::deque<Key> queue_;        // runs finished jobs need, in order
   std::deque<Key> speculative_;  // runs active jobs may need, for idle workers
+  struct Guess {
+    std::vector<int> counts;  // per type: the GPU counts around the share
+    int repeats = 0;          // further calls that gave the same
+  };
+  std::map<std::string, Guess> guesses_;  // per job: its last guess
+  std::size_t speculated_ = 0;
   int busy_ = 0;
   bool stop_ = false;
   bool checked_ = false;

@@ -373,7 +373,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
       prev_alloc = std::move(alloc);
       prev_place = std::move(place_now);
       // A long job's isolated runs would start last, when it finishes: idle workers run
-      // the ones its contention so far points to ahead (every 10 rounds, after 30).
+      // the ones its contention so far points to ahead (asked every 10 rounds, after 30).
       for (int i : active) {
         const std::size_t rounds = jobs[i].contention().size();
         if (isolated && workload_in[i].app.empty() && rounds >= 30 && rounds % 10 == 0) {

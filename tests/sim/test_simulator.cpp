@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include "sim/fairness.hpp"
 #include "sim/simulator.hpp"
 #include "sim/workload.hpp"
@@ -137,14 +138,25 @@ TEST_CASE_METHOD(Small, "runs speculated at other contentions are dropped, the n
   o.round = 60;
   IsolatedRuns plain(cl, c, w, o);
   IsolatedRuns ahead(cl, c, w, o);
-  for (double k : {1.0, 3.0, 2.0, 7.5}) ahead.speculate(w[0], k);
-  ahead.speculate(w[3], 4.0);  // a job that never finishes, as far as these runs know
+  // A guess is queued once two further calls gave the same GPU counts.
+  for (double k : {1.0, 3.0, 2.0, 2.0, 7.5, 7.5, 7.5}) ahead.speculate(w[0], k);
+  for (int k = 0; k < 3; ++k) ahead.speculate(w[3], 4.0);  // never needed
+  if (std::thread::hardware_concurrency() > 1) {
+    // w[0] at contention 7.5 and w[3] at 4: a run per type and GPU count around the share.
+    CHECK(ahead.speculated() > 0);
+  } else {
+    CHECK(ahead.speculated() == 0);  // no worker: nothing runs ahead
+  }
   plain.add_job(w[0], 2.0);
   ahead.add_job(w[0], 2.0);
+  ahead.add_job(w[0], 7.5);  // a speculated run, now needed
+  plain.add_job(w[0], 7.5);
   for (std::size_t t = 0; t < cl.types.size(); ++t) {
     const int g = std::max(1, cl.types[t].capacity() / 2);  // the share with contention 2
     INFO("type " << cl.types[t].name);
     CHECK(ahead.jct(w[0], static_cast<int>(t), g) == plain.jct(w[0], static_cast<int>(t), g));
+    const int g75 = std::max(1, static_cast<int>(cl.types[t].capacity() / 7.5));
+    CHECK(ahead.jct(w[0], static_cast<int>(t), g75) == plain.jct(w[0], static_cast<int>(t), g75));
   }
   ahead.speculate(w[3], 5.0);  // after the results: nothing more runs ahead
 }
