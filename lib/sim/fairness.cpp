@@ -329,12 +329,10 @@ void IsolatedRuns::execute(Run& run) {
           simulate(one_type_cluster(cluster_, run.type, run.gpus), catalog_, {alone}, iso);
       run.jct = r.jobs.front().jct;
     }
-    run.done = true;
   } catch (const Cancelled&) {
     // Not needed: no result.
   } catch (const std::exception& e) {
     run.error = e.what();
-    run.done = true;
   }
 }
 

@@ -69,7 +69,6 @@ class IsolatedRuns {
     int gpus = 0;
     bool needed = true;    // a finished job's (else speculative)
     bool started = false;  // taken by a thread
-    bool done = false;     // ran to its end
     double jct = -1;       // -1: the model has no ground truth on the type
     std::string error;
     std::atomic<bool> cancel{false};  // stop it at its next round (it is not needed)
