@@ -126,15 +126,14 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   if (options.use_glpk && gap_before > options.mip_gap && left() > 0.002 &&
       columns <= options.branch_columns &&
       (columns <= options.large_columns || gap_before > options.large_gap)) {
-    // On a large problem the search ends as soon as it proves large_gap.
-    const double target = columns > options.large_columns
-                              ? std::max(options.mip_gap, options.large_gap)
-                              : options.mip_gap;
-    BranchResult g =
-        branch_and_cut(r, pick, target, std::min(left(), options.branch_time_fraction * time_limit),
-                       options.limits, std::move(whole_lp));
+    // On a large problem the search ends as soon as its open nodes prove large_gap.
+    const bool large = columns > options.large_columns;
+    const ProveGap prove{std::max(options.mip_gap, options.large_gap), r.forced_value};
+    BranchResult g = branch_and_cut(r, pick, options.mip_gap,
+                                    std::min(left(), options.branch_time_fraction * time_limit),
+                                    options.limits, std::move(whole_lp), large ? &prove : nullptr);
     bound = std::min(bound, g.bound + r.forced_value);
-    proved = g.optimal;
+    proved = g.optimal && !large;  // a large problem's proof is of large_gap, not mip_gap
     sol.node_limit = g.node_limit;
     if (g.found && g.value + r.forced_value >= value - 1e-12) {
       pick = g.pick;

@@ -71,6 +71,8 @@ struct CallbackData {
   // the optimum that only falls as the search goes on (cuts, branching), so the last one
   // seen holds however the search ends.
   double open_bound = std::numeric_limits<double>::infinity();
+  const ProveGap* prove = nullptr;
+  bool proved = false;  // stopped because the open nodes proved prove->gap
 };
 
 void glpk_callback(glp_tree* tree, void* info) {
@@ -78,6 +80,15 @@ void glpk_callback(glp_tree* tree, void* info) {
   if (glp_ios_reason(tree) == GLP_ISELECT) {
     const int best = glp_ios_best_node(tree);
     if (best != 0) d->open_bound = std::min(d->open_bound, glp_ios_node_bound(tree, best));
+    glp_prob* lp = glp_ios_get_prob(tree);
+    if (d->prove && best != 0 && glp_mip_status(lp) == GLP_FEAS) {
+      const double value = glp_mip_obj_val(lp) + d->prove->offset;
+      if (relative_gap(value, d->open_bound + d->prove->offset) <= d->prove->gap * (1 - 1e-9)) {
+        d->proved = true;
+        glp_ios_terminate(tree);
+        return;
+      }
+    }
   }
   d->nodes.on(tree);
   if (glp_ios_reason(tree) == GLP_IHEUR && !d->given) {
@@ -90,7 +101,7 @@ void glpk_callback(glp_tree* tree, void* info) {
 
 BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent, double gap,
                             double seconds, const SolveLimits& limits,
-                            std::unique_ptr<GlpkModel> solved) {
+                            std::unique_ptr<GlpkModel> solved, const ProveGap* prove) {
   BranchResult out;
   const auto t0 = Clock::now();
   if (!solved) {
@@ -106,11 +117,12 @@ BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent,
     if (incumbent[m.col_job[i]] == m.col_choice[i]) start[i + 1] = 1.0;
   }
   CallbackData cb{&start, NodeLimit{limits.nodes}};
+  cb.prove = prove;
   glp_iocp iocp;
   glp_init_iocp(&iocp);
   iocp.msg_lev = GLP_MSG_OFF;
   iocp.presolve = GLP_OFF;  // the LP relaxation is solved; the incumbent maps to our columns
-  iocp.mip_gap = gap;
+  iocp.mip_gap = prove ? 0.0 : gap;  // with `prove`, the callback decides
   iocp.tm_lim = glpk_ms(seconds - seconds_since(t0));
   iocp.cb_func = glpk_callback;
   iocp.cb_info = &cb;
@@ -120,7 +132,7 @@ BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent,
   iocp.gmi_cuts = GLP_ON;
   int rc = glp_intopt(m.lp, &iocp);
   int st = glp_mip_status(m.lp);
-  out.node_limit = cb.nodes.hit;
+  out.node_limit = cb.nodes.hit && !cb.proved;
   if (st == GLP_OPT || st == GLP_FEAS) {
     out.pick.assign(r.choices.size(), -1);
     for (int i = 0; i < ncols; ++i) {
@@ -129,10 +141,10 @@ BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent,
     out.value = glp_mip_obj_val(m.lp);
     out.found = true;
     // GLP_EMIPGAP: stopped because the relative gap reached the tolerance -- a success.
-    out.optimal = (rc == 0 && st == GLP_OPT) || rc == GLP_EMIPGAP;
+    out.optimal = (rc == 0 && st == GLP_OPT) || rc == GLP_EMIPGAP || cb.proved;
     // What the search proved, however it ended (never below the incumbent).
     out.bound = std::min(out.bound, std::max(cb.open_bound, out.value));
-    if (out.optimal) {
+    if (out.optimal && !cb.proved) {
       out.bound = std::min(out.bound, out.value + gap * std::fabs(out.value) + 1e-12);
     }
   }

@@ -103,12 +103,23 @@ struct BranchResult {
   double bound = std::numeric_limits<double>::infinity();
 };
 
+// Stop a branch and cut once its open nodes prove `gap`, relative to the objective plus
+// `offset` (what the caller adds to it), with a hair to spare against rounding: checked
+// from the callback rather than by GLPK, so that the bound reported is the one that proved
+// it.
+struct ProveGap {
+  double gap = 0;
+  double offset = 0;
+};
+
 // Branch and cut on the whole reduced problem, from `incumbent`, within `seconds` and
-// limits.nodes nodes. `solved`: the problem's model with its LP relaxation already solved
+// limits.nodes nodes, until GLPK's relative gap is within `gap` (or, with `prove`, until
+// that is proved). `solved`: the problem's model with its LP relaxation already solved
 // (what building and solving it here would give; consumed), else null.
 BranchResult branch_and_cut(const Reduced& r, const std::vector<int>& incumbent, double gap,
                             double seconds, const SolveLimits& limits,
-                            std::unique_ptr<GlpkModel> solved = nullptr);
+                            std::unique_ptr<GlpkModel> solved = nullptr,
+                            const ProveGap* prove = nullptr);
 
 // LP rounding with a small exact core. The LP relaxation is solved on every column, or,
 // above `slack` = finite, on the choices within `slack` of each job's best reduced value at
