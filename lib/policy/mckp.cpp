@@ -56,17 +56,17 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
     }
     sol.value = mckp_value(problem, sol.pick);
   };
-  if (std::vector<int> best; best_picks_fit(r, best)) {
-    finish(best);
+  const double time_limit = options.limits.seconds;  // infinity: none
+  Heuristic h = lagrangian(r, t0, time_limit);
+  if (h.no_row_binds) {
+    finish(h.pick);
     sol.bound = sol.value;
     sol.status = "optimal";
     sol.method = "lagrangian";  // the picks at prices of zero
-    sol.prices.assign(r.capacity.size(), 0.0);
+    sol.prices = h.price;
     return sol;
   }
   const bool dbg = std::getenv("SIA_MCKP_DEBUG") != nullptr;
-  const double time_limit = options.limits.seconds;  // infinity: none
-  Heuristic h = lagrangian(r, t0, time_limit);
   const double bound0 = h.bound + r.forced_value;
   double bound = bound0;
   auto trace = [&](const char* what, const std::vector<int>& pk) {

@@ -267,7 +267,17 @@ Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
   Heuristic h;
   const FlatChoices flat(r);
   std::vector<double> price(rows, 0.0);
-  double best = dual(flat, price, nullptr);
+  // At prices of zero every job takes its best; if those fit together, they are optimal.
+  std::vector<double> demand(rows, 0.0);
+  h.pick.assign(r.choices.size(), -1);
+  double best = dual(flat, price, &h.pick, &demand);
+  h.no_row_binds = true;
+  for (int k = 0; k < rows; ++k) h.no_row_binds &= demand[k] <= r.capacity[k] + 1e-9;
+  if (h.no_row_binds) {
+    h.bound = best;
+    h.price = price;
+    return h;
+  }
   std::vector<double> best_price = price;
   for (int sweep = 0; sweep < 30; ++sweep) {
     double before = best;
@@ -297,20 +307,8 @@ Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
   // Primal: picks just above the clearing prices, then repair and improve.
   std::vector<double> up = best_price;
   for (auto& p : up) p = p * (1 + 1e-9) + 1e-12;
-  h.pick.assign(r.choices.size(), -1);
   dual(flat, up, &h.pick);
   return h;
-}
-
-bool best_picks_fit(const Reduced& r, std::vector<int>& pick) {
-  const std::size_t rows = r.capacity.size();
-  std::vector<double> demand(rows, 0.0);
-  pick.assign(r.choices.size(), -1);
-  dual(FlatChoices(r), std::vector<double>(rows, 0.0), &pick, &demand);
-  for (std::size_t k = 0; k < rows; ++k) {
-    if (demand[k] > r.capacity[k] + 1e-9) return false;
-  }
-  return true;
 }
 
 void repair_and_improve(const Reduced& r, std::vector<int>& pick) {

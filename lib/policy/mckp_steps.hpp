@@ -59,19 +59,18 @@ double reduced_cost(const MckpChoice& c, const std::vector<double>& price);
 double reduced_value(const Reduced& r, const std::vector<int>& pick);
 
 // The Lagrangian step: row prices that minimise the dual within 30 sweeps (and a quarter of
-// `budget` seconds from t0), its bound, and the picks just above those prices.
+// `budget` seconds from t0), its bound, and the picks just above those prices. When every
+// job's best choice at prices of zero (ties to the smaller) fits beside the others', it
+// stops there: those picks are the optimum and no_row_binds says so (a job alone, or a
+// cluster with room for every job's best).
 struct Heuristic {
   std::vector<int> pick;  // per free job: local choice or -1
   std::vector<double> price;
   double bound = 0;
+  bool no_row_binds = false;
 };
 
 Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget);
-
-// Every job's best choice at zero prices (ties to the smaller, as in the Lagrangian step),
-// in `pick`; true when they fit every row together, which makes them the optimum (no row
-// binds: a job alone, or a cluster with room for every job's best).
-bool best_picks_fit(const Reduced& r, std::vector<int>& pick);
 
 // Makes `pick` feasible (dropping or shrinking the least valuable per unit freed), then
 // upgrades jobs greedily into the room left.
