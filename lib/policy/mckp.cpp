@@ -77,17 +77,46 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   };
   std::vector<int> pick = h.pick;
   trace("prices", pick);
-  repair_and_improve(r, pick);
-  trace("repair", pick);
-  repack_rows(r, pick, h.price);
-  trace("repack", pick);
-  repair_and_improve(r, pick);
-  trace("greedy", pick);
-  double value = reduced_value(r, pick);
-  bool proved = false;  // branch and cut closed the gap
+  double value = 0;
+  bool proved = false;  // the exact programme or branch and cut closed the gap
   sol.method = "lagrangian";
   sol.prices = h.price;
   auto left = [&] { return time_limit - seconds_since(t0); };
+  // A small problem: the exact programme, first for a target just below the dual bound,
+  // lowered twofold each time nothing is worth it (down to nothing at all, which the
+  // empty pick is worth): its work grows with the distance from the bound, and the optimum
+  // is usually within a few thousandths of it.
+  if (options.dp.states > 0) {
+    const double top = bound - r.forced_value;
+    std::size_t work = 0;
+    for (double drop = std::max(1e-3 * std::fabs(top), 1e-9);; drop *= 2) {
+      const double target = std::max(0.0, top - drop);
+      const DpResult d = exact_dp(r, h.price, target,
+                                  {options.dp.states, options.dp.cells, options.dp.work - work});
+      work += d.work;
+      if (d.solved) {
+        pick = d.pick;
+        value = d.value + r.forced_value;
+        bound = value;
+        proved = true;
+        sol.method = "dp";
+        trace("dp", pick);
+        break;
+      }
+      // Gave up on size or work (a failed target costs its work, never none).
+      if (target <= 0 || d.work == 0 || work >= options.dp.work) break;
+    }
+    if (dbg) std::fprintf(stderr, "mckp: dp work %zu\n", work);
+  }
+  if (!proved) {
+    repair_and_improve(r, pick);
+    trace("repair", pick);
+    repack_rows(r, pick, h.price);
+    trace("repack", pick);
+    repair_and_improve(r, pick);
+    trace("greedy", pick);
+    value = reduced_value(r, pick);
+  }
   // LP rounding: on every column when the LP is small (its optimum is then also the best
   // bound), else -- when the greedy result is not already within 1e-3 -- on the columns
   // the prices leave in play.

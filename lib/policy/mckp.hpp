@@ -11,7 +11,10 @@
 // bound stops improving), then the picks are repaired to feasibility and improved
 // greedily. This yields a feasible solution and an upper bound
 // (the dual value); the LP relaxation has at most one fractional job per row, so the two
-// are usually within a hair. If the gap is above the target, the LP relaxation (GLPK
+// are usually within a hair. A small problem (few enough combinations of GPUs used per
+// row: MckpOptions::dp) is solved exactly by dynamic programming on the choices the prices
+// leave in play instead, before the repairs, when that takes few enough steps (counted).
+// Otherwise, if the gap is above the target, the LP relaxation (GLPK
 // simplex; on every column when small, else on the columns the prices leave in play) is
 // rounded, and on small problems (on mid-sized ones only while the gap is above
 // large_gap, and only until it proves large_gap) GLPK's branch and cut (glp_intopt with MIR and
@@ -20,7 +23,8 @@
 // it can only improve on it. With no wall-clock limit (limits.seconds infinite) every step
 // is bounded by counts alone and the answer depends on the problem only. The answer is
 // never "nothing". SIA_MCKP_DEBUG=1 in the environment traces the steps on stderr. The
-// steps live in mckp_lagrangian.cpp and mckp_glpk.cpp (declared in mckp_steps.hpp).
+// steps live in mckp_lagrangian.cpp, mckp_dp.cpp and mckp_glpk.cpp (declared in
+// mckp_steps.hpp).
 // Thread-safety: re-entrant (GLPK keeps no global state between calls here).
 #pragma once
 
@@ -48,7 +52,7 @@ struct MckpOptions {
   // seconds: for the whole solve (infinity: none); iterations: per simplex solve; nodes:
   // per branch and cut (the main one and the rounding's core alike).
   SolveLimits limits{2.0, 0, 0};
-  bool use_glpk = true;  // false: heuristic only
+  bool use_glpk = true;  // false: no GLPK (the LP rounding and branch and cut are skipped)
   // Branch and cut only below this many columns, and for at most this share of the time
   // limit: on larger problems it rarely closes the last hundredths of a percent in time;
   // the LP rounding gets within about 1e-3 there.
@@ -67,6 +71,16 @@ struct MckpOptions {
   // and how long that rounding step may take at most (when there is a time limit).
   int core_size = 0;
   double round_time = 0.25;
+  // Small problems are solved exactly, by dynamic programming over the rows' usage on the
+  // choices the Lagrangian prices leave in play, when the state space (the product over
+  // rows of capacity + 1) has at most dp.states states, times the jobs at most dp.cells,
+  // and the programme takes at most dp.work steps; the LP and branch and cut are then
+  // skipped. dp.states 0: never.
+  struct {
+    std::size_t states = 1 << 16;
+    std::size_t cells = 1 << 22;
+    std::size_t work = 1 << 19;
+  } dp;
 };
 
 struct MckpSolution {
@@ -77,7 +91,7 @@ struct MckpSolution {
   std::string status;          // "optimal" (within the gap), "feasible" (gap above the target),
                                // "time-limit" (the wall clock ran out), "infeasible" (the
                                // forced choices do not fit)
-  std::string method;          // what found it: "lagrangian", "lp-round" or "glpk"
+  std::string method;          // what found it: "lagrangian", "dp", "lp-round" or "glpk"
   std::vector<double> prices;  // the final row prices (explanations)
   bool node_limit = false;     // the final branch and cut (not the rounding's core) stopped
                                // at limits.nodes (bound: the best its open nodes had)

@@ -82,6 +82,31 @@ void repair_and_improve(const Reduced& r, std::vector<int>& pick);
 // Rows shared within a choice (size-class rows) are left to the greedy passes.
 void repack_rows(const Reduced& r, std::vector<int>& pick, const std::vector<double>& price);
 
+// The exact optimum of a small reduced problem when it is worth at least `target` (the
+// reduced problem's value, forced jobs excluded), by dynamic programming over the rows'
+// usage (the state: GPUs used per row), jobs one after the other. Only choices whose
+// reduced value at `price` is within (dual bound - target) of their job's best can be in
+// such a solution, and a state that can no longer reach the target (its value, the later
+// jobs' best reduced values and the prices of the room it leaves) is dropped; the lower the
+// target, the more work. solved false: no solution is worth the target, or the state space
+// or the work exceeded `limits` (counted, so the outcome depends on the problem only). Ties
+// go to the first found (none, then choice order). `work` is what it took either way.
+struct DpLimits {
+  std::size_t states = 0;  // state space (product over rows of capacity + 1)
+  std::size_t cells = 0;   // states x jobs (the walk-back table)
+  std::size_t work = 0;    // state x candidate steps
+};
+
+struct DpResult {
+  bool solved = false;
+  std::vector<int> pick;  // per free job: local choice or -1
+  double value = 0;       // forced jobs excluded
+  std::size_t work = 0;
+};
+
+DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double target,
+                  const DpLimits& limits);
+
 // GLPK model of a reduced problem: one binary column per (job, choice), a row per job
 // (at most one choice) and one per capacity row.
 struct GlpkModel {

@@ -50,7 +50,7 @@ struct PolicyOptions {
   bool wall_clock = true;
   bool explain = false;
   bool reference = false;  // the published artifact's quirks (--compat reference)
-  bool use_glpk = true;    // false: the Lagrangian heuristic alone
+  bool use_glpk = true;    // false: no GLPK (the Lagrangian step, the exact programme, repairs)
   double round = 0;        // round length in seconds; 0: the policy's default
   unsigned seed = 1;       // randomised policies (Pollux's search, Themis' tie-breaks)
   // Gavel: reset the time-sharing counters at most this often (s); 0: never (the artifact).

@@ -4,6 +4,7 @@ sia_module(policy
   policy/glpk_limits.cpp
   policy/mckp.cpp
   policy/mckp_lagrangian.cpp
+  policy/mckp_dp.cpp
   policy/mckp_glpk.cpp
   policy/policy.cpp
   policy/sia_policy.cpp

@@ -50,21 +50,88 @@ MckpProblem random_problem(std::mt19937& rng, int jobs, int rows, bool pins) {
 }  // namespace
 
 TEST_CASE("the solver matches brute force on small instances", "[mckp]") {
-  std::mt19937 rng(42);
-  MckpOptions exact;
-  exact.mip_gap = 0;
-  exact.limits.seconds = 10;
-  for (int trial = 0; trial < 300; ++trial) {
-    int jobs = 2 + trial % 6;
-    int rows = 1 + trial % 4;
-    MckpProblem p = random_problem(rng, jobs, rows, trial % 2 == 1);
-    MckpSolution brute = solve_mckp_brute_force(p);
-    MckpSolution s = solve_mckp(p, exact);
+  // With the exact programme (the default on problems this small), and with the LP and
+  // branch and cut alone.
+  for (const bool dp : {true, false}) {
+    std::mt19937 rng(42);
+    MckpOptions exact;
+    exact.mip_gap = 0;
+    exact.limits.seconds = 10;
+    if (!dp) exact.dp.states = 0;
+    int by_dp = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+      int jobs = 2 + trial % 6;
+      int rows = 1 + trial % 4;
+      MckpProblem p = random_problem(rng, jobs, rows, trial % 2 == 1);
+      MckpSolution brute = solve_mckp_brute_force(p);
+      MckpSolution s = solve_mckp(p, exact);
+      INFO("dp " << dp << " trial " << trial);
+      REQUIRE(mckp_feasible(p, s.pick));
+      CHECK(s.value == Approx(brute.value).margin(1e-9));
+      CHECK(s.bound >= s.value - 1e-9);
+      CHECK(s.status == "optimal");
+      by_dp += s.method == "dp";
+    }
+    if (dp) {
+      CHECK(by_dp > 100);
+    } else {
+      CHECK(by_dp == 0);
+    }
+  }
+}
+
+TEST_CASE("the exact programme: the optimum of cluster-sized problems, or it gives up", "[mckp]") {
+  // Problems the size of a 64-GPU round (30 jobs, capacities 8-48 on 3-5 rows, size-class
+  // rows and pins included): the programme's answer is branch and cut's proved optimum.
+  std::mt19937 rng(17);
+  MckpOptions glpk;
+  glpk.mip_gap = 0;
+  glpk.limits = SolveLimits{};
+  glpk.dp.states = 0;
+  int solved = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    MckpProblem p = random_problem(rng, 30, 3 + trial % 3, trial % 2 == 0);
+    for (auto& c : p.capacity) c *= 4;
+    MckpOptions o;
+    o.limits = SolveLimits{};
+    const MckpSolution s = solve_mckp(p, o);
     INFO("trial " << trial);
     REQUIRE(mckp_feasible(p, s.pick));
-    CHECK(s.value == Approx(brute.value).margin(1e-9));
-    CHECK(s.bound >= s.value - 1e-9);
+    if (s.method == "lagrangian" && s.gap == 0) continue;  // every best choice fitted
+    if (s.method != "dp") continue;                        // beyond its limits
+    ++solved;
+    const MckpSolution g = solve_mckp(p, glpk);
+    REQUIRE(g.status == "optimal");
+    CHECK(s.value == Approx(g.value).margin(1e-9));
+    CHECK(s.value >= g.value - 1e-9);
     CHECK(s.status == "optimal");
+    CHECK(s.gap == Approx(0).margin(1e-12));
+    for (std::size_t j = 0; j < p.forced.size(); ++j) {
+      if (p.forced[j] >= 0) CHECK(s.pick[j] == p.forced[j]);
+    }
+    // The same problem, the same answer.
+    const MckpSolution again = solve_mckp(p, o);
+    CHECK(again.pick == s.pick);
+    CHECK(again.value == s.value);
+  }
+  CHECK(solved > 5);
+  // Past its state space or its work, the other steps answer, as well as they can.
+  std::mt19937 rng2(23);
+  for (int trial = 0; trial < 40; ++trial) {
+    MckpProblem p = random_problem(rng2, 12, 1 + trial % 3, trial % 2 == 0);
+    MckpOptions o;
+    o.mip_gap = 0;
+    o.limits = SolveLimits{};
+    if (trial % 2 == 0) {
+      o.dp.states = 1;  // every capacity is at least 2
+    } else {
+      o.dp.work = 0;
+    }
+    const MckpSolution s = solve_mckp(p, o);
+    INFO("trial " << trial);
+    REQUIRE(mckp_feasible(p, s.pick));
+    CHECK(s.method != "dp");
+    CHECK(s.value == Approx(solve_mckp_brute_force(p).value).margin(1e-9));
   }
 }
 
@@ -145,6 +212,7 @@ TEST_CASE("a node limit that binds gives the same answer on every run", "[mckp]"
   o.mip_gap = 0;
   o.limits = SolveLimits{};  // no time limit
   o.limits.nodes = 3;
+  o.dp.states = 0;  // branch and cut, not the exact programme
   std::mt19937 rng(11);
   int bound_by_nodes = 0;
   for (int trial = 0; trial < 40; ++trial) {
@@ -172,6 +240,7 @@ TEST_CASE("a search stopped at its node limit reports the bound it proved", "[mc
   limited.mip_gap = 0;
   limited.limits = SolveLimits{};
   limited.limits.nodes = 3;
+  limited.dp.states = 0;  // branch and cut, not the exact programme
   MckpOptions exact = limited;
   exact.limits.nodes = 0;
   MckpOptions lp_only = limited;  // the LP relaxation's bound, no branch and cut
@@ -202,6 +271,7 @@ TEST_CASE("above large_columns, branch and cut runs only while the gap is above 
   MckpOptions o;
   o.limits = SolveLimits{};  // work limits only
   o.large_columns = 10;      // every instance below counts as large
+  o.dp.states = 0;           // the LP and branch and cut, not the exact programme
   std::mt19937 rng(5);
   int skipped = 0, branched = 0;
   for (int trial = 0; trial < 30; ++trial) {

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag(
       "--no-glpk", [&](std::int64_t) { a.options.use_glpk = false; },
-      "Heuristic only: skip GLPK's branch and cut");
+      "Without GLPK: skip its LP rounding and branch and cut");
   app.add_option("--round", a.options.round,
                  "Round length in seconds, for time-sharing policies (default: the policy's)");
   sia::cli::add_baseline_flags(app, a.options);

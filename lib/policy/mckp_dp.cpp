@@ -1,0 +1,183 @@
+// The exact dynamic programme of solve_mckp for small problems (mckp_steps.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "policy/mckp_steps.hpp"
+
+namespace sia::mckp_detail {
+
+DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double target,
+                  const DpLimits& limits) {
+  DpResult out;
+  const std::size_t n = r.choices.size();
+  const std::size_t rows = r.capacity.size();
+  if (n == 0) return out;
+  // The state: GPUs used per row, as one index.
+  std::vector<int> cap(rows);
+  std::vector<std::size_t> stride(rows);
+  std::size_t states = 1;
+  for (std::size_t k = 0; k < rows; ++k) {
+    cap[k] = static_cast<int>(std::floor(std::max(0.0, r.capacity[k]) + 1e-9));
+    stride[k] = states;
+    states *= static_cast<std::size_t>(cap[k]) + 1;
+    if (states > limits.states) return out;
+  }
+  if (states * n > limits.cells) return out;
+  // The dual bound at these prices and each job's best reduced value.
+  std::vector<double> best(n, 0.0);
+  double bound = 0;
+  for (std::size_t k = 0; k < rows; ++k) bound += price[k] * std::max(0.0, r.capacity[k]);
+  for (std::size_t j = 0; j < n; ++j) {
+    for (const MckpChoice* c : r.choices[j]) best[j] = std::max(best[j], reduced_cost(*c, price));
+    bound += best[j];
+  }
+  // Any solution worth at least the target uses, per job, a choice whose reduced value is
+  // within (bound - target) of the job's best: the others are never tried. Candidates in
+  // flat arrays, per job: none first (when in play), then its choices in order.
+  const double eps = 1e-9 * std::max(1.0, std::fabs(bound));
+  const double slack = std::max(0.0, bound - target) + eps;
+  std::vector<std::size_t> first(n + 1, 0);  // per job: its first candidate
+  std::vector<int> choice;                   // local choice, -1: none
+  std::vector<std::size_t> offset;           // what it adds to the state index
+  std::vector<double> value;
+  std::vector<std::size_t> use_first{0};  // per candidate: its first (row, limit)
+  std::vector<int> use_row, use_limit;    // fits when used[row] <= limit
+  auto add = [&](int c, const MckpChoice* ch) {
+    std::size_t off = 0;
+    if (ch) {
+      for (auto [row, amount] : ch->usage) {
+        if (amount > cap[row]) {
+          use_row.resize(use_first.back());
+          use_limit.resize(use_first.back());
+          return;
+        }
+        off += stride[row] * static_cast<std::size_t>(amount);
+        use_row.push_back(row);
+        use_limit.push_back(cap[row] - amount);
+      }
+    }
+    choice.push_back(c);
+    offset.push_back(off);
+    value.push_back(ch ? ch->value : 0.0);
+    use_first.push_back(use_row.size());
+  };
+  // Jobs with fewer candidates first: the states multiply later, when less is left to
+  // reach the target with and more of them are dropped.
+  std::vector<std::size_t> count(n, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    count[j] = best[j] <= slack;
+    for (const MckpChoice* c : r.choices[j]) count[j] += best[j] - reduced_cost(*c, price) <= slack;
+    if (count[j] == 0) return out;
+  }
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return count[a] < count[b]; });
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t j = order[i];
+    first[i] = choice.size();
+    if (best[j] <= slack) add(-1, nullptr);
+    for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
+      const MckpChoice* ch = r.choices[j][c];
+      if (best[j] - reduced_cost(*ch, price) <= slack) add(static_cast<int>(c), ch);
+    }
+    if (choice.size() == first[i]) return out;  // nothing of it fits
+  }
+  first[n] = choice.size();
+  if (choice.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    return out;
+  // What the jobs after each one (in this order) can add at most.
+  std::vector<double> rest(n + 1, 0.0);
+  for (std::size_t i = n; i-- > 0;) rest[i] = rest[i + 1] + best[order[i]];
+  // What each candidate's GPUs cost at the prices.
+  std::vector<double> priced(choice.size(), 0.0);
+  for (std::size_t c = 0; c < choice.size(); ++c) {
+    for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
+      priced[c] += price[use_row[u]] * (cap[use_row[u]] - use_limit[u]);
+    }
+  }
+  double room = 0;  // all the capacity at the prices
+  for (std::size_t k = 0; k < rows; ++k) room += price[k] * r.capacity[k];
+  // Layer by layer: the best value per state, the states still alive (in the order found:
+  // the same for the same problem) and which candidate each state's best came from. A
+  // state's GPUs per row and their cost at the prices are set when it is first reached
+  // (they are the state's, whatever the path).
+  const double none = -std::numeric_limits<double>::infinity();
+  std::vector<double> cur(states, none), next(states, none), cost(states, 0.0);
+  std::vector<int> coord(states * rows, 0);
+  std::vector<std::size_t> live{0}, born;
+  std::unique_ptr<std::int32_t[]> from(new std::int32_t[states * n]);
+  cur[0] = 0;
+  std::size_t work = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    born.clear();
+    std::int32_t* f = from.get() + i * states;
+    const std::size_t c0 = first[i], c1 = first[i + 1];
+    for (std::size_t s : live) {
+      const int* used = coord.data() + s * rows;
+      const double v = cur[s];
+      for (std::size_t c = c0; c < c1; ++c) {
+        bool fits = true;
+        for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
+          fits &= used[use_row[u]] <= use_limit[u];
+        }
+        if (!fits) continue;
+        const std::size_t t = s + offset[c];
+        const double w = v + value[c];
+        if (next[t] == none) {
+          born.push_back(t);
+          int* to = coord.data() + t * rows;
+          std::copy(used, used + rows, to);
+          for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
+            to[use_row[u]] += cap[use_row[u]] - use_limit[u];
+          }
+          cost[t] = cost[s] + priced[c];
+        }
+        if (w > next[t]) {
+          next[t] = w;
+          f[t] = static_cast<std::int32_t>(c);
+        }
+      }
+      work += c1 - c0;
+      if (work > limits.work) {
+        out.work = work;
+        return out;
+      }
+    }
+    for (std::size_t s : live) cur[s] = none;
+    live.clear();
+    for (std::size_t t : born) {
+      // What this state can still reach: its value, the later jobs' best reduced values and
+      // the prices of the room it leaves.
+      if (next[t] + rest[i + 1] + (room - cost[t]) >= target - eps) {
+        cur[t] = next[t];
+        live.push_back(t);
+      }
+      next[t] = none;
+    }
+    if (live.empty()) break;
+  }
+  out.work = work;
+  if (live.empty()) return out;  // nothing worth the target
+  std::size_t at = live.front();
+  for (std::size_t s : live) {
+    if (cur[s] > cur[at]) at = s;
+  }
+  if (cur[at] < target - eps) return out;
+  out.value = cur[at];
+  out.pick.assign(n, -1);
+  for (std::size_t i = n; i-- > 0;) {
+    const std::size_t c = static_cast<std::size_t>(from[i * states + at]);
+    out.pick[order[i]] = choice[c];
+    at -= offset[c];
+  }
+  out.solved = true;
+  return out;
+}
+
+}  // namespace sia::mckp_detail
