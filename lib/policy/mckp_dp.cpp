@@ -137,8 +137,9 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
             to[use_row[u]] += cap[use_row[u]] - use_limit[u];
           }
           cost[t] = cost[s] + priced[c];
-        }
-        if (w > next[t]) {
+          next[t] = w;  // whatever w is, the state has a candidate to walk back through
+          f[t] = static_cast<std::int32_t>(c);
+        } else if (w > next[t]) {
           next[t] = w;
           f[t] = static_cast<std::int32_t>(c);
         }
