@@ -28,63 +28,80 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
     if (states > limits.states) return out;
   }
   if (states * n > limits.cells) return out;
-  // The dual bound at these prices and each job's best reduced value.
+  // Each choice's reduced value at these prices (once), each job's best, and the dual
+  // bound: all the capacity at the prices plus every job's best.
+  double room = 0;
+  for (std::size_t k = 0; k < rows; ++k) room += price[k] * r.capacity[k];
+  std::vector<std::size_t> red_first(n, 0);  // per job: its first reduced value
+  std::vector<double> red;
   std::vector<double> best(n, 0.0);
-  double bound = 0;
-  for (std::size_t k = 0; k < rows; ++k) bound += price[k] * std::max(0.0, r.capacity[k]);
+  double bound = room;
   for (std::size_t j = 0; j < n; ++j) {
-    for (const MckpChoice* c : r.choices[j]) best[j] = std::max(best[j], reduced_cost(*c, price));
+    red_first[j] = red.size();
+    for (const MckpChoice* c : r.choices[j]) {
+      red.push_back(reduced_cost(*c, price));
+      best[j] = std::max(best[j], red.back());
+    }
     bound += best[j];
   }
   // Any solution worth at least the target uses, per job, a choice whose reduced value is
-  // within (bound - target) of the job's best: the others are never tried. Candidates in
-  // flat arrays, per job: none first (when in play), then its choices in order.
+  // within (bound - target) of the job's best: the others are never tried.
   const double eps = 1e-9 * std::max(1.0, std::fabs(bound));
   const double slack = std::max(0.0, bound - target) + eps;
-  std::vector<std::size_t> first(n + 1, 0);  // per job: its first candidate
+  auto in_play = [&](std::size_t j, std::size_t c) {
+    return best[j] - red[red_first[j] + c] <= slack;
+  };
+  // Jobs with fewer candidates first: the states multiply later, when less is left to
+  // reach the target with and more of them are dropped. (Every job has one: none, or its
+  // best choice.)
+  std::vector<std::size_t> count(n, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    count[j] = best[j] <= slack;
+    for (std::size_t c = 0; c < r.choices[j].size(); ++c) count[j] += in_play(j, c);
+  }
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return count[a] < count[b]; });
+  // The candidates in flat arrays, job after job in that order: none first (when in play),
+  // then the job's choices in order, each with what it adds to the state index, its GPUs
+  // per row, and their cost at the prices.
+  std::vector<std::size_t> first(n + 1, 0);  // per job (in order): its first candidate
   std::vector<int> choice;                   // local choice, -1: none
-  std::vector<std::size_t> offset;           // what it adds to the state index
-  std::vector<double> value;
-  std::vector<std::size_t> use_first{0};  // per candidate: its first (row, limit)
-  std::vector<int> use_row, use_limit;    // fits when used[row] <= limit
+  std::vector<std::size_t> offset;
+  std::vector<double> value, priced;
+  std::vector<std::size_t> use_first{0};            // per candidate: its first row used
+  std::vector<int> use_row, use_amount, use_limit;  // fits when used[row] <= limit
   auto add = [&](int c, const MckpChoice* ch) {
     std::size_t off = 0;
+    double cost = 0;
     if (ch) {
       for (auto [row, amount] : ch->usage) {
         if (amount > cap[row]) {
           use_row.resize(use_first.back());
+          use_amount.resize(use_first.back());
           use_limit.resize(use_first.back());
           return;
         }
         off += stride[row] * static_cast<std::size_t>(amount);
+        cost += price[row] * amount;
         use_row.push_back(row);
+        use_amount.push_back(amount);
         use_limit.push_back(cap[row] - amount);
       }
     }
     choice.push_back(c);
     offset.push_back(off);
     value.push_back(ch ? ch->value : 0.0);
+    priced.push_back(cost);
     use_first.push_back(use_row.size());
   };
-  // Jobs with fewer candidates first: the states multiply later, when less is left to
-  // reach the target with and more of them are dropped.
-  std::vector<std::size_t> count(n, 0);
-  for (std::size_t j = 0; j < n; ++j) {
-    count[j] = best[j] <= slack;
-    for (const MckpChoice* c : r.choices[j]) count[j] += best[j] - reduced_cost(*c, price) <= slack;
-    if (count[j] == 0) return out;
-  }
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return count[a] < count[b]; });
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t j = order[i];
     first[i] = choice.size();
     if (best[j] <= slack) add(-1, nullptr);
     for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
-      const MckpChoice* ch = r.choices[j][c];
-      if (best[j] - reduced_cost(*ch, price) <= slack) add(static_cast<int>(c), ch);
+      if (in_play(j, c)) add(static_cast<int>(c), r.choices[j][c]);
     }
     if (choice.size() == first[i]) return out;  // nothing of it fits
   }
@@ -94,15 +111,6 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   // What the jobs after each one (in this order) can add at most.
   std::vector<double> rest(n + 1, 0.0);
   for (std::size_t i = n; i-- > 0;) rest[i] = rest[i + 1] + best[order[i]];
-  // What each candidate's GPUs cost at the prices.
-  std::vector<double> priced(choice.size(), 0.0);
-  for (std::size_t c = 0; c < choice.size(); ++c) {
-    for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
-      priced[c] += price[use_row[u]] * (cap[use_row[u]] - use_limit[u]);
-    }
-  }
-  double room = 0;  // all the capacity at the prices
-  for (std::size_t k = 0; k < rows; ++k) room += price[k] * r.capacity[k];
   // Layer by layer: the best value per state, the states still alive (in the order found:
   // the same for the same problem) and which candidate each state's best came from. A
   // state's GPUs per row and their cost at the prices are set when it is first reached
@@ -134,7 +142,7 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
           int* to = coord.data() + t * rows;
           std::copy(used, used + rows, to);
           for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
-            to[use_row[u]] += cap[use_row[u]] - use_limit[u];
+            to[use_row[u]] += use_amount[u];
           }
           cost[t] = cost[s] + priced[c];
           next[t] = w;  // whatever w is, the state has a candidate to walk back through
