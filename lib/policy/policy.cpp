@@ -34,8 +34,17 @@ void validate_policy_options(const PolicyOptions& o) {
   if (!(o.min_efficiency >= 0 && o.min_efficiency <= 1)) {
     throw Error(ExitStatus::usage, "--min-efficiency: must be between 0 and 1");
   }
-  if (!(o.remaining_scale >= 0)) {
-    throw Error(ExitStatus::usage, "--remaining-scale: must be >= 0 seconds");
+  if (!(o.remaining_scale >= 0 && o.remaining_scale <= 1e12)) {
+    throw Error(ExitStatus::usage, "--remaining-scale: must be >= 0 GPU-seconds and at most 1e12");
+  }
+  if (!(o.remaining_floor >= 0 && o.remaining_floor <= 1)) {
+    throw Error(ExitStatus::usage, "--remaining-floor: must be between 0 and 1");
+  }
+  if (!(o.remaining_aging >= 0 && o.remaining_aging <= 1e12)) {
+    throw Error(ExitStatus::usage, "--remaining-aging: must be >= 0 seconds and at most 1e12");
+  }
+  if (!(o.gpu_price >= 0 && o.gpu_price <= 1)) {
+    throw Error(ExitStatus::usage, "--gpu-price: must be between 0 and 1");
   }
   if (!(o.hysteresis >= 0 && o.hysteresis <= 10)) {
     throw Error(ExitStatus::usage, "--hysteresis: must be between 0 and 10");

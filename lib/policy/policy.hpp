@@ -29,10 +29,18 @@ struct PolicyOptions {
   // Sia+: the current configuration's goodput counts (1 + hysteresis) times in the
   // objective, so a move must gain more than that to be worth it (0: none).
   double hysteresis = 0;
-  // Sia+: a job's values are weighted by 1 / (1 + remaining / remaining_scale), where
-  // remaining is its estimated seconds left at its rate so far (age x left / done), so
-  // short remaining work is served first (0: no weighting).
-  double remaining_scale = 0;
+  // Sia+: a job's values are weighted by its priority max(1 / (1 + W / remaining_scale),
+  // min(1, remaining_floor + age / remaining_aging)), where W is its estimated GPU-seconds
+  // of work left at its efficiency so far (attained service x left / done; weight 1 while
+  // unknown), so little work left is served first and large jobs are not starved: never
+  // below the floor, and back to full weight as they age (SiaPolicy::priority).
+  // remaining_scale 0: no weighting; remaining_aging 0: no ageing.
+  double remaining_scale = 28800;  // GPU-seconds (8 GPU-hours)
+  double remaining_floor = 0.5;
+  double remaining_aging = 64800;  // seconds (18 hours)
+  // Sia+: each configuration's value is lowered by this much per GPU, so a GPU goes where
+  // it adds more than its price (GPU hours per job; 0: none).
+  double gpu_price = 0.0005;
   // Sia+: the restart factor also counts the job's estimated seconds left T (age x left /
   // done, when its progress is known): min(r_j, max(T - restarts x S_j, 0) / (T + S_j)).
   // Age alone prices a restart as if the job had as long to go as it has run; near its end

@@ -15,6 +15,19 @@ std::optional<double> SiaPolicy::seconds_left(const GoodputRow& row) {
   return row.age * left / row.progress->done;
 }
 
+double SiaPolicy::priority(const GoodputRow& row, const PolicyOptions& o) {
+  if (o.reference || !(o.remaining_scale > 0) || !row.progress || !(row.progress->done > 0)) {
+    return 1;
+  }
+  const double left = std::max(0.0, row.progress->total - row.progress->done);
+  const double work =
+      row.attained_service > 0 ? row.attained_service * left / row.progress->done : 0;
+  const double w = std::isfinite(work) ? 1 / (1 + work / o.remaining_scale) : 0;
+  double floor = o.remaining_floor;
+  if (o.remaining_aging > 0) floor += std::max(0.0, row.age) / o.remaining_aging;
+  return std::max(w, std::min(1.0, floor));
+}
+
 double SiaPolicy::restart_factor(const GoodputRow& row, bool remaining) {
   const double s = row.restart_penalty;
   const double age = row.adaptivity == Adaptivity::rigid ? row.attained_service : row.age;
@@ -81,10 +94,8 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       double& b = best_per_gpu[en.config.type];
       b = std::max(b, en.goodput / std::max(1, en.config.gpus));
     }
-    double weight = 1;  // Sia+: remaining-work weighting
-    if (const auto t = !o.reference && o.remaining_scale > 0 ? seconds_left(row) : std::nullopt) {
-      weight = 1 / (1 + *t / o.remaining_scale);
-    }
+    const double weight = priority(row, o);  // Sia+: remaining-work weighting
+    const double price = o.reference ? 0.0 : o.gpu_price;
     for (std::size_t e = 0; e < row.entries.size(); ++e) {
       const GoodputEntry& en = row.entries[e];
       const bool is_prev = static_cast<int>(e) == prev_entry;
@@ -107,7 +118,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
         }
         a = std::pow(g, o.p);
       }
-      double value = sign * (a - o.lambda_n) * weight;
+      double value = sign * (a - o.lambda_n) * weight - price * en.config.gpus;
       if (o.lambda_a > 0) value -= o.lambda_a * (is_prev ? -1.0 : 1.0);
       if (!o.reference) {
         // Deterministic tie-breaking, far below any meaningful difference.

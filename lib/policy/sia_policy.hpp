@@ -10,10 +10,11 @@
 // trades efficiency (p -> 1) for fairness (p -> -inf). Entries with goodput' = 0 are
 // dropped (the artifact gives them a clipped cost of 3000 instead; --compat reference does
 // that, and rounds goodput^p to two decimals as it does).
-// Sia+ knobs (PolicyOptions; off by default, ignored with `reference`): min_efficiency drops
+// Sia+ knobs (PolicyOptions; ignored with `reference`): min_efficiency drops
 // configurations whose goodput per GPU falls below that fraction of the row's best on the
 // type; hysteresis multiplies the current configuration's goodput by 1 + h; remaining_scale
-// multiplies a job's values by 1 / (1 + remaining seconds / scale); restart_remaining
+// multiplies a job's values by its priority (below); gpu_price lowers each configuration's
+// value by the price times its GPUs; restart_remaining
 // charges a move against the seconds left too: r_j = min(r_j, max(T - restarts * S_j, 0) /
 // (T + S_j)) with T = age x left / done, so a job near its end moves only for a large gain.
 // Ties are broken deterministically: keep the current configuration, then fewer GPUs, then
@@ -41,6 +42,11 @@ class SiaPolicy : public Policy {
   // A job's estimated seconds left at its rate so far, age x left / done (absent when its
   // progress is unknown or nothing is done yet).
   static std::optional<double> seconds_left(const GoodputRow& row);
+  // A job's priority weight (PolicyOptions::remaining_scale), in (0, 1]: with W its
+  // estimated GPU-seconds left (attained service x left / done), max(1 / (1 + W / scale),
+  // min(1, floor + age / aging)); 1 without weighting, with `reference`, or while W is
+  // unknown (no progress known, or none made yet).
+  static double priority(const GoodputRow& row, const PolicyOptions& options);
 
   // Runtime of the last allocate() call's solver, seconds (benchmarks, the simulator).
   double last_solve_seconds() const { return last_seconds_; }

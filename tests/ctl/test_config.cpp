@@ -130,10 +130,13 @@ TEST_CASE("the Sia+ knobs and the profile store are settings", "[config]") {
   Settings d = load_config(sources({}, ""));
   CHECK(d.controller.policy_options.min_efficiency == 0.33);  // the default profile's
   CHECK(d.controller.policy_options.restart_remaining);
+  CHECK(d.controller.policy_options.remaining_scale == 28800);
+  CHECK(d.controller.policy_options.gpu_price == 0.0005);
   CHECK(d.controller.profile_store == "scale-up");
   write_text(dir / "c.toml",
              "[controller]\nmin_efficiency = 0\nrestart_remaining = false\nhysteresis = 0.05\n"
-             "remaining_scale = 3600\nprofile_store = \"off\"\n");
+             "remaining_scale = 3600\nremaining_floor = 0.25\nremaining_aging = 0\n"
+             "gpu_price = 0.001\nprofile_store = \"off\"\n");
   auto s = sources({}, "");
   s.config_file = dir / "c.toml";
   Settings c = load_config(s);
@@ -141,6 +144,12 @@ TEST_CASE("the Sia+ knobs and the profile store are settings", "[config]") {
   CHECK(!c.controller.policy_options.restart_remaining);
   CHECK(c.controller.policy_options.hysteresis == 0.05);
   CHECK(c.controller.policy_options.remaining_scale == 3600);
+  CHECK(c.controller.policy_options.remaining_floor == 0.25);
+  CHECK(c.controller.policy_options.remaining_aging == 0);
+  CHECK(c.controller.policy_options.gpu_price == 0.001);
+  CHECK(
+      load_config(sources({{"SIA_CTL_GPU_PRICE", "0"}}, "")).controller.policy_options.gpu_price ==
+      0);
   CHECK(c.controller.profile_store == "off");
   CHECK(load_config(sources({{"SIA_CTL_RESTART_REMAINING", "0"}}, ""))
             .controller.policy_options.restart_remaining == false);

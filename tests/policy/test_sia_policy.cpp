@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 #include "policy/sia_policy.hpp"
@@ -195,8 +197,12 @@ TEST_CASE("Sia+ knobs: efficiency floor, hysteresis, restarts and remaining work
   PolicyOptions o;
   CHECK(o.min_efficiency == 0.33);  // the default profile's
   CHECK(o.restart_remaining);
+  CHECK(o.remaining_scale == 28800);
+  CHECK(o.gpu_price == 0.0005);
   o.min_efficiency = 0;  // each knob alone below
   o.restart_remaining = false;
+  o.remaining_scale = 0;
+  o.gpu_price = 0;
   o.mip_gap = 0;
   // J1's 4 GPUs of B give 0.875 per GPU, under 0.6 x its best 1.5: not offered.
   o.min_efficiency = 0.6;
@@ -220,19 +226,67 @@ TEST_CASE("Sia+ knobs: efficiency floor, hysteresis, restarts and remaining work
   o.restart_remaining = true;
   CHECK(*SiaPolicy(o).allocate(m, std::nullopt).jobs[0].config == Config{1, 1, 2});
   o.restart_remaining = false;
-  // J2 nearly done, J1 far from it: weighted, J2 gets B's 4 GPUs (J1 a configuration of A).
+  // J2 nearly done, J1 far from it (the same GPU-seconds so far): weighted, J2 gets B's 4
+  // GPUs (J1 a configuration of A).
   GoodputMatrix w = table1();
   w.jobs[0].age = w.jobs[1].age = 3600;
+  w.jobs[0].attained_service = w.jobs[1].attained_service = 7200;
   w.jobs[0].progress = JobProgress{1, 100};
   w.jobs[1].progress = JobProgress{99, 100};
   o.remaining_scale = 600;
+  o.remaining_floor = 0;
+  o.remaining_aging = 0;
   Allocation r = SiaPolicy(o).allocate(w, std::nullopt);
   REQUIRE(r.jobs[1].config);
   CHECK(*r.jobs[1].config == Config{1, 1, 4});
+  o.remaining_scale = 0;
+  // A price per GPU: at 0.05 per GPU, J1's 4 GPUs of B (goodput 3.5) are worth less than
+  // 2 of them (2.5); unpriced, more.
+  GoodputMatrix one = table1();
+  one.jobs.pop_back();
+  REQUIRE(*SiaPolicy(o).allocate(one, std::nullopt).jobs[0].config == Config{1, 1, 4});
+  o.gpu_price = 0.05;
+  Allocation priced = SiaPolicy(o).allocate(one, std::nullopt);
+  REQUIRE(priced.jobs[0].config);
+  CHECK(priced.jobs[0].config->gpus < 4);
   for (auto bad : {&PolicyOptions::min_efficiency, &PolicyOptions::hysteresis,
-                   &PolicyOptions::remaining_scale}) {
-    PolicyOptions x;
-    x.*bad = -1;
-    CHECK(test::error_of([&] { validate_policy_options(x); }).first == 64);
+                   &PolicyOptions::remaining_scale, &PolicyOptions::remaining_floor,
+                   &PolicyOptions::remaining_aging, &PolicyOptions::gpu_price}) {
+    for (double v : {-1.0, std::nan(""), 1e300}) {
+      PolicyOptions x;
+      x.*bad = v;
+      CHECK(test::error_of([&] { validate_policy_options(x); }).first == 64);
+    }
   }
+}
+
+TEST_CASE("Sia+ priority: work left, its floor and ageing", "[sia]") {
+  PolicyOptions o;
+  o.remaining_scale = 1000;
+  o.remaining_floor = 0;
+  o.remaining_aging = 0;
+  GoodputRow row;
+  CHECK(SiaPolicy::priority(row, o) == 1);  // progress unknown
+  row.progress = JobProgress{0, 100};
+  CHECK(SiaPolicy::priority(row, o) == 1);  // nothing done yet
+  // 25 of 100 done in 1,000 GPU-seconds: 3,000 left, weight 1 / (1 + 3).
+  row.progress = JobProgress{25, 100};
+  row.attained_service = 1000;
+  row.age = 7200;
+  CHECK(SiaPolicy::priority(row, o) == Approx(0.25));
+  o.remaining_floor = 0.5;
+  CHECK(SiaPolicy::priority(row, o) == Approx(0.5));
+  o.remaining_aging = 36000;  // the floor 0.5 + 7200 / 36000
+  CHECK(SiaPolicy::priority(row, o) == Approx(0.7));
+  row.age = 1e9;
+  CHECK(SiaPolicy::priority(row, o) == 1);
+  // Endless work (a total past any number) weighs the floor, never NaN.
+  row.age = 0;
+  row.progress = JobProgress{25, std::numeric_limits<double>::infinity()};
+  CHECK(SiaPolicy::priority(row, o) == Approx(0.5));
+  o.reference = true;
+  CHECK(SiaPolicy::priority(row, o) == 1);
+  o.reference = false;
+  o.remaining_scale = 0;
+  CHECK(SiaPolicy::priority(row, o) == 1);
 }

@@ -1,7 +1,8 @@
 // The flags several programs share, each defined once with one help text: --compat (the
 // behaviour profile, core/compat.hpp), --cluster with its $SIA_CLUSTER default, and Sia's
 // objective knobs --p, --lambda-n, --lambda-a (Sia §3.4), and the Sia+ knobs of the default
-// profile (--min-efficiency, --hysteresis, --remaining-scale, --restart-remaining).
+// profile (--min-efficiency, --hysteresis, --remaining-scale, --remaining-floor,
+// --remaining-aging, --gpu-price, --restart-remaining).
 // Include it from a program's main.cpp only (CLI11 is expensive to compile).
 #pragma once
 
@@ -67,8 +68,17 @@ inline void add_sia_plus_flags(CLI::App& app, PolicyOptions& o) {
                  "Sia+: a job's current configuration counts this much more goodput (0: none)")
       ->capture_default_str();
   app.add_option("--remaining-scale", o.remaining_scale,
-                 "Sia+: weight a job's values by 1 / (1 + its estimated seconds left / this) "
-                 "(0: none)")
+                 "Sia+: weight a job's values by 1 / (1 + its estimated GPU-seconds of work "
+                 "left / this) (0: none)")
+      ->capture_default_str();
+  app.add_option("--remaining-floor", o.remaining_floor,
+                 "Sia+: the least weight a job's values get (0 to 1)")
+      ->capture_default_str();
+  app.add_option("--remaining-aging", o.remaining_aging,
+                 "Sia+: the floor rises to 1 over this many seconds of a job's age (0: never)")
+      ->capture_default_str();
+  app.add_option("--gpu-price", o.gpu_price,
+                 "Sia+: lower each configuration's value by this much per GPU (0: none)")
       ->capture_default_str();
   app.add_flag("--restart-remaining,!--no-restart-remaining", o.restart_remaining,
                "Sia+: price a move's restart against the job's estimated time left as well as "
