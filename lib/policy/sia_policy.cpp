@@ -25,7 +25,8 @@ double SiaPolicy::priority(const GoodputRow& row, const PolicyOptions& o) {
   const double w = std::isfinite(work) ? 1 / (1 + work / o.remaining_scale) : 0;
   double floor = o.remaining_floor;
   if (o.remaining_aging > 0) floor += std::max(0.0, row.age) / o.remaining_aging;
-  return std::max(w, std::min(1.0, floor));
+  // Never below 1e-3, so a job's values stay far above the tie-breaking terms.
+  return std::max({w, std::min(1.0, floor), 1e-3});
 }
 
 double SiaPolicy::restart_factor(const GoodputRow& row, bool remaining) {
@@ -95,7 +96,11 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       b = std::max(b, en.goodput / std::max(1, en.config.gpus));
     }
     const double weight = priority(row, o);  // Sia+: remaining-work weighting
+    // Sia+: the GPU price. Every goodput is at least 1 (the row's smallest), so every
+    // configuration is worth at least (|lambda_n| - 1) x weight before it; the price stays
+    // just under that, so no job prefers waiting to running beside idle GPUs.
     const double price = o.reference ? 0.0 : o.gpu_price;
+    const double price_cap = 0.99 * (std::fabs(o.lambda_n) - 1) * weight;
     for (std::size_t e = 0; e < row.entries.size(); ++e) {
       const GoodputEntry& en = row.entries[e];
       const bool is_prev = static_cast<int>(e) == prev_entry;
@@ -118,7 +123,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
         }
         a = std::pow(g, o.p);
       }
-      double value = sign * (a - o.lambda_n) * weight - price * en.config.gpus;
+      double value = sign * (a - o.lambda_n) * weight - std::min(price * en.config.gpus, price_cap);
       if (o.lambda_a > 0) value -= o.lambda_a * (is_prev ? -1.0 : 1.0);
       if (!o.reference) {
         // Deterministic tie-breaking, far below any meaningful difference.

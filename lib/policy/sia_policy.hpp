@@ -42,10 +42,12 @@ class SiaPolicy : public Policy {
   // A job's estimated seconds left at its rate so far, age x left / done (absent when its
   // progress is unknown or nothing is done yet).
   static std::optional<double> seconds_left(const GoodputRow& row);
-  // A job's priority weight (PolicyOptions::remaining_scale), in (0, 1]: with W its
+  // A job's priority weight (PolicyOptions::remaining_scale), in [0.001, 1]: with W its
   // estimated GPU-seconds left (attained service x left / done), max(1 / (1 + W / scale),
-  // min(1, floor + age / aging)); 1 without weighting, with `reference`, or while W is
-  // unknown (no progress known, or none made yet).
+  // min(1, floor + age / aging), 0.001); 1 without weighting, with `reference`, or while
+  // W is unknown (no progress known, or none made yet). The GPU price of a configuration
+  // is at most 0.99 x (|lambda_n| - 1) x priority, under the least value any configuration
+  // of the job has, so no job prefers waiting beside idle GPUs.
   static double priority(const GoodputRow& row, const PolicyOptions& options);
 
   // Runtime of the last allocate() call's solver, seconds (benchmarks, the simulator).

@@ -240,15 +240,28 @@ TEST_CASE("Sia+ knobs: efficiency floor, hysteresis, restarts and remaining work
   REQUIRE(r.jobs[1].config);
   CHECK(*r.jobs[1].config == Config{1, 1, 4});
   o.remaining_scale = 0;
-  // A price per GPU: at 0.05 per GPU, J1's 4 GPUs of B (goodput 3.5) are worth less than
-  // 2 of them (2.5); unpriced, more.
+  // A price per GPU: at 0.1 per GPU (lambda_n 2, so that every configuration is worth more
+  // than 4 GPUs' price), J1's 4 GPUs of B (goodput 3.5) are worth less than 2 of them
+  // (2.5); unpriced, more.
   GoodputMatrix one = table1();
   one.jobs.pop_back();
+  o.lambda_n = 2;
   REQUIRE(*SiaPolicy(o).allocate(one, std::nullopt).jobs[0].config == Config{1, 1, 4});
-  o.gpu_price = 0.05;
+  o.gpu_price = 0.1;
   Allocation priced = SiaPolicy(o).allocate(one, std::nullopt);
   REQUIRE(priced.jobs[0].config);
-  CHECK(priced.jobs[0].config->gpus < 4);
+  CHECK(*priced.jobs[0].config == Config{1, 1, 2});
+  o.lambda_n = 1.1;
+  // However high the price and however low the job's weight, it runs rather than wait
+  // beside idle GPUs (the price stays under every configuration's value).
+  one.jobs[0].progress = JobProgress{1, 1e6};
+  one.jobs[0].attained_service = 1e6;
+  o.gpu_price = 1;
+  o.remaining_scale = 1;
+  CHECK(SiaPolicy::priority(one.jobs[0], o) == 1e-3);  // the least priority
+  Allocation lonely = SiaPolicy(o).allocate(one, std::nullopt);
+  CHECK(lonely.jobs[0].config);
+  o.remaining_scale = 0;
   for (auto bad : {&PolicyOptions::min_efficiency, &PolicyOptions::hysteresis,
                    &PolicyOptions::remaining_scale, &PolicyOptions::remaining_floor,
                    &PolicyOptions::remaining_aging, &PolicyOptions::gpu_price}) {
