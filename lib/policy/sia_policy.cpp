@@ -9,19 +9,26 @@
 
 namespace sia {
 
-std::optional<double> SiaPolicy::seconds_left(const GoodputRow& row) {
+namespace {
+
+// What `spent` so far (seconds, GPU-seconds) extrapolates to for the rest of the job at the
+// same progress per unit: spent x left / done; absent while progress is unknown or none.
+std::optional<double> to_finish(const GoodputRow& row, double spent) {
   if (!row.progress || !(row.progress->done > 0)) return std::nullopt;
   const double left = std::max(0.0, row.progress->total - row.progress->done);
-  return row.age * left / row.progress->done;
+  return spent * left / row.progress->done;
+}
+
+}  // namespace
+
+std::optional<double> SiaPolicy::seconds_left(const GoodputRow& row) {
+  return to_finish(row, row.age);
 }
 
 double SiaPolicy::priority(const GoodputRow& row, const PolicyOptions& o) {
-  if (o.reference || !(o.remaining_scale > 0) || !row.progress || !(row.progress->done > 0)) {
-    return 1;
-  }
-  const double left = std::max(0.0, row.progress->total - row.progress->done);
-  const double work =
-      row.attained_service > 0 ? row.attained_service * left / row.progress->done : 0;
+  const auto left = to_finish(row, row.attained_service);
+  if (o.reference || !(o.remaining_scale > 0) || !left) return 1;
+  const double work = row.attained_service > 0 ? *left : 0;  // 0 x endless work is no work
   const double w = std::isfinite(work) ? 1 / (1 + work / o.remaining_scale) : 0;
   double floor = o.remaining_floor;
   if (o.remaining_aging > 0) floor += std::max(0.0, row.age) / o.remaining_aging;
