@@ -91,8 +91,7 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
     std::size_t work = 0;
     for (double drop = std::max(1e-3 * std::fabs(top), 1e-9);; drop *= 2) {
       const double target = std::max(0.0, top - drop);
-      const DpResult d = exact_dp(r, h.price, target,
-                                  {options.dp.states, options.dp.cells, options.dp.work - work});
+      const DpResult d = exact_dp(r, h.price, target, {options.dp.states, options.dp.work - work});
       work += d.work;
       if (d.solved) {
         pick = d.pick;

@@ -7,9 +7,10 @@
 // When every job's most valuable choice fits beside the others' (a job alone, a cluster
 // with room to spare), those are the answer. Otherwise solve_mckp() first runs a
 // Lagrangian method over the row prices: each job takes its best choice at current prices,
-// prices move to clear each row (an exact line search per row, repeated until the dual
-// bound stops improving), then the picks are repaired to feasibility and improved
-// greedily. This yields a feasible solution and an upper bound
+// prices move to clear each row (an exact line search per row, then one along the
+// direction all of them moved in, repeated until the dual bound stops improving), then
+// the picks are repaired to feasibility and improved greedily.
+// This yields a feasible solution and an upper bound
 // (the dual value); the LP relaxation has at most one fractional job per row, so the two
 // are usually within a hair. A small problem (few enough combinations of GPUs used per
 // row: MckpOptions::dp) is solved exactly by dynamic programming on the choices the prices
@@ -73,12 +74,10 @@ struct MckpOptions {
   double round_time = 0.25;
   // Small problems are solved exactly, by dynamic programming over the rows' usage on the
   // choices the Lagrangian prices leave in play, when the state space (the product over
-  // rows of capacity + 1) has at most dp.states states, times the jobs at most dp.cells,
-  // and the programme takes at most dp.work steps; the LP and branch and cut are then
-  // skipped. dp.states 0: never.
+  // rows of capacity + 1) has at most dp.states states and the programme takes at most
+  // dp.work steps; the LP and branch and cut are then skipped. dp.states 0: never.
   struct {
     std::size_t states = 1 << 16;
-    std::size_t cells = 1 << 22;
     std::size_t work = 1 << 19;
   } dp;
 };

@@ -3,13 +3,38 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <numeric>
 #include <vector>
 
 #include "policy/mckp_steps.hpp"
 
 namespace sia::mckp_detail {
+
+namespace {
+
+constexpr double kNone = -std::numeric_limits<double>::infinity();
+
+// The programme's per-state arrays, sized for the largest state space this thread has
+// solved; cur and next hold kNone everywhere between calls.
+struct Workspace {
+  std::vector<double> cur, next, cost;
+  std::vector<int> coord;         // GPUs per row of each state
+  std::vector<std::int32_t> arg;  // the candidate a state's best came from, this layer
+};
+
+Workspace& workspace(std::size_t states, std::size_t rows) {
+  thread_local Workspace ws;
+  if (ws.cur.size() < states) {
+    ws.cur.resize(states, kNone);
+    ws.next.resize(states, kNone);
+    ws.cost.resize(states);
+    ws.arg.resize(states);
+  }
+  if (ws.coord.size() < states * rows) ws.coord.resize(states * rows);
+  return ws;
+}
+
+}  // namespace
 
 DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double target,
                   const DpLimits& limits) {
@@ -27,7 +52,6 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
     states *= static_cast<std::size_t>(cap[k]) + 1;
     if (states > limits.states) return out;
   }
-  if (states * n > limits.cells) return out;
   // Each choice's reduced value at these prices (once), each job's best, and the dual
   // bound: all the capacity at the prices plus every job's best.
   double room = 0;
@@ -114,17 +138,32 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   // Layer by layer: the best value per state, the states still alive (in the order found:
   // the same for the same problem) and which candidate each state's best came from. A
   // state's GPUs per row and their cost at the prices are set when it is first reached
-  // (they are the state's, whatever the path).
-  const double none = -std::numeric_limits<double>::infinity();
-  std::vector<double> cur(states, none), next(states, none), cost(states, 0.0);
-  std::vector<int> coord(states * rows, 0);
+  // (they are the state's, whatever the path). The dense arrays are this thread's, kept
+  // between calls (a round's first programme would otherwise spend more time faulting
+  // fresh pages in than stepping); only the surviving states' candidates are kept for the
+  // walk back, layer after layer.
+  Workspace& ws = workspace(states, rows);
+  std::vector<double>&cur = ws.cur, &next = ws.next, &cost = ws.cost;
+  std::vector<int>& coord = ws.coord;
+  std::vector<std::int32_t>& arg = ws.arg;
   std::vector<std::size_t> live{0}, born;
-  std::unique_ptr<std::int32_t[]> from(new std::int32_t[states * n]);
+  // On every way out: the values back to kNone, as the next call expects them.
+  struct Restore {
+    std::vector<double>&cur, &next;
+    const std::vector<std::size_t>&live, &born;
+    ~Restore() {
+      for (std::size_t s : live) cur[s] = kNone;
+      for (std::size_t t : born) next[t] = kNone;
+    }
+  } restore{cur, next, live, born};
+  std::vector<std::size_t> kept_first{0};                  // per layer: its first kept state
+  std::vector<std::pair<std::size_t, std::int32_t>> kept;  // (state, candidate)
   cur[0] = 0;
+  cost[0] = 0;
+  std::fill(coord.begin(), coord.begin() + rows, 0);
   std::size_t work = 0;
   for (std::size_t i = 0; i < n; ++i) {
     born.clear();
-    std::int32_t* f = from.get() + i * states;
     const std::size_t c0 = first[i], c1 = first[i + 1];
     for (std::size_t s : live) {
       const int* used = coord.data() + s * rows;
@@ -137,7 +176,7 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
         if (!fits) continue;
         const std::size_t t = s + offset[c];
         const double w = v + value[c];
-        if (next[t] == none) {
+        if (next[t] == kNone) {
           born.push_back(t);
           int* to = coord.data() + t * rows;
           std::copy(used, used + rows, to);
@@ -146,10 +185,10 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
           }
           cost[t] = cost[s] + priced[c];
           next[t] = w;  // whatever w is, the state has a candidate to walk back through
-          f[t] = static_cast<std::int32_t>(c);
+          arg[t] = static_cast<std::int32_t>(c);
         } else if (w > next[t]) {
           next[t] = w;
-          f[t] = static_cast<std::int32_t>(c);
+          arg[t] = static_cast<std::int32_t>(c);
         }
       }
       work += c1 - c0;
@@ -158,7 +197,7 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
         return out;
       }
     }
-    for (std::size_t s : live) cur[s] = none;
+    for (std::size_t s : live) cur[s] = kNone;
     live.clear();
     for (std::size_t t : born) {
       // What this state can still reach: its value, the later jobs' best reduced values and
@@ -166,9 +205,12 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
       if (next[t] + rest[i + 1] + (room - cost[t]) >= target - eps) {
         cur[t] = next[t];
         live.push_back(t);
+        kept.emplace_back(t, arg[t]);
       }
-      next[t] = none;
+      next[t] = kNone;
     }
+    born.clear();
+    kept_first.push_back(kept.size());
     if (live.empty()) break;
   }
   out.work = work;
@@ -181,7 +223,11 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   out.value = cur[at];
   out.pick.assign(n, -1);
   for (std::size_t i = n; i-- > 0;) {
-    const std::size_t c = static_cast<std::size_t>(from[i * states + at]);
+    // The state's candidate in layer i: every state on the way was kept there.
+    auto k = std::find_if(kept.begin() + static_cast<std::ptrdiff_t>(kept_first[i]),
+                          kept.begin() + static_cast<std::ptrdiff_t>(kept_first[i + 1]),
+                          [&](const auto& e) { return e.first == at; });
+    const std::size_t c = static_cast<std::size_t>(k->second);
     out.pick[order[i]] = choice[c];
     at -= offset[c];
   }

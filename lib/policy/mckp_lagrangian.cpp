@@ -124,140 +124,114 @@ double dual(const FlatChoices& f, const std::vector<double>& price, std::vector<
   return l;
 }
 
-// Minimises L along price + s * dir (s >= 0, prices kept >= 0): the coordinate sweeps
-// move all prices up together in small steps; one long step along their common direction
-// (a pattern move) saves most of the sweeps. Returns the best L found and updates price.
-double pattern_move(const FlatChoices& f, std::vector<double>& price,
-                    const std::vector<double>& dir, double current) {
-  const Reduced& r = f.r;
-  const int rows = static_cast<int>(price.size());
-  auto at = [&](double step, std::vector<double>& p) {
-    for (int k = 0; k < rows; ++k) p[k] = std::max(0.0, price[k] + step * dir[k]);
-  };
-  std::vector<double> demand(rows);
-  auto slope = [&](const std::vector<double>& p, double* value) {
-    std::fill(demand.begin(), demand.end(), 0.0);
-    *value = dual(f, p, nullptr, &demand);
-    double d = 0;
-    for (int k = 0; k < rows; ++k) d += dir[k] * (r.capacity[k] - demand[k]);
-    return d;
-  };
-  std::vector<double> p(rows);
-  double lo = 0, hi = 1, v = 0;
-  at(hi, p);
-  // Expand while L still falls.
-  int guard = 0;
-  while (slope(p, &v) < 0 && guard++ < 30) {
-    lo = hi;
-    hi *= 2;
-    at(hi, p);
-  }
-  for (int it = 0; it < 16; ++it) {
-    double mid = 0.5 * (lo + hi);
-    at(mid, p);
-    if (slope(p, &v) < 0) {
-      lo = mid;
-    } else {
-      hi = mid;
+// The step s in [0, s_max] that minimises L(base + s * dir), exactly. Along the line L is
+// convex and piecewise linear: the prices' part has slope dir . capacity, and each job's
+// term is the upper envelope of its choices' reduced values, lines a - s * d with d =
+// dir . usage, and of waiting (0). Returns the smallest s at which L no longer falls, that
+// is where the jobs' best choices' total d (their demand along dir) comes down to dir .
+// capacity; s_max when L falls all the way. `lines` and `events` are scratch space.
+struct Line {
+  double a;  // reduced value at base
+  double d;  // dir . usage
+};
+struct Event {
+  double at;
+  double drop;  // the demand along dir given up there
+};
+double line_min(const FlatChoices& f, const std::vector<double>& base,
+                const std::vector<double>& dir, double s_max, std::vector<Line>& lines,
+                std::vector<Event>& events) {
+  const std::size_t rows = base.size();
+  events.clear();
+  double room = 0;
+  for (std::size_t k = 0; k < rows; ++k) room += dir[k] * f.r.capacity[k];
+  double demand = 0;
+  for (std::size_t j = 0; j + 1 < f.job_first.size(); ++j) {
+    // Flat first: waiting and every choice that does not move along dir.
+    lines.assign(1, Line{0, 0});
+    for (std::size_t i = f.job_first[j]; i < f.job_first[j + 1]; ++i) {
+      double d = 0;
+      for (std::size_t u = f.use_first[i]; u < f.use_first[i + 1]; ++u) {
+        d += dir[f.row[u]] * f.amount[u];
+      }
+      const double a = f.reduced(i, base);
+      if (d == 0) {
+        lines[0].a = std::max(lines[0].a, a);
+      } else {
+        lines.push_back({a, d});
+      }
+    }
+    // The best at s = 0 (ties to the smaller demand: it leaves room for others), then each
+    // line that overtakes the current one, walking up from 0.
+    std::size_t cur = 0;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      if (lines[i].a > lines[cur].a + 1e-12 ||
+          (std::fabs(lines[i].a - lines[cur].a) <= 1e-12 && lines[i].d < lines[cur].d)) {
+        cur = i;
+      }
+    }
+    demand += lines[cur].d;
+    double s = 0;
+    for (;;) {
+      const Line& c = lines[cur];
+      double best_at = std::numeric_limits<double>::infinity();
+      std::size_t next = lines.size();
+      for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (lines[i].d >= c.d) continue;
+        const double x = (c.a - lines[i].a) / (c.d - lines[i].d);
+        if (x < s - 1e-15) continue;
+        if (next == lines.size() || x < best_at - 1e-15 ||
+            (std::fabs(x - best_at) <= 1e-15 && lines[i].d < lines[next].d)) {
+          best_at = x;
+          next = i;
+        }
+      }
+      if (next == lines.size() || best_at > s_max) break;
+      events.push_back({std::max(best_at, 0.0), c.d - lines[next].d});
+      s = std::max(best_at, s);
+      cur = next;
     }
   }
-  double best = current;
-  for (double step : {lo, hi}) {
-    at(step, p);
-    double l = dual(f, p, nullptr);
-    if (l < best) {
-      best = l;
-      std::vector<double> keep = p;
-      price.swap(keep);
-      break;
-    }
+  if (demand <= room + 1e-9) return 0;
+  std::sort(events.begin(), events.end(),
+            [](const Event& x, const Event& y) { return x.at < y.at; });
+  for (const auto& e : events) {
+    demand -= e.drop;
+    if (demand <= room + 1e-9) return e.at;
   }
-  return best;
+  if (std::isfinite(s_max)) return s_max;
+  return events.empty() ? 0 : events.back().at;
 }
 
 // Exact minimisation of L along one row's price: the smallest price at which the jobs'
 // demand for the row no longer exceeds its capacity.
-double clearing_price(const Reduced& r, const std::vector<double>& price, int row) {
-  struct Event {
-    double at;
-    int drop;
-  };
-  std::vector<Event> events;
-  long long demand = 0;
-  for (std::size_t j = 0; j < r.choices.size(); ++j) {
-    // Flat line: the best choice that does not use the row (or none).
-    double flat = 0;
-    struct Line {
-      double w;
-      int u;
-    };
-    std::vector<Line> lines;
-    for (const MckpChoice* ch : r.choices[j]) {
-      int u = usage_on(*ch, row);
-      double rest = ch->value;
-      for (auto [rr, amount] : ch->usage) {
-        if (rr != row) rest -= price[rr] * amount;
-      }
-      if (u == 0) {
-        flat = std::max(flat, rest);
-      } else {
-        lines.push_back({rest, u});
-      }
-    }
-    if (lines.empty()) continue;
-    // Upper envelope for lambda >= 0, walking from 0 upwards.
-    double lambda = 0;
-    int cur = -1;  // -1: flat
-    double cur_v = flat;
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      double v = lines[i].w;
-      if (v > cur_v + 1e-12 ||
-          (cur >= 0 && std::fabs(v - cur_v) <= 1e-12 && lines[i].u < lines[cur].u)) {
-        cur = static_cast<int>(i);
-        cur_v = v;
-      }
-    }
-    if (cur < 0) continue;
-    demand += lines[cur].u;
-    while (cur >= 0) {
-      // Next line (less steep, or flat) to overtake the current one.
-      double best_at = std::numeric_limits<double>::infinity();
-      int next = -2;
-      const Line& c = lines[cur];
-      // Flat line: w_c - u_c * x = flat.
-      {
-        double x = (c.w - flat) / c.u;
-        if (x >= lambda - 1e-15 && x < best_at) {
-          best_at = x;
-          next = -1;
-        }
-      }
-      for (std::size_t i = 0; i < lines.size(); ++i) {
-        if (lines[i].u >= c.u) continue;
-        double x = (c.w - lines[i].w) / (c.u - lines[i].u);
-        if (x < lambda - 1e-15) continue;
-        if (x < best_at - 1e-15 ||
-            (std::fabs(x - best_at) <= 1e-15 && next >= 0 && lines[i].u < lines[next].u)) {
-          best_at = x;
-          next = static_cast<int>(i);
-        }
-      }
-      if (next == -2) break;
-      int drop = c.u - (next >= 0 ? lines[next].u : 0);
-      events.push_back({std::max(best_at, 0.0), drop});
-      lambda = std::max(best_at, lambda);
-      cur = next;
-    }
+double clearing_price(const FlatChoices& f, const std::vector<double>& price, int row,
+                      std::vector<Line>& lines, std::vector<Event>& events) {
+  std::vector<double> base = price, dir(price.size(), 0.0);
+  base[row] = 0;
+  dir[row] = 1;
+  return line_min(f, base, dir, std::numeric_limits<double>::infinity(), lines, events);
+}
+
+// Minimises L along price + s * dir (s >= 0, until a price reaches 0): the coordinate
+// sweeps move all prices up together in small steps; one long step along their common
+// direction (a pattern move) saves most of the sweeps. Returns the best L found and
+// updates price.
+double pattern_move(const FlatChoices& f, std::vector<double>& price,
+                    const std::vector<double>& dir, double current, std::vector<Line>& lines,
+                    std::vector<Event>& events) {
+  double s_max = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < price.size(); ++k) {
+    if (dir[k] < 0) s_max = std::min(s_max, price[k] / -dir[k]);
   }
-  const double cap = r.capacity[row];
-  if (demand <= cap + 1e-9) return 0;
-  std::sort(events.begin(), events.end(),
-            [](const Event& a, const Event& b) { return a.at < b.at; });
-  for (const auto& e : events) {
-    demand -= e.drop;
-    if (demand <= cap + 1e-9) return e.at;
-  }
-  return events.empty() ? 0 : events.back().at;
+  const double s = line_min(f, price, dir, s_max, lines, events);
+  if (!(s > 0)) return current;
+  std::vector<double> p(price.size());
+  for (std::size_t k = 0; k < price.size(); ++k) p[k] = std::max(0.0, price[k] + s * dir[k]);
+  const double l = dual(f, p, nullptr);
+  if (!(l < current)) return current;
+  price.swap(p);
+  return l;
 }
 
 }  // namespace
@@ -279,11 +253,13 @@ Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
     return h;
   }
   std::vector<double> best_price = price;
+  std::vector<Line> lines;
+  std::vector<Event> events;
   for (int sweep = 0; sweep < 30; ++sweep) {
     double before = best;
     std::vector<double> start = price;
     for (int row = 0; row < rows; ++row) {
-      price[row] = clearing_price(r, price, row);
+      price[row] = clearing_price(flat, price, row, lines, events);
       double l = dual(flat, price, nullptr);
       if (l < best) {
         best = l;
@@ -293,7 +269,7 @@ Heuristic lagrangian(const Reduced& r, Clock::time_point t0, double budget) {
     if (rows > 1) {
       std::vector<double> dir(rows);
       for (int k = 0; k < rows; ++k) dir[k] = price[k] - start[k];
-      double l = pattern_move(flat, price, dir, dual(flat, price, nullptr));
+      double l = pattern_move(flat, price, dir, dual(flat, price, nullptr), lines, events);
       if (l < best) {
         best = l;
         best_price = price;

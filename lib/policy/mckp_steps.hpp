@@ -1,7 +1,8 @@
 // The steps of solve_mckp (mckp.hpp), for its own files: the reduced problem, the
 // Lagrangian heuristic and the repairs of its picks (mckp_lagrangian.cpp), and GLPK's LP
 // rounding and branch and cut (mckp_glpk.cpp). Internal to lib/policy.
-// Thread-safety: re-entrant functions; a GlpkModel belongs to one thread.
+// Thread-safety: re-entrant functions (exact_dp keeps its per-state arrays per thread,
+// between calls); a GlpkModel belongs to one thread.
 #pragma once
 
 #include <algorithm>
@@ -93,7 +94,6 @@ void repack_rows(const Reduced& r, std::vector<int>& pick, const std::vector<dou
 // go to the first found (none, then choice order). `work` is what it took either way.
 struct DpLimits {
   std::size_t states = 0;  // state space (product over rows of capacity + 1)
-  std::size_t cells = 0;   // states x jobs (the walk-back table)
   std::size_t work = 0;    // state x candidate steps
 };
 
