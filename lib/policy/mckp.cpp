@@ -82,16 +82,20 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   sol.method = "lagrangian";
   sol.prices = h.price;
   auto left = [&] { return time_limit - seconds_since(t0); };
+  std::size_t columns = 0;
+  for (const auto& cs : r.choices) columns += cs.size();
   // A small problem: the exact programme, first for a target just below the dual bound,
   // lowered twofold each time nothing is worth it (down to nothing at all, which the
   // empty pick is worth): its work grows with the distance from the bound, and the optimum
   // is usually within a few thousandths of it.
   if (options.dp.states > 0) {
     const double top = bound - r.forced_value;
+    const std::size_t budget =
+        columns > options.large_columns ? options.dp.large_work : options.dp.work;
     std::size_t work = 0;
     for (double drop = std::max(1e-3 * std::fabs(top), 1e-9);; drop *= 2) {
       const double target = std::max(0.0, top - drop);
-      const DpResult d = exact_dp(r, h.price, target, {options.dp.states, options.dp.work - work});
+      const DpResult d = exact_dp(r, h.price, target, {options.dp.states, budget - work});
       work += d.work;
       if (d.solved) {
         pick = d.pick;
@@ -103,7 +107,7 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
         break;
       }
       // Gave up on size or work (a failed target costs its work, never none).
-      if (target <= 0 || d.work == 0 || work >= options.dp.work) break;
+      if (target <= 0 || d.work == 0 || work >= budget) break;
     }
     if (dbg) std::fprintf(stderr, "mckp: dp work %zu\n", work);
   }
@@ -119,8 +123,6 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   // LP rounding: on every column when the LP is small (its optimum is then also the best
   // bound), else -- when the greedy result is not already within 1e-3 -- on the columns
   // the prices leave in play.
-  std::size_t columns = 0;
-  for (const auto& cs : r.choices) columns += cs.size();
   const bool small = columns <= options.full_lp_columns;
   std::unique_ptr<GlpkModel> whole_lp;  // the whole problem's LP, solved by the rounding
   if (options.use_glpk && relative_gap(value, bound) > options.mip_gap && left() > 0.002 &&

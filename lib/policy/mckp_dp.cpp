@@ -14,24 +14,24 @@ namespace {
 
 constexpr double kNone = -std::numeric_limits<double>::infinity();
 
-// The programme's per-state arrays, sized for the largest state space this thread has
-// solved; cur and next hold kNone everywhere between calls.
-struct Workspace {
-  std::vector<double> cur, next, cost;
-  std::vector<int> coord;         // GPUs per row of each state
-  std::vector<std::int32_t> arg;  // the candidate a state's best came from, this layer
+// A state reached in the current layer: its best value so far (kNone: not reached), the
+// cost of its GPUs at the prices and the candidate its best came from.
+struct Cell {
+  double value = kNone;
+  double cost = 0;
+  std::int32_t arg = 0;
 };
 
-Workspace& workspace(std::size_t states, std::size_t rows) {
-  thread_local Workspace ws;
-  if (ws.cur.size() < states) {
-    ws.cur.resize(states, kNone);
-    ws.next.resize(states, kNone);
-    ws.cost.resize(states);
-    ws.arg.resize(states);
-  }
-  if (ws.coord.size() < states * rows) ws.coord.resize(states * rows);
-  return ws;
+// State spaces up to this size (a 64-GPU cluster of three types has 10,625 states) use
+// cells kept per thread between calls, all kNone between them: a round's first programme
+// would otherwise spend more time faulting fresh pages in than stepping. Larger ones
+// allocate their own, for the call.
+constexpr std::size_t kKeptStates = std::size_t{1} << 17;
+
+std::vector<Cell>& kept_cells(std::size_t states) {
+  thread_local std::vector<Cell> cells;
+  if (cells.size() < states) cells.resize(states);
+  return cells;
 }
 
 }  // namespace
@@ -135,39 +135,41 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   // What the jobs after each one (in this order) can add at most.
   std::vector<double> rest(n + 1, 0.0);
   for (std::size_t i = n; i-- > 0;) rest[i] = rest[i + 1] + best[order[i]];
-  // Layer by layer: the best value per state, the states still alive (in the order found:
-  // the same for the same problem) and which candidate each state's best came from. A
-  // state's GPUs per row and their cost at the prices are set when it is first reached
-  // (they are the state's, whatever the path). The dense arrays are this thread's, kept
-  // between calls (a round's first programme would otherwise spend more time faulting
-  // fresh pages in than stepping); only the surviving states' candidates are kept for the
-  // walk back, layer after layer.
-  Workspace& ws = workspace(states, rows);
-  std::vector<double>&cur = ws.cur, &next = ws.next, &cost = ws.cost;
-  std::vector<int>& coord = ws.coord;
-  std::vector<std::int32_t>& arg = ws.arg;
-  std::vector<std::size_t> live{0}, born;
-  // On every way out: the values back to kNone, as the next call expects them.
+  // Layer by layer. The states alive (in the order found: the same for the same problem)
+  // carry their value and their GPUs' cost at the prices (set when the state is first
+  // reached: the state's, whatever the path); a state's GPUs per row are read off its
+  // index. One dense array holds, for the states reached in this layer, their best value
+  // so far, their cost and the candidate it came from; only the surviving states'
+  // candidates are kept for the walk back, layer after layer.
+  struct Alive {
+    std::size_t state;
+    double value, cost;
+  };
+  std::vector<Alive> live{{0, 0.0, 0.0}}, kept_live;
+  std::vector<std::size_t> born;
+  std::vector<Cell> local;  // a large state space's own cells, freed on return
+  std::vector<Cell>& next = states <= kKeptStates ? kept_cells(states) : local;
+  if (next.size() < states) next.assign(states, Cell{});
+  // On every way out: the cells back to kNone, as the next call expects them.
   struct Restore {
-    std::vector<double>&cur, &next;
-    const std::vector<std::size_t>&live, &born;
+    std::vector<Cell>& next;
+    const std::vector<std::size_t>& born;
     ~Restore() {
-      for (std::size_t s : live) cur[s] = kNone;
-      for (std::size_t t : born) next[t] = kNone;
+      for (std::size_t t : born) next[t].value = kNone;
     }
-  } restore{cur, next, live, born};
+  } restore{next, born};
   std::vector<std::size_t> kept_first{0};                  // per layer: its first kept state
   std::vector<std::pair<std::size_t, std::int32_t>> kept;  // (state, candidate)
-  cur[0] = 0;
-  cost[0] = 0;
-  std::fill(coord.begin(), coord.begin() + rows, 0);
+  std::vector<int> used(rows);
   std::size_t work = 0;
   for (std::size_t i = 0; i < n; ++i) {
     born.clear();
     const std::size_t c0 = first[i], c1 = first[i + 1];
-    for (std::size_t s : live) {
-      const int* used = coord.data() + s * rows;
-      const double v = cur[s];
+    for (const Alive& a : live) {
+      const std::size_t s = a.state;
+      for (std::size_t k = 0; k < rows; ++k) {
+        used[k] = static_cast<int>(s / stride[k] % (static_cast<std::size_t>(cap[k]) + 1));
+      }
       for (std::size_t c = c0; c < c1; ++c) {
         bool fits = true;
         for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
@@ -175,20 +177,16 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
         }
         if (!fits) continue;
         const std::size_t t = s + offset[c];
-        const double w = v + value[c];
-        if (next[t] == kNone) {
+        const double w = a.value + value[c];
+        Cell& cell = next[t];
+        if (cell.value == kNone) {
           born.push_back(t);
-          int* to = coord.data() + t * rows;
-          std::copy(used, used + rows, to);
-          for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
-            to[use_row[u]] += use_amount[u];
-          }
-          cost[t] = cost[s] + priced[c];
-          next[t] = w;  // whatever w is, the state has a candidate to walk back through
-          arg[t] = static_cast<std::int32_t>(c);
-        } else if (w > next[t]) {
-          next[t] = w;
-          arg[t] = static_cast<std::int32_t>(c);
+          cell.cost = a.cost + priced[c];
+          cell.value = w;  // whatever w is, the state has a candidate to walk back through
+          cell.arg = static_cast<std::int32_t>(c);
+        } else if (w > cell.value) {
+          cell.value = w;
+          cell.arg = static_cast<std::int32_t>(c);
         }
       }
       work += c1 - c0;
@@ -197,30 +195,31 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
         return out;
       }
     }
-    for (std::size_t s : live) cur[s] = kNone;
-    live.clear();
+    kept_live.clear();
     for (std::size_t t : born) {
+      Cell& cell = next[t];
       // What this state can still reach: its value, the later jobs' best reduced values and
       // the prices of the room it leaves.
-      if (next[t] + rest[i + 1] + (room - cost[t]) >= target - eps) {
-        cur[t] = next[t];
-        live.push_back(t);
-        kept.emplace_back(t, arg[t]);
+      if (cell.value + rest[i + 1] + (room - cell.cost) >= target - eps) {
+        kept_live.push_back({t, cell.value, cell.cost});
+        kept.emplace_back(t, cell.arg);
       }
-      next[t] = kNone;
+      cell.value = kNone;
     }
     born.clear();
+    live.swap(kept_live);
     kept_first.push_back(kept.size());
     if (live.empty()) break;
   }
   out.work = work;
   if (live.empty()) return out;  // nothing worth the target
-  std::size_t at = live.front();
-  for (std::size_t s : live) {
-    if (cur[s] > cur[at]) at = s;
+  const Alive* top = &live.front();
+  for (const Alive& a : live) {
+    if (a.value > top->value) top = &a;
   }
-  if (cur[at] < target - eps) return out;
-  out.value = cur[at];
+  if (top->value < target - eps) return out;
+  out.value = top->value;
+  std::size_t at = top->state;
   out.pick.assign(n, -1);
   for (std::size_t i = n; i-- > 0;) {
     // The state's candidate in layer i: every state on the way was kept there.

@@ -115,6 +115,26 @@ TEST_CASE("the exact programme: the optimum of cluster-sized problems, or it giv
     CHECK(again.value == s.value);
   }
   CHECK(solved > 5);
+  // State spaces past what the programme keeps per thread (over 131,072 states), on their
+  // own cells: the same optimum.
+  std::mt19937 rng3(29);
+  int large = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    MckpProblem p = random_problem(rng3, 60, 3, trial % 2 == 0);
+    p.capacity = {60.0 - trial, 48, 66};  // 144,942 to 200,263 states
+    MckpOptions o;
+    o.limits = SolveLimits{};
+    const MckpSolution s = solve_mckp(p, o);
+    INFO("large trial " << trial);
+    REQUIRE(mckp_feasible(p, s.pick));
+    if (s.method != "dp") continue;
+    ++large;
+    const MckpSolution g = solve_mckp(p, glpk);
+    REQUIRE(g.status == "optimal");
+    CHECK(s.value == Approx(g.value).margin(1e-9));
+    CHECK(s.value >= g.value - 1e-9);
+  }
+  CHECK(large >= 6);
   // Past its state space or its work, the other steps answer, as well as they can.
   std::mt19937 rng2(23);
   for (int trial = 0; trial < 40; ++trial) {
