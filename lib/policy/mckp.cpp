@@ -119,14 +119,20 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
     repair_and_improve(r, pick);
     trace("greedy", pick);
     value = reduced_value(r, pick);
+    if (options.core_dp.states > 0 && relative_gap(value, bound) > options.mip_gap &&
+        improve_core(r, pick, h.price, {options.core_dp.states, options.core_dp.work})) {
+      trace("core", pick);
+      value = reduced_value(r, pick);
+      sol.method = "core";
+    }
   }
   // LP rounding: on every column when the LP is small (its optimum is then also the best
-  // bound), else -- when the greedy result is not already within 1e-3 -- on the columns
-  // the prices leave in play.
+  // bound), else on the columns the prices leave in play; above large_columns only while
+  // the gap is above large_gap.
   const bool small = columns <= options.full_lp_columns;
   std::unique_ptr<GlpkModel> whole_lp;  // the whole problem's LP, solved by the rounding
   if (options.use_glpk && relative_gap(value, bound) > options.mip_gap && left() > 0.002 &&
-      (small || relative_gap(value, bound) > 1e-3)) {
+      (columns <= options.large_columns || relative_gap(value, bound) > options.large_gap)) {
     std::vector<int> rounded;
     const bool full = small;
     const double slack =

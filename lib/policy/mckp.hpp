@@ -15,6 +15,8 @@
 // are usually within a hair. A small problem (few enough combinations of GPUs used per
 // row: MckpOptions::dp) is solved exactly by dynamic programming on the choices the prices
 // leave in play instead, before the repairs, when that takes few enough steps (counted).
+// After the repairs, the least settled jobs are re-decided together by that programme in
+// the room the others leave (MckpOptions::core_dp).
 // Otherwise, if the gap is above the target, the LP relaxation (GLPK
 // simplex; on every column when small, else on the columns the prices leave in play) is
 // rounded, and on small problems (on mid-sized ones only while the gap is above
@@ -84,6 +86,13 @@ struct MckpOptions {
     std::size_t work = 1 << 19;
     std::size_t large_work = 1 << 23;
   } dp;
+  // Where the programme did not answer, after the repairs: the least settled jobs are
+  // re-decided together by it, in the room the others leave, as many as keep that room
+  // within core_dp.states combinations, in at most core_dp.work steps. states 0: never.
+  struct {
+    std::size_t states = 1 << 16;
+    std::size_t work = 1 << 20;
+  } core_dp;
 };
 
 struct MckpSolution {
@@ -94,7 +103,7 @@ struct MckpSolution {
   std::string status;          // "optimal" (within the gap), "feasible" (gap above the target),
                                // "time-limit" (the wall clock ran out), "infeasible" (the
                                // forced choices do not fit)
-  std::string method;          // what found it: "lagrangian", "dp", "lp-round" or "glpk"
+  std::string method;          // what found it: "lagrangian", "dp", "core", "lp-round" or "glpk"
   std::vector<double> prices;  // the final row prices (explanations)
   bool node_limit = false;     // the final branch and cut (not the rounding's core) stopped
                                // at limits.nodes (bound: the best its open nodes had)

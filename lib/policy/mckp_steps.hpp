@@ -107,6 +107,15 @@ struct DpResult {
 DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double target,
                   const DpLimits& limits);
 
+// Re-decides the least settled jobs of a feasible `pick` exactly: jobs are taken by how
+// little another choice (or waiting) loses at the prices against their best, as long as
+// the room they share -- what the other jobs leave, at most what their candidates could
+// use -- has at most limits.states combinations; each may keep its pick, wait, or take a
+// choice losing no more than that. exact_dp then finds their best together within
+// limits.work steps. True when `pick` improved (it stays feasible either way).
+bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<double>& price,
+                  const DpLimits& limits);
+
 // GLPK model of a reduced problem: one binary column per (job, choice), a row per job
 // (at most one choice) and one per capacity row.
 struct GlpkModel {

@@ -173,7 +173,10 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
   mo.mip_gap = o.mip_gap;
   mo.limits = solve_limits(o);
   mo.use_glpk = o.use_glpk;
-  if (o.reference) mo.dp.states = 0;  // the published scheduler solved its MILP with GLPK alone
+  if (o.reference) {  // the published scheduler solved its MILP with GLPK alone
+    mo.dp.states = 0;
+    mo.core_dp.states = 0;
+  }
   MckpSolution sol = solve_mckp(prob, mo);
   std::string status = sol.status, note;
   if (sol.status == "infeasible") {

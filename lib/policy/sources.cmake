@@ -5,6 +5,7 @@ sia_module(policy
   policy/mckp.cpp
   policy/mckp_lagrangian.cpp
   policy/mckp_dp.cpp
+  policy/mckp_core.cpp
   policy/mckp_glpk.cpp
   policy/policy.cpp
   policy/sia_policy.cpp

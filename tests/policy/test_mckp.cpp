@@ -173,6 +173,32 @@ TEST_CASE("the heuristic alone is feasible and its bound is valid", "[mckp]") {
   }
 }
 
+TEST_CASE("the core step re-decides the least settled jobs: feasible, never worse", "[mckp]") {
+  // Without the exact programme and GLPK: the repairs alone, then with the core step.
+  std::mt19937 rng(31);
+  MckpOptions repairs;
+  repairs.use_glpk = false;
+  repairs.dp.states = 0;
+  repairs.core_dp.states = 0;
+  MckpOptions core = repairs;
+  core.core_dp.states = 1 << 16;
+  int better = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    MckpProblem p = random_problem(rng, 4 + trial % 5, 1 + trial % 3, trial % 3 == 0);
+    const MckpSolution a = solve_mckp(p, repairs);
+    const MckpSolution b = solve_mckp(p, core);
+    INFO("trial " << trial);
+    REQUIRE(mckp_feasible(p, b.pick));
+    CHECK(b.value >= a.value - 1e-12);
+    CHECK(b.value <= solve_mckp_brute_force(p).value + 1e-9);
+    if (b.value > a.value + 1e-12) {
+      ++better;
+      CHECK(b.method == "core");
+    }
+  }
+  CHECK(better >= 5);
+}
+
 TEST_CASE("pins that exceed capacity are reported as infeasible", "[mckp]") {
   MckpProblem p;
   p.capacity = {4};
