@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -18,7 +19,7 @@ bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<do
   // the choice's), and the least loss of a choice other than its pick: how soon it would
   // move.
   std::vector<std::vector<double>> loss(n);
-  std::vector<double> wait_loss(n), enter(n);
+  std::vector<double> enter(n);
   for (std::size_t j = 0; j < n; ++j) {
     double best = 0;
     for (const MckpChoice* c : r.choices[j]) {
@@ -26,13 +27,12 @@ bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<do
       best = std::max(best, loss[j].back());
     }
     for (double& l : loss[j]) l = best - l;
-    wait_loss[j] = best;
-    enter[j] = pick[j] >= 0 ? wait_loss[j] : std::numeric_limits<double>::infinity();
+    enter[j] = pick[j] >= 0 ? best : std::numeric_limits<double>::infinity();
     for (std::size_t c = 0; c < loss[j].size(); ++c) {
       if (static_cast<int>(c) != pick[j]) enter[j] = std::min(enter[j], loss[j][c]);
     }
   }
-  // GPUs per row the jobs outside the core hold.
+  // GPUs per row the jobs outside the core hold (all of them, until the core grows).
   std::vector<double> held(rows, 0.0);
   for (std::size_t j = 0; j < n; ++j) {
     if (pick[j] < 0) continue;
@@ -40,13 +40,12 @@ bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<do
   }
   // The core: jobs by how soon they would move, as long as the room they share (what the
   // others leave, at most what the core's choices could use) keeps the state space within
-  // the limit. Each core job may take its pick, waiting, or any choice that loses at most
-  // what its entry point loses (delta), so the re-decision can only gain.
+  // the limit. Each core job may keep its pick, wait, or take any choice that loses at most
+  // what it entered at; its pick among them, the re-decision can only gain.
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return enter[a] < enter[b]; });
-  std::vector<bool> in(n, false);
   std::vector<double> reach(rows, 0.0);  // the most the core's choices could use per row
   std::vector<std::size_t> core;
   auto states_with = [&](const std::vector<double>& h, const std::vector<double>& rc) {
@@ -74,7 +73,6 @@ bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<do
     if (states_with(h, rc) > static_cast<double>(limits.states)) continue;
     held = std::move(h);
     reach = std::move(rc);
-    in[j] = true;
     core.push_back(j);
   }
   if (core.size() < 2) return false;
