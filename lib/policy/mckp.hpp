@@ -18,7 +18,8 @@
 // After the repairs, the least settled jobs are re-decided together by that programme in
 // the room the others leave (MckpOptions::core_dp).
 // Otherwise, if the gap is above the target, the LP relaxation (GLPK
-// simplex; on every column when small, else on the columns the prices leave in play) is
+// simplex; on every column when small, else on the columns the prices leave in play;
+// above large_columns only while the gap is above large_gap) is
 // rounded, and on small problems (on mid-sized ones only while the gap is above
 // large_gap, and only until it proves large_gap) GLPK's branch and cut (glp_intopt with MIR and
 // Gomory cuts; presolve off, so that the heuristic solution, in our own columns, can be its first
@@ -26,8 +27,8 @@
 // it can only improve on it. With no wall-clock limit (limits.seconds infinite) every step
 // is bounded by counts alone and the answer depends on the problem only. The answer is
 // never "nothing". SIA_MCKP_DEBUG=1 in the environment traces the steps on stderr. The
-// steps live in mckp_lagrangian.cpp, mckp_dp.cpp and mckp_glpk.cpp (declared in
-// mckp_steps.hpp).
+// steps live in mckp_lagrangian.cpp, mckp_dp.cpp, mckp_core.cpp and mckp_glpk.cpp
+// (declared in mckp_steps.hpp).
 // Thread-safety: re-entrant (GLPK keeps no global state between calls here).
 #pragma once
 

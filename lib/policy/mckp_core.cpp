@@ -48,13 +48,13 @@ bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<do
                    [&](std::size_t a, std::size_t b) { return enter[a] < enter[b]; });
   std::vector<double> reach(rows, 0.0);  // the most the core's choices could use per row
   std::vector<std::size_t> core;
-  auto states_with = [&](const std::vector<double>& h, const std::vector<double>& rc) {
-    double s = 1;
-    for (std::size_t k = 0; k < rows; ++k) {
-      const double room = std::floor(std::max(0.0, r.capacity[k] - h[k]) + 1e-9);
-      s *= std::min(room, rc[k]) + 1;
-    }
-    return s;
+  // A core job's candidates: its pick and every choice losing no more than it entered at.
+  auto candidate = [&](std::size_t j, std::size_t c) {
+    return loss[j][c] <= enter[j] || static_cast<int>(c) == pick[j];
+  };
+  // The core's room on row k, given what the others hold (h) and what it could use (rc).
+  auto room = [&](std::size_t k, const std::vector<double>& h, const std::vector<double>& rc) {
+    return std::min(std::floor(std::max(0.0, r.capacity[k] - h[k]) + 1e-9), rc[k]);
   };
   for (std::size_t j : order) {
     if (!std::isfinite(enter[j])) break;
@@ -64,13 +64,17 @@ bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<do
     }
     std::vector<double> most(rows, 0.0);  // the most it could use per row
     for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
-      if (loss[j][c] > enter[j] && static_cast<int>(c) != pick[j]) continue;
+      if (!candidate(j, c)) continue;
       for (auto [row, amount] : r.choices[j][c]->usage) {
         most[row] = std::max(most[row], static_cast<double>(amount));
       }
     }
-    for (std::size_t k = 0; k < rows; ++k) rc[k] += most[k];
-    if (states_with(h, rc) > static_cast<double>(limits.states)) continue;
+    double states = 1;
+    for (std::size_t k = 0; k < rows; ++k) {
+      rc[k] += most[k];
+      states *= room(k, h, rc) + 1;
+    }
+    if (states > static_cast<double>(limits.states)) continue;
     held = std::move(h);
     reach = std::move(rc);
     core.push_back(j);
@@ -79,15 +83,13 @@ bool improve_core(const Reduced& r, std::vector<int>& pick, const std::vector<do
   // The core as a problem of its own, in the room the others leave.
   Reduced sub;
   sub.capacity.resize(rows);
-  for (std::size_t k = 0; k < rows; ++k) {
-    sub.capacity[k] = std::min(std::floor(std::max(0.0, r.capacity[k] - held[k]) + 1e-9), reach[k]);
-  }
+  for (std::size_t k = 0; k < rows; ++k) sub.capacity[k] = room(k, held, reach);
   double now = 0;
   for (std::size_t j : core) {
     std::vector<const MckpChoice*> cs;
     std::vector<int> idx;
     for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
-      if (loss[j][c] > enter[j] && static_cast<int>(c) != pick[j]) continue;
+      if (!candidate(j, c)) continue;
       cs.push_back(r.choices[j][c]);
       idx.push_back(static_cast<int>(c));
     }

@@ -148,8 +148,8 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   std::vector<Alive> live{{0, 0.0, 0.0}}, kept_live;
   std::vector<std::size_t> born;
   std::vector<Cell> local;  // a large state space's own cells, freed on return
+  if (states > kKeptStates) local.resize(states);
   std::vector<Cell>& next = states <= kKeptStates ? kept_cells(states) : local;
-  if (next.size() < states) next.assign(states, Cell{});
   // On every way out: the cells back to kNone, as the next call expects them.
   struct Restore {
     std::vector<Cell>& next;

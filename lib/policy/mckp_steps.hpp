@@ -1,6 +1,7 @@
 // The steps of solve_mckp (mckp.hpp), for its own files: the reduced problem, the
-// Lagrangian heuristic and the repairs of its picks (mckp_lagrangian.cpp), and GLPK's LP
-// rounding and branch and cut (mckp_glpk.cpp). Internal to lib/policy.
+// Lagrangian heuristic and the repairs of its picks (mckp_lagrangian.cpp), the exact
+// programme (mckp_dp.cpp), the core step (mckp_core.cpp), and GLPK's LP rounding and
+// branch and cut (mckp_glpk.cpp). Internal to lib/policy.
 // Thread-safety: re-entrant functions (exact_dp keeps its per-state arrays per thread,
 // between calls); a GlpkModel belongs to one thread.
 #pragma once
