@@ -9,6 +9,8 @@
 #   run_worker_rescale.sh BIN_DIR SOURCE_DIR
 set -u
 BIN="$(cd "$1" && pwd)"
+SRC="$(cd "$2" && pwd)"
+. "$SRC/tests/e2e/lib/losses.sh"
 tmp=$(mktemp -d)
 ST=$tmp/state
 export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
@@ -84,12 +86,14 @@ grep -q "train.*restart" out || { cat out; fail "p2 did not restart the job"; }
 last1=$(reports_of 1 | tail -1)
 echo "$last1" | grep -q '"reason":"preempted"' || fail "no final report in round 1: $last1"
 s1=$(echo "$last1" | field step)
-l0=$(reports_of 1 | head -1 | field loss)
-l1=$(reports_of 1 | grep '"reason":"interval"' | tail -1 | field loss)
+# Losses over several reports each (lib/losses.sh): round 1's start and end.
+l0=$(reports_of 1 | head -2 | loss_over 0)
+l1=$(reports_of 1 | tail -4 | loss_over -)
 wait_reports 2 4
 first2=$(reports_of 2 | head -1)
 f2=$(echo "$first2" | field step)
-l2f=$(echo "$first2" | field loss)
+l2f=$(reports_of 2 | head -2 | loss_over "$s1")
+[ -n "$l0" ] && [ -n "$l1" ] && [ -n "$l2f" ] || fail "reports without a loss"
 echo "round 1: preempted at step $s1, loss $l0 -> $l1; round 2: first report at step $f2, loss $l2f"
 [ "$f2" -gt "$s1" ] || fail "round 2 started over: first report at step $f2"
 echo "$first2" | grep -q '"world_size":3' || fail "round 2 world size: $first2"
@@ -125,7 +129,8 @@ grep -q "train.*stop" out || { cat out; fail "p3 did not stop the job"; }
 sr status -o table train | grep -q preempted || fail "not preempted after p3"
 last2=$(reports_of 2 | tail -1)
 s2=$(echo "$last2" | field step)
-l2=$(reports_of 2 | grep '"reason":"interval"' | tail -1 | field loss)
+l2=$(reports_of 2 | tail -5 | loss_over -)
+[ -n "$l2" ] || fail "round 2's last reports carry no loss"
 echo "round 2: preempted at step $s2, loss $l2f -> $l2"
 awk -v a="$l2" -v b="$l1" 'BEGIN { exit !(a < b) }' || fail "loss did not decrease ($l1 -> $l2)"
 # Every rank's log holds its rounds; rank 0 both.

@@ -7,6 +7,7 @@
 #   worker_preempt_resume.sh BIN_DIR SOURCE_DIR
 set -eu
 BIN=$1
+. "$2/tests/e2e/lib/losses.sh"
 W=$BIN/sia-worker
 tmp=$(mktemp -d)
 pids=
@@ -77,9 +78,9 @@ stop_all 75
 last1=$(reports_of 1 | tail -1)
 echo "$last1" | grep -q '"reason":"preempted"' || fail "no final report: $last1"
 s1=$(echo "$last1" | field step)
-# Losses of whole report intervals (the final report may cover a few steps only).
-l0=$(reports_of 1 | head -1 | field loss)
-l1=$(reports_of 1 | grep '"reason":"interval"' | tail -1 | field loss)
+# Losses over several reports each (lib/losses.sh): round 1's start and end.
+l0=$(reports_of 1 | head -2 | loss_over 0)
+l1=$(reports_of 1 | tail -4 | loss_over -)
 [ "$(echo "$last1" | field samples)" -eq $((s1 * 32)) ] || fail "data position"
 echo "round 1: preempted at step $s1; loss $l0 -> $l1"
 for k in type job round step epoch progress loss step_time sync_time local_bsz \
@@ -95,8 +96,9 @@ first2=$(reports_of 2 | head -1)
 last2=$(reports_of 2 | tail -1)
 f2=$(echo "$first2" | field step)
 s2=$(echo "$last2" | field step)
-l2f=$(echo "$first2" | field loss)
-l2=$(reports_of 2 | grep '"reason":"interval"' | tail -1 | field loss)
+l2f=$(reports_of 2 | head -2 | loss_over "$s1")
+l2=$(reports_of 2 | tail -4 | loss_over -)
+[ -n "$l0" ] && [ -n "$l1" ] && [ -n "$l2f" ] && [ -n "$l2" ] || fail "reports without a loss"
 echo "round 2: resumed after step $s1 (first report at $f2), preempted at $s2; loss $l2f -> $l2"
 [ "$f2" -gt "$s1" ] || fail "round 2 restarted: first report at step $f2"
 echo "$last2" | grep -q '"world_size":3' || fail "world size"

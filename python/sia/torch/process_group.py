@@ -115,10 +115,16 @@ def _join_store(c, deadline):
     store = dist.PrefixStore(f"sia/{c.job}/{c.round}", store)
     store.set(f"arrived/{c.rank}", "1")
     keys = [f"arrived/{r}" for r in range(c.world_size)]
-    while True:
+    while True:  # short waits, so that a signal is handled between them
         try:
             store.wait(keys, datetime.timedelta(seconds=0.25))
-            return store
+            break
         except RuntimeError:
             if time.monotonic() > deadline:
                 raise late from None
+    # A wait that timed out leaves the store's socket with its 0.25 s timeout (torch 1.13
+    # does not put the store's own back), and init_process_group's barrier would then fail
+    # with "Socket Timeout" whenever rank 0's store thread takes longer than that to answer,
+    # as on a loaded machine. A wait for keys that are all there puts it back.
+    store.wait(keys, datetime.timedelta(seconds=c.rendezvous_timeout))
+    return store
