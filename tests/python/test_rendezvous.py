@@ -49,10 +49,10 @@ class Rendezvous(unittest.TestCase):
         # Rank 0's store stops answering for 1 s (a loaded machine); an add, as
         # init_process_group's barrier makes, waits for it instead of failing at 0.25 s.
         os.kill(root.pid, signal.SIGSTOP)
+        t1 = time.monotonic()  # before the timer, so the add waits 1 s after it at least
         resume = threading.Timer(1.0, os.kill, (root.pid, signal.SIGCONT))
         resume.start()
         self.addCleanup(resume.cancel)
-        t1 = time.monotonic()
         self.assertEqual(store.add("barrier", 1), 1)
         self.assertGreaterEqual(time.monotonic() - t1, 0.9)
 
