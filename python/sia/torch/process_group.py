@@ -86,9 +86,12 @@ def _destroy():
 
 
 def _join_store(c, deadline):
-    late = SiaError(UNAVAILABLE, f"rank {c.rank}: the rendezvous at "
-                    f"{c.master_addr}:{c.master_port} did not complete within "
-                    f"{c.rendezvous_timeout:g} s (SIA_RENDEZVOUS_TIMEOUT)")
+    def late(arrived=None):
+        return SiaError(UNAVAILABLE, f"rank {c.rank}: the rendezvous at "
+                        f"{c.master_addr}:{c.master_port} did not complete within "
+                        f"{c.rendezvous_timeout:g} s (SIA_RENDEZVOUS_TIMEOUT)"
+                        + ("" if arrived is None else
+                           f": {arrived} of {c.world_size} rank(s) arrived"))
     root = c.rank == 0
     if not root:  # wait for rank 0's store here, not in TCPStore's connect loop
         while True:
@@ -97,7 +100,7 @@ def _join_store(c, deadline):
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise late from None
+                    raise late() from None
                 time.sleep(0.1)
     while True:
         try:
@@ -113,18 +116,17 @@ def _join_store(c, deadline):
             time.sleep(0.5)
     # Ranks of another job or round never share keys with ours.
     store = dist.PrefixStore(f"sia/{c.job}/{c.round}", store)
-    store.set(f"arrived/{c.rank}", "1")
-    keys = [f"arrived/{r}" for r in range(c.world_size)]
-    while True:  # short waits, so that a signal is handled between them
-        try:
-            store.wait(keys, datetime.timedelta(seconds=0.25))
-            break
-        except RuntimeError:
-            if time.monotonic() > deadline:
-                raise late from None
-    # A wait that timed out leaves the store's socket with its 0.25 s timeout (torch 1.13
-    # does not put the store's own back), and init_process_group's barrier would then fail
-    # with "Socket Timeout" whenever rank 0's store thread takes longer than that to answer,
-    # as on a loaded machine. A wait for keys that are all there puts it back.
-    store.wait(keys, datetime.timedelta(seconds=c.rendezvous_timeout))
-    return store
+    # Each rank counts itself in, then polls the count, so that a signal is handled
+    # between polls. An add is answered at once: no request to the store ever times out
+    # here. One that does (a wait with a short timeout) leaves its late answer on the
+    # socket in torch 1.13, read as the answer to the next request (an add then returned
+    # 256 for 1), and leaves the short timeout on the socket too; init_process_group's
+    # barrier then failed ("Socket Timeout") on a loaded machine.
+    store.add("arrived", 1)
+    while True:
+        arrived = store.add("arrived", 0)
+        if arrived >= c.world_size:
+            return store
+        if time.monotonic() > deadline:
+            raise late(arrived)
+        time.sleep(0.05)
