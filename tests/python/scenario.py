@@ -5,12 +5,18 @@ w = 0 (--model linear: per-sample gradients with analytic mean and variance)
 on synthetic data.  Test hooks: --record (sample ids per rank), --dump (rank 0
 writes a checksum of the model and optimizer state when a checkpoint is taken
 and after a restore), --slow (seconds per step), --oom-above (a micro-batch
-larger than this raises CUDA's out-of-memory error on the last rank).
+larger than this raises CUDA's out-of-memory error on the last rank),
+--journal (rank 0 notes the script's own bookkeeping: "start STEP LAST_EPOCH"
+after the restore, "step STEP LAST_EPOCH" after each optimizer.step() and
+scheduler.step(), "epoch E BATCHES MEAN_LOSS" at each epoch's end -- a mean
+that divides by the epoch's batches -- and "end STEP LAST_EPOCH"), --term-at
+(rank 0 sends itself SIGTERM in the step that ends at this step).
 """
 
 import argparse
 import hashlib
 import os
+import signal
 import time
 
 import torch
@@ -105,6 +111,9 @@ def main():
     p.add_argument("--dump")
     p.add_argument("--slow", type=float, default=0.0)
     p.add_argument("--oom-above", type=int)
+    p.add_argument("--journal")
+    p.add_argument("--term-at", type=int)
+    p.add_argument("--drop-last", action="store_true")
     args = p.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -120,23 +129,43 @@ def main():
         optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     else:
         optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
-    model = sia.torch.wrap(model, optimizer, lr_scaling=args.lr_scaling)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda n: 1 / (1 + 0.01 * n))
+    model = sia.torch.wrap(model, optimizer, scheduler, lr_scaling=args.lr_scaling)
     sia.torch.register_state("probe", Probe(args.dump, model.module, optimizer))
-    loader = sia.torch.ElasticDataLoader(data(args), batch_size=args.batch_size)
-    record = open(f"{args.record}.{os.environ.get('RANK', '0')}", "a", buffering=1) \
-        if args.record else None
+    loader = sia.torch.ElasticDataLoader(data(args), batch_size=args.batch_size,
+                                         drop_last=args.drop_last)
+    rank = int(os.environ.get("RANK", "0"))
+    record = open(f"{args.record}.{rank}", "a", buffering=1) if args.record else None
+    journal = open(args.journal, "a", buffering=1) if args.journal and rank == 0 \
+        else None
+
+    def note(what):
+        if journal:
+            journal.write(f"{what} {sia.torch.current().step} {scheduler.last_epoch}\n")
+
+    note("start")
     for epoch in sia.torch.remaining_epochs_until(args.epochs, args.steps,
                                                   args.checkpoint_steps):
+        loss_sum, batches = 0.0, 0
         for x, y, ids in loader:
             optimizer.zero_grad()
             loss = 0.5 * F.mse_loss(model(x.to(device)), y.to(device))
             loss.backward()
-            if record:  # before the step: a stop exits inside it
-                record.write("".join(f"{i}\n" for i in ids.tolist()))
+            if rank == 0 and args.term_at == sia.torch.current().step + 1:
+                os.kill(os.getpid(), signal.SIGTERM)  # the flag goes on this vote
             optimizer.step()
+            scheduler.step()
+            # The script's own bookkeeping after the step: it runs for every step.
+            if record:
+                record.write("".join(f"{i}\n" for i in ids.tolist()))
             sia.torch.record_loss(loss)
+            loss_sum, batches = loss_sum + float(loss), batches + 1
+            note("step")
             if args.slow:
                 time.sleep(args.slow)
+        if journal:
+            journal.write(f"epoch {epoch} {batches} {loss_sum / batches}\n")
+    note("end")
 
 
 if __name__ == "__main__":

@@ -16,10 +16,14 @@ Promises:
     batches (every tensor sliced to length 0), so that it still takes part in
     the step; its gradient and loss weigh nothing;
   * the loader stops at the step limit given to
-    :func:`~sia.torch.epochs.remaining_epochs_until`, and a trial at its rung
-    (SIA_STOP_FRACTION) when the script asks for the batch after the step that
-    reached it (so that code after ``optimizer.step()``, record_loss
-    included, has run) or before the first step of a restart at its rung.
+    :func:`~sia.torch.epochs.remaining_epochs_until`;
+  * asking it for the next batch is a step boundary
+    (:meth:`~sia.torch.runtime.Session.boundary`: a stop, a rung, a periodic
+    checkpoint happen there, after the script's code for the last step),
+    except after an epoch's last step: that boundary is the epoch loop's,
+    after the script's end-of-epoch code;
+  * an epoch is never empty: a position at the end of the epoch (a restore
+    on an epoch boundary, with any batch) starts the next one.
 Samplers are refused: the loader chooses the samples.  Other DataLoader
 arguments (num_workers, collate_fn, pin_memory, ...) pass through.  One
 training loader per job; iterate it from the training thread.
@@ -99,7 +103,8 @@ class ElasticDataLoader:
         if s.seed is None:
             s.seed = seed
         s.set_default_batch(batch_size)
-        s.epoch_len = len(dataset)
+        s.epoch_len, s.drop_last = len(dataset), drop_last
+        s.settle_epoch()
         self._order_epoch, self._order = None, None
 
     def _epoch_order(self, epoch):
@@ -118,11 +123,10 @@ class ElasticDataLoader:
         s = self._session
         epoch, n = s.epoch, len(self.dataset)
         while not s.steps_done():
-            s.stop_at_rung()  # a restart at its rung takes no step
-            if layout_step(s.position, n, s.local_bsz, s.world, s.micro,
-                           self.drop_last) is None:
+            if s.epoch_over():
                 s.epoch, s.position = epoch + 1, 0
                 return
+            s.boundary()  # a restart at its rung takes no step
             pending = collections.deque()
             slices = _Slices(self._epoch_order(epoch), s, n, self.drop_last, pending)
             version = s.config_version
@@ -131,9 +135,10 @@ class ElasticDataLoader:
                 s.begin_micro(layout, a, count)
                 yield batch if count else _empty_like(batch)
                 if s.layout is None:  # the step ended (the script's code after it too)
-                    s.stop_at_rung()
                     if s.config_version != version or s.steps_done():
                         break  # a new batch plan (or the end): lay out afresh
+                    if not s.epoch_over():  # else the epoch loop's boundary
+                        s.boundary()
 
     def __len__(self):
         """Micro-batches of a whole epoch at the current configuration."""

@@ -8,7 +8,9 @@ since the job began, across restarts: the job ends at exactly that step).
 When it ends, rank 0 writes the last checkpoint and the "done" report; with
 ``checkpoint_steps`` it also checkpoints every that many steps.  ``epochs`` and
 ``max_steps`` are the training the reports' fraction (and SIA_STOP_FRACTION)
-measure.
+measure.  Asking it for the next epoch is a step boundary (a stop, a rung, a
+periodic checkpoint happen there, after the script's end-of-epoch code), and
+an epoch it yields is never one the data position has already finished.
 
 In profiling mode (SIA_PROFILE_STEPS) it keeps yielding until the measurement
 ends the process.  Code before the loop runs again at every restart, so it
@@ -23,7 +25,11 @@ def remaining_epochs_until(epochs, max_steps=None, checkpoint_steps=0):
     s.max_steps = max_steps
     s.epochs = epochs
     s.checkpoint_steps = checkpoint_steps
-    while s.profiling or (s.epoch < epochs and not s.steps_done()):
+    while True:
+        s.settle_epoch()  # a restore on an epoch boundary: the next epoch
+        if not (s.profiling or (s.epoch < epochs and not s.steps_done())):
+            break
+        s.boundary()  # after the script's code for the previous epoch
         epoch = s.epoch
         yield epoch
         if s.epoch == epoch and not s.steps_done():

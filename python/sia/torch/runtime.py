@@ -11,8 +11,11 @@ registered state.
 Promises:
   * SIGTERM/SIGINT before the rendezvous has completed exit 75 at once; after
     it, they set a flag that travels on the next step's vote, so that every
-    rank stops after the same step: rank 0 checkpoints, every rank learns
-    whether that worked, and all exit 75 (or with rank 0's error status).
+    rank stops after the same step, at the next step boundary of the script's
+    loop (:meth:`Session.boundary`: its code after ``optimizer.step()`` has
+    run): rank 0 checkpoints, every rank learns whether that worked, and all
+    exit 75 (or with rank 0's error status).  When that boundary is the end of
+    the training, the job ends "done" instead.
   * Every error the library detects ends the process with one line on stderr,
     ``sia.torch: error: ...``, and the contract's status (sia-worker(7)); a
     lost peer during a collective is status 69.
@@ -23,6 +26,12 @@ Promises:
     ``exec``) from a checkpoint of the step boundary, with at most half the
     local batch and proportionally more micro-steps (the global batch kept);
     at local batch 1 the job exits 71.
+  * Step boundaries are where the script asks the loader for its next batch
+    or the epoch loop for its next epoch (never inside ``optimizer.step()``):
+    there the agreed stop, the rung and the periodic checkpoint happen, so a
+    checkpoint holds the scheduler and registered state after their step.  A
+    data position at the end of its epoch (for the current batch) is always
+    taken as the start of the next epoch (:meth:`Session.settle_epoch`).
   * A trial of an app (SIA_STOP_FRACTION > 0) stops at the first step boundary
     where :meth:`Session.fraction` reaches it and the training is not done:
     every rank at the same step (the fraction is a function of the step and
@@ -47,6 +56,7 @@ from sia.batch_plan import BatchPlanReader
 from sia.checkpoint import load_latest
 from sia.contract import read_contract
 from sia.gradient_noise import GradientNoiseScale
+from sia.positions import layout_step
 from sia.status import (DATA, OUT_OF_MEMORY, PREEMPTED, SOFTWARE,
                         UNAVAILABLE, SiaError)
 from sia.torch import process_group
@@ -148,6 +158,9 @@ class Session:
         # epochs and the loader's dataset length (None until they are known).
         self.epochs = None
         self.epoch_len = None
+        self.drop_last = False
+        self.stopping = False  # the stop vote passed: stop at the next boundary
+        self.checkpointed = None  # the step of the last checkpoint written
         # The step in progress.
         self.layout = None
         self.micro_index = -1
@@ -267,11 +280,34 @@ class Session:
         f = self.fraction()
         return f is not None and stop <= f < 1.0
 
-    def stop_at_rung(self):
-        """At a step boundary: at the rung, stop as a preemption does (exit
-        75) with the report "rung".  Every rank decides alike."""
+    def epoch_over(self):
+        """The loader's epoch has no step left at the current batch (False
+        before a loader exists)."""
+        return self.epoch_len is not None and layout_step(
+            self.position, self.epoch_len, self.local_bsz, self.world, self.micro,
+            self.drop_last) is None
+
+    def settle_epoch(self):
+        """A position at the end of its epoch is the next epoch's start: a
+        restore (or a stop) on an epoch boundary never yields an empty epoch,
+        whatever the batch (drop_last's partial batch included)."""
+        if self.position > 0 and self.epoch_over():
+            self.epoch, self.position = self.epoch + 1, 0
+
+    def boundary(self):
+        """A step boundary of the script's loop (its code for the last step has
+        run): the agreed stop (exit 75), the rung (exit 75, report "rung"),
+        the periodic checkpoint.  Every rank decides alike: the stop comes
+        from the step's vote, the rest from the step and data position."""
+        if self.profiling:
+            return
+        if self.stopping:
+            self.finish(preempted=True)
         if self.at_rung():
             self.finish(preempted=True, reason="rung")
+        if self.checkpoint_steps and self.contract.ckpt_dir and self.step > 0 and \
+                self.step % self.checkpoint_steps == 0 and self.checkpointed != self.step:
+            self.checkpoint()
 
     # ----------------------------------------------------- the step protocol
     def begin_micro(self, layout, index, count):
@@ -370,10 +406,7 @@ class Session:
         if votes[3] > 0:
             self._apply_plan(*(int(round(x)) for x in votes[3:]))
         if votes[0] > 0:
-            self.finish(preempted=True)
-        if self.checkpoint_steps and self.contract.ckpt_dir and \
-                self.step % self.checkpoint_steps == 0:
-            self.checkpoint()
+            self.stopping = True  # at the boundary, after the script's step code
         if self.reporter.due():
             self.reporter.send(self, "interval")
 
@@ -410,6 +443,7 @@ class Session:
         v = verdict[0]
         if v[0] == "error":
             raise SiaError(v[1], v[2] if self.root else f"rank 0: {v[2]}")
+        self.checkpointed = self.step
         return v[1]
 
     def finish(self, preempted, reason=None):
