@@ -10,11 +10,17 @@ larger than this raises CUDA's out-of-memory error on the last rank),
 after the restore, "step STEP LAST_EPOCH" after each optimizer.step() and
 scheduler.step(), "epoch E BATCHES MEAN_LOSS" at each epoch's end -- a mean
 that divides by the epoch's batches -- and "end STEP LAST_EPOCH"), --term-at
-(rank 0 sends itself SIGTERM in the step that ends at this step).
+(rank 0 sends itself SIGTERM in the step that ends at this step), --plans
+"STEP:LOCAL_BSZ:ACCUM_STEPS,..." (rank 0 writes batch plan i to SIA_BATCH_PLAN
+after step STEP, so it applies after the next step; the journal notes "eval
+L", the loss over the whole dataset, there), --progress (the training
+ends once sia's progress, in steps at B0, reaches it), and at the end the loss
+over the whole dataset ("loss L" in the journal).
 """
 
 import argparse
 import hashlib
+import json
 import os
 import signal
 import time
@@ -114,6 +120,9 @@ def main():
     p.add_argument("--journal")
     p.add_argument("--term-at", type=int)
     p.add_argument("--drop-last", action="store_true")
+    p.add_argument("--plans", default="")
+    p.add_argument("--momentum", type=float, default=0.9)
+    p.add_argument("--progress", type=float)
     args = p.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -128,12 +137,15 @@ def main():
     if args.optimizer == "adam":
         optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
     else:
-        optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+        optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda n: 1 / (1 + 0.01 * n))
     model = sia.torch.wrap(model, optimizer, scheduler, lr_scaling=args.lr_scaling)
     sia.torch.register_state("probe", Probe(args.dump, model.module, optimizer))
-    loader = sia.torch.ElasticDataLoader(data(args), batch_size=args.batch_size,
+    dataset = data(args)
+    loader = sia.torch.ElasticDataLoader(dataset, batch_size=args.batch_size,
                                          drop_last=args.drop_last)
+    plans = {int(p.split(":")[0]): (i + 1, *map(int, p.split(":")[1:]))
+             for i, p in enumerate(args.plans.split(",")) if p}
     rank = int(os.environ.get("RANK", "0"))
     record = open(f"{args.record}.{rank}", "a", buffering=1) if args.record else None
     journal = open(args.journal, "a", buffering=1) if args.journal and rank == 0 \
@@ -142,6 +154,12 @@ def main():
     def note(what):
         if journal:
             journal.write(f"{what} {sia.torch.current().step} {scheduler.last_epoch}\n")
+
+    def note_loss(what):
+        if journal:
+            x, y, _ = dataset.tensors
+            with torch.no_grad():
+                journal.write(f"{what} {0.5 * F.mse_loss(model(x), y).item()}\n")
 
     note("start")
     for epoch in sia.torch.remaining_epochs_until(args.epochs, args.steps,
@@ -161,11 +179,28 @@ def main():
             sia.torch.record_loss(loss)
             loss_sum, batches = loss_sum + float(loss), batches + 1
             note("step")
+            if rank == 0 and sia.torch.current().step in plans:
+                note_loss("eval")
+                write_plan(*plans.pop(sia.torch.current().step))
             if args.slow:
                 time.sleep(args.slow)
+            if args.progress and sia.torch.current().progress >= args.progress:
+                break
+        if args.progress and sia.torch.current().progress >= args.progress:
+            break
         if journal:
             journal.write(f"epoch {epoch} {batches} {loss_sum / batches}\n")
     note("end")
+    note_loss("loss")
+
+
+def write_plan(plan, local_bsz, accum_steps):
+    s, path = sia.torch.current(), os.environ["SIA_BATCH_PLAN"]
+    with open(path + ".tmp", "w") as f:
+        json.dump({"type": "batch_plan", "job": s.contract.job, "round": s.contract.round,
+                   "plan": plan, "local_bsz": local_bsz, "accum_steps": accum_steps,
+                   "batch_size": local_bsz * s.world * (accum_steps + 1)}, f)
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 from helpers import SCENARIO, reports, run
-from sia.gradient_noise import GradientNoiseScale, estimate_gradient
+from sia.gradient_noise import WARM_STEPS, GradientNoiseScale, estimate_gradient
 
 NEEDS_TORCH = True
 D, NOISE, B0 = 8, 1.0, 32
@@ -39,8 +39,31 @@ class Estimator(unittest.TestCase):
 
     def test_gain(self):
         g = GradientNoiseScale()
-        g.update(2.0, 1.0, 2, 1.0)  # sqr 0, var 1: pure noise, gain = k
+        g.update(2.0, 1.0, 2, 1.0)  # sqr 0, var 1: pure noise, gain = k ...
+        self.assertAlmostEqual(g.gain(16, 32), 0.5)
+        self.assertAlmostEqual(g.gain(64, 32), 2 ** 0.5)  # ... once trusted
+        for _ in range(WARM_STEPS - 1):
+            g.update(2.0, 1.0, 2, 1.0)
+        self.assertTrue(g.trusted())
         self.assertAlmostEqual(g.gain(64, 32), 2.0)
+        g.update(5.0, 3.0, 2, 1.0)  # sqr 1, var 2: (2 + 1) / (2 / 4 + 1)
+        self.assertGreater(g.gain(128, 32), 1.0)
+        self.assertLess(g.gain(128, 32), 4.0)
+
+    def test_pairs_never_scale_above_sqrt_k(self):
+        # Consecutive gradients pointing apart (an oscillation): grad_sqr < 0,
+        # read as pure noise; the gain above 1 stays at sqrt(k) however many.
+        g = GradientNoiseScale()
+        for _ in range(3 * WARM_STEPS):
+            g.update_pair(1.0, 1.0, 0.1, 1.0)
+        self.assertEqual(g.estimate()[0], 0.0)
+        self.assertFalse(g.trusted())
+        self.assertAlmostEqual(g.gain(128, 32), 2.0)
+        self.assertAlmostEqual(g.gain(16, 32), 0.5)
+        # Replica estimates restart the average, and are trusted once warm.
+        for _ in range(WARM_STEPS):
+            g.update(2.0, 1.0, 2, 1.0)
+        self.assertAlmostEqual(g.gain(128, 32), 4.0)
 
     def test_state_round_trip(self):
         g = GradientNoiseScale()
@@ -49,6 +72,10 @@ class Estimator(unittest.TestCase):
         h.load_state_dict(g.state_dict())
         self.assertEqual(h.estimate(), g.estimate())
         self.assertTrue(h.pair)
+        self.assertEqual(h.count, 1)
+        old = {k: v for k, v in g.state_dict().items() if k != "count"}
+        h.load_state_dict(old)  # a checkpoint from before "count": not trusted
+        self.assertEqual(h.count, 0)
 
 
 class Measured(unittest.TestCase):

@@ -115,7 +115,7 @@ class AdaptiveDataParallel(torch.nn.Module):
         self._buffers_list = list(self.module.buffers())
         self._acc = None  # weighted gradient sums across micro-steps
         self._local_sqr = 0.0  # sum over this rank's micro-steps of |g_a|^2
-        self._prev = None  # the previous step's gradient (one-gradient steps)
+        self._prev = None  # the previous step's (gradient, |g|^2, batch version)
         state.apply_model(s, self)
         if s.world > 1:  # the replicas start from rank 0's parameters
             everything = [p.data for p in self.module.parameters()] + self._buffers_list
@@ -230,11 +230,13 @@ class AdaptiveDataParallel(torch.nn.Module):
             gns.update(local_sqr_sum / n, _sqr(grads), n, n * layout.local_bsz / b0)
         else:
             total = _sqr(grads)
-            if self._prev is not None:
-                prev, prev_sqr = self._prev
+            # A pair needs the previous step, at the same batch (a batch plan
+            # between them would mix two variances).
+            if self._prev is not None and self._prev[2] == s.config_version:
+                prev, prev_sqr, _ = self._prev
                 pair = _sqr([(g + q) / 2 for g, q in zip(grads, prev)])
                 gns.update_pair(prev_sqr, total, pair, layout.local_bsz / b0)
             else:
                 gns.pair = True
-            self._prev = ([g.detach().clone() for g in grads], total)
+            self._prev = ([g.detach().clone() for g in grads], total, s.config_version)
         return gns.gain(layout.take, b0)
