@@ -46,16 +46,19 @@ def main():
 
     for epoch in sia.torch.remaining_epochs_until(args.epochs):
         model.train()
-        totals = torch.zeros(2, device=device)  # this rank's loss sum and samples
+        loss_sum, samples = 0.0, 0  # this rank's, for the epoch's average
         for inputs, labels in loader:
             inputs, labels = inputs.to(device), labels.to(device)
             optimizer.zero_grad()
-            loss = F.cross_entropy(model(inputs), labels)
+            outputs = model(inputs)
+            loss = F.cross_entropy(outputs, labels)
             loss.backward()
             optimizer.step()
             sia.torch.record_loss(loss)
-            totals += torch.tensor([loss.item() * len(labels), len(labels)], device=device)
+            loss_sum += F.cross_entropy(outputs.detach(), labels, reduction="sum").item()
+            samples += len(labels)
         scheduler.step()
+        totals = torch.tensor([loss_sum, samples], device=device)
         dist.all_reduce(totals)
         loss_sum, samples = totals.tolist()
         if rank == 0:
