@@ -1,9 +1,10 @@
 // Node plans: what a Placement asks of one node. For every job holding GPUs on the node,
 // plan_node() gives the launch sia-run should have running there -- one rank per GPU,
-// numbered by the placement's node order and then GPU index, the job's command and working
-// directory (its workdir) from its JobSpec, and the rendezvous address (the job's first node; 127.0.0.1 when the job is on
-// this node only). prepare_generation() then fixes what belongs to one start of the job:
-// its round, port, checkpoint and report paths and every rank's environment.
+// numbered by the placement's node order and then GPU index, the job's command and its
+// working directory (the JobSpec's workdir), and the rendezvous address (the job's first
+// node; 127.0.0.1 when the job is on this node only). prepare_generation() then fixes what
+// belongs to one start of the job: its round, port, checkpoint and report paths and every
+// rank's environment.
 // Thread-safety: pure functions of their arguments (the probes passed in excepted).
 #pragma once
 
