@@ -10,7 +10,8 @@
 # and three stopped at their rungs; every trial ran in the directory it was submitted
 # from; the finished trial printed each epoch's average loss once, with the learning rate
 # its StepLR schedule gives that epoch (a stop at a rung loses no scheduler step and
-# leaves no empty epoch); a workdir that is not absolute is refused at submit (65).
+# leaves no empty epoch); a workdir that is not absolute is refused at submit (65), and a
+# job whose workdir the nodes lack fails with one line naming it.
 #   ctl_torch_ddp_sweep.sh BIN_DIR SOURCE_DIR
 set -u
 BIN="$(cd "$1" && pwd)"
@@ -27,7 +28,7 @@ export XDG_CONFIG_HOME="$tmp/xdg"
 mkdir -p "$tmp/bin" && ln -s "$PY" "$tmp/bin/python3"
 PATH=$tmp/bin:$BIN:$PATH
 NODES="t4-0 t4-1"
-TRIALS="sweep-000 sweep-001 sweep-002 sweep-003"
+TRIALS="sweep-000 sweep-001 sweep-002 sweep-003 nodir"
 ctl_pid=
 agent_pids=
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
@@ -110,6 +111,19 @@ app_done() { case "$(app_state)" in finished | failed | cancelled) true ;; *) fa
 start=$(date +%s)
 wait_for 300 "the sweep did not end (state $(app_state))" app_done
 echo "app sweep ended ($(app_state)) after $(($(date +%s) - start)) s"
+
+# A workdir the nodes do not have: the job fails at its start, with one line saying so.
+cat >nodir.toml <<TOML
+name = "nodir"
+model = "cifar10"
+command = ["python3", "train_sia.py"]
+workdir = "$tmp/nowhere"
+TOML
+ctl submit nodir.toml >out 2>&1 || fail "submit nodir: $(cat out)"
+job_failed() { ctl -o json status nodir 2>/dev/null | grep -q '"state": *"failed"'; }
+wait_for 60 "nodir did not fail" job_failed
+ctl status nodir | grep -q "cannot change to directory '$tmp/nowhere': No such file or directory" ||
+  fail "nodir's status does not say why: $(ctl status nodir)"
 
 "$PY" - "$tmp" "$EPOCHS" "$SRC/tests/e2e/lib" <<'PY' || fail "the sweep's trials"
 import glob, json, os, re, sys
