@@ -31,7 +31,8 @@ cmake --build "$build" -j "$jobs" >&2
 
 # The job-side Python library (python/sia, sia-torch(7)) on the path of the system's
 # python3, as `pip install -e` would: a .pth file naming python/. PyTorch is the job's own
-# (Debian: python3-torch); scripts/test.sh installs it for the tests.
+# (Debian: python3-torch); scripts/test.sh installs it for the tests. Any other Python
+# (a venv, conda, pyenv) gets it with `pip install ./python` (README, sia-torch(7)).
 py="${SIA_PYTHON:-/usr/bin/python3}"
 if [ -x "$py" ]; then
   if [ "$(id -u)" = 0 ]; then

@@ -43,6 +43,7 @@ JobSpec parse_job_spec(const Node& data) {
                   "preemptible",
                   "submit_time",
                   "command",
+                  "workdir",
                   "profile",
                   "state",
                   "app",
@@ -79,6 +80,12 @@ JobSpec parse_job_spec(const Node& data) {
   s.preemptible = data.bool_or("preemptible", true);
   if (auto n = data.get("submit_time")) s.submit_time = seconds(*n);
   if (auto n = data.get("command")) s.command = n->as_strings();
+  if (auto n = data.get("workdir")) {
+    s.workdir = n->as_string();
+    if (s.workdir.empty() || s.workdir.front() != '/') {
+      n->expected("an absolute directory path");
+    }
+  }
   if (auto p = data.get("profile")) s.profile = parse_profile(*p);
   if (auto a = data.get("app")) {
     s.app = a->as_string();
@@ -131,6 +138,7 @@ nlohmann::json job_spec_to_json(const JobSpec& s) {
   if (!s.preemptible) j["preemptible"] = false;
   if (s.submit_time > 0) j["submit_time"] = s.submit_time;
   if (!s.command.empty()) j["command"] = s.command;
+  if (!s.workdir.empty()) j["workdir"] = s.workdir;
   if (s.profile) j["profile"] = profile_to_json(*s.profile);
   if (!s.app.empty()) j["app"] = s.app;
   if (!s.hparams.empty()) j["hparams"] = s.hparams;

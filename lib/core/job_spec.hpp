@@ -48,7 +48,11 @@ struct JobSpec {
   bool preemptible = true;
   double submit_time = 0;            // seconds from the start of a workload (simulation)
   std::vector<std::string> command;  // what sia-run starts (may be empty in simulation)
-  std::optional<Profile> profile;    // the job's own measurements
+  // The directory the command runs in on every node, absolute: where it was submitted
+  // from (sia-ctl submit records its own working directory when the spec gives none).
+  // Empty: sia-run's own working directory (a job file handed to sia-run by hand).
+  std::string workdir;
+  std::optional<Profile> profile;  // the job's own measurements
   // A trial of an app (a hyper-parameter search, see core/app_spec.hpp): the app's name
   // (empty: the job is an app of one), its hyper-parameter values, and in simulation the
   // metric it converges to (what successive halving ranks; see sim/searches.hpp).

@@ -209,6 +209,12 @@ Submission read_submissions(const std::vector<std::string>& files, const Catalog
   return out;
 }
 
+void record_workdir(Submission& s, const std::string& cwd) {
+  for (auto& j : s.jobs) {
+    if (j.workdir.empty()) j.workdir = cwd;
+  }
+}
+
 std::string local_identity() {
   if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name && *pw->pw_name) {
     return std::string("local:") + pw->pw_name;

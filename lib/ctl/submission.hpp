@@ -59,6 +59,10 @@ Submission parse_submission_body(const Node& body);
 Submission read_submissions(const std::vector<std::string>& files, const Catalog& catalog,
                             const Cluster* cluster = nullptr);
 
+// Gives every job of `s` without a workdir `cwd` (the submitter's working directory, so
+// that a relative command -- ["python3", "train.py"] -- runs where it was submitted from).
+void record_workdir(Submission& s, const std::string& cwd);
+
 // "local:NAME" for the user running the program.
 std::string local_identity();
 

@@ -53,7 +53,7 @@ struct JobLaunch {
   std::int64_t expected_step = 0;  // the step a restore was expected at (0: none)
   double stop_fraction = 0;        // SIA_STOP_FRACTION (0: none; JobState::stop_fraction)
   bool restore_missing = false;
-  std::string cwd;
+  std::string cwd;  // the ranks' directory: the job's workdir, else sia-run's own
   std::string ckpt_dir;
   std::string report;           // the JSON Lines file the workers append reports to
   std::string batch_plan;       // SIA_BATCH_PLAN: where in-place batch changes are written

@@ -59,6 +59,7 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
     l.gpu_type = cluster.types.at(static_cast<std::size_t>(jp.type)).name;
     l.nodes = jp.nodes;
     l.command = js.spec.command;
+    l.cwd = js.spec.workdir;  // where it was submitted from; see prepare_generation
     l.batch_size = jp.batch_size;
     l.local_bsz = jp.local_bsz;
     l.accum_steps = jp.accum_steps;
@@ -167,7 +168,7 @@ bool host_resolves(const std::string& host) {
 void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
                         const GenerationSettings& s) {
   l.generation = generation;
-  l.cwd = s.cwd;
+  if (l.cwd.empty()) l.cwd = s.cwd;  // no workdir recorded: sia-run's own directory
   // This node's --ckpt-root wins (shared storage mounted elsewhere), then the job's own
   // directory from its Jobs state, then the state directory.
   if (!s.ckpt_root.empty() || l.ckpt_dir.empty()) l.ckpt_dir = state.ckpt_dir(l.job, s.ckpt_root);

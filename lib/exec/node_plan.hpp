@@ -1,9 +1,10 @@
 // Node plans: what a Placement asks of one node. For every job holding GPUs on the node,
 // plan_node() gives the launch sia-run should have running there -- one rank per GPU,
-// numbered by the placement's node order and then GPU index, the job's command from its
-// JobSpec, and the rendezvous address (the job's first node; 127.0.0.1 when the job is on
-// this node only). prepare_generation() then fixes what belongs to one start of the job:
-// its round, port, checkpoint and report paths and every rank's environment.
+// numbered by the placement's node order and then GPU index, the job's command and its
+// working directory (the JobSpec's workdir), and the rendezvous address (the job's first
+// node; 127.0.0.1 when the job is on this node only). prepare_generation() then fixes what
+// belongs to one start of the job: its round, port, checkpoint and report paths and every
+// rank's environment.
 // Thread-safety: pure functions of their arguments (the probes passed in excepted).
 #pragma once
 
@@ -44,7 +45,8 @@ struct GenerationSettings {
   std::function<bool(const std::string&)> file_exists;  // null: no checkpoint
 };
 
-// Fixes generation `generation` of `launch`: paths, port, restore flag, rank environment.
+// Fixes generation `generation` of `launch`: paths, port, restore flag, rank environment,
+// and the working directory when the job has no workdir (settings.cwd, sia-run's own).
 // SIA_CKPT_DIR is CKPT_ROOT/JOB with a checkpoint root, else the job's checkpoint_dir (its
 // Jobs state), else in the state directory. A job whose state gives a step (it trained
 // before) and that finds no checkpoint there is marked restore_missing.

@@ -139,3 +139,19 @@ TEST_CASE("a file of another kind is named as such", "[job_spec]") {
   docs = parse_documents("name = \"a\"\nmodel = \"bert\"\n", "job.toml", {"Jobs", "JobSpec"});
   CHECK(docs.front().kind == "JobSpec");
 }
+
+TEST_CASE("a workdir is an absolute path, kept through JSON", "[job_spec]") {
+  JobSpec s = spec_from_toml(
+      "name = \"w\"\nmodel = \"cifar10\"\ncommand = [\"python3\", \"train.py\"]\n"
+      "workdir = \"/home/alice/cnn\"\n");
+  CHECK(s.workdir == "/home/alice/cnn");
+  CHECK(job_spec_to_json(s).at("workdir") == "/home/alice/cnn");
+  CHECK(job_spec_to_json(spec_from_toml("name = \"w\"\nmodel = \"cifar10\"\n")).count("workdir") ==
+        0);
+  auto e = error_of([] { spec_from_toml("name = \"w\"\nmodel = \"x\"\nworkdir = \"cnn\"\n"); });
+  CHECK(e.first == 65);
+  CHECK(e.second ==
+        "job.toml: workdir: expected an absolute directory path, got the string \"cnn\"");
+  CHECK(error_of([] { spec_from_toml("name = \"w\"\nmodel = \"x\"\nworkdir = \"\"\n"); }).first ==
+        65);
+}

@@ -11,4 +11,5 @@ sia_test(ctl
   ctl/test_job_log.cpp
   ctl/test_node_outputs.cpp
   ctl/test_report_records.cpp
-  ctl/test_client_render.cpp)
+  ctl/test_client_render.cpp
+  ctl/test_submission.cpp)

@@ -209,3 +209,22 @@ TEST_CASE("without a cluster file the placement names the nodes", "[plan]") {
   CHECK(e.first == 65);
   CHECK(e.second.rfind("p.json: jobs[0].nodes: expected at least one node", 0) == 0);
 }
+
+TEST_CASE("the ranks run in the job's workdir, else in sia-run's directory", "[plan]") {
+  Inputs in;
+  in.jobs[1].spec.workdir = "/home/alice/small";  // recorded at submission
+  auto v = plan_node(in.placement, in.cluster, in.jobs, "t4-0", "p.json");
+  REQUIRE(v.size() == 2);
+  StateDir state("/state");
+  GenerationSettings s;
+  s.cwd = "/var/lib/sia-run";
+  for (auto& l : v) prepare_generation(l, 1, state, s);
+  CHECK(v[0].cwd == "/var/lib/sia-run");  // big: none recorded
+  CHECK(v[1].cwd == "/home/alice/small");
+  // Through launch.json to the supervisor.
+  CHECK(parse_job_launch(test::doc_from(dump_document("RunLaunch", nlohmann::json::object(),
+                                                      job_launch_to_json(v[1]), false),
+                                        "RunLaunch")
+                             .data())
+            .cwd == "/home/alice/small");
+}

@@ -12,6 +12,7 @@
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
 
+#include <filesystem>
 #include <optional>
 
 namespace sia::ctl {
@@ -108,7 +109,14 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
   // With a cluster configured, a job it can never hold is refused here, before the inbox.
   std::optional<Cluster> cluster;
   if (!config.controller.cluster.empty()) cluster = read_cluster(config.controller.cluster);
-  const Submission submission = read_submissions(files, catalog, cluster ? &*cluster : nullptr);
+  Submission submission = read_submissions(files, catalog, cluster ? &*cluster : nullptr);
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  if (ec) {  // a deleted directory: nowhere a relative command could run
+    throw Error(ExitStatus::no_input,
+                "cannot read the working directory (the jobs' workdir): " + ec.message());
+  }
+  record_workdir(submission, cwd.string());
   const std::vector<JobSpec>& specs = submission.jobs;
   if (args.dry_run) {
     json list = json::array();

@@ -47,9 +47,10 @@ cpu_pair_fail() {
   for f in "$ST"/nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -4 "$f"; }; done
   exit 1
 }
-# cpu_pair_search APP COMMAND LRS: writes search.toml, app APP of one trial per learning
-# rate (LRS: a TOML list), successive halving with eta 2 over three phases (budgets 1/4,
-# 1/2, 1) on the loss; COMMAND (a TOML list) is the trials' command, "{lr}" in it theirs.
+# cpu_pair_search APP COMMAND LRS [MAX_GPUS]: writes search.toml, app APP of one trial per
+# learning rate (LRS: a TOML list), successive halving with eta 2 over three phases
+# (budgets 1/4, 1/2, 1) on the loss; COMMAND (a TOML list) is the trials' command, "{lr}"
+# in it theirs; each trial on at most MAX_GPUS (default 1) GPUs.
 cpu_pair_search() {
   cat >search.toml <<TOML
 kind = "App"
@@ -62,7 +63,7 @@ eta = 2
 rungs = 3
 [template]
 model = "cifar10"
-max_gpus = 1
+max_gpus = ${4:-1}
 command = $2
 [hparams.grid]
 lr = $3
