@@ -18,6 +18,7 @@
 #include "exec/rank_log.hpp"
 #include "exec/run_as.hpp"
 #include "exec/state_dir.hpp"
+#include "next_exit.hpp"
 #include "os/atomic_file.hpp"
 #include "os/checkpoint_dir.hpp"
 #include "os/make_dirs.hpp"
@@ -26,6 +27,7 @@
 #include "temp_dir.hpp"
 
 using namespace sia::exec;
+using sia::exec::test::next_exit;
 using sia::exec::test::slurp;
 using sia::exec::test::TempDir;
 
@@ -116,15 +118,6 @@ struct Job {
     CHECK((st.st_mode & 07777) == 0600);
   }
 };
-
-WaitEvent next_exit(LocalLauncher& l) {
-  for (int i = 0; i < 100; ++i) {
-    WaitEvent ev = l.wait(std::chrono::milliseconds(100));
-    if (ev.kind == WaitEvent::Kind::exited) return ev;
-  }
-  FAIL("no rank ended within 10 s");
-  return {};
-}
 
 LogRequest log_request(int tail) {
   LogRequest r;
