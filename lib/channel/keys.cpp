@@ -16,6 +16,7 @@
 #include "core/node.hpp"
 #include "core/toml_json.hpp"
 #include "os/atomic_file.hpp"
+#include "os/make_dirs.hpp"
 
 namespace sia::channel {
 
@@ -187,7 +188,7 @@ LocalKeys make_local_keys(const std::string& state_dir) {
   LocalKeys k;
   k.dir = (std::filesystem::path(state_dir) / "keys").string();
   std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
+  os::make_dirs(state_dir);  // private (0700) whatever the umask, as the state store makes it
   if (::mkdir(k.dir.c_str(), 0700) != 0 && errno != EEXIST) {
     throw Error(ExitStatus::cant_create, k.dir + ": cannot create: " + std::strerror(errno));
   }
