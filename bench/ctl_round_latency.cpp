@@ -26,12 +26,12 @@
 
 #include "channel/hub.hpp"
 #include "channel/protocol.hpp"
-#include "core/atomic_file.hpp"
 #include "core/cluster.hpp"
 #include "ctl/config.hpp"
 #include "ctl/job_book.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
+#include "os/atomic_file.hpp"
 #include "serve/hub_driver.hpp"
 #include "synthetic.hpp"
 
@@ -159,13 +159,13 @@ int main(int argc, char** argv) {
         std::to_string(a100) +
         "\n[[node_groups]]\ngpu_type = \"rtx2080ti\"\ngpus_per_node = 8\ncount = " +
         std::to_string(rtx) + "\n";
-    write_file_atomic((tmp / "cluster.toml").string(), cluster_text);
-    write_file_atomic((tmp / "config.toml").string(),
-                      "[controller]\nstate_dir = \"state\"\ncluster = \"cluster.toml\"\n"
-                      "retention = 5\npolicy = \"" +
-                          policy + "\"\ntime_limit = " + std::to_string(time_limit) +
-                          "\nheartbeat_interval = 1\n"
-                          "heartbeat_liveness = 100\nfence_after = 600\n");
+    os::write_file_atomic((tmp / "cluster.toml").string(), cluster_text);
+    os::write_file_atomic((tmp / "config.toml").string(),
+                          "[controller]\nstate_dir = \"state\"\ncluster = \"cluster.toml\"\n"
+                          "retention = 5\npolicy = \"" +
+                              policy + "\"\ntime_limit = " + std::to_string(time_limit) +
+                              "\nheartbeat_interval = 1\n"
+                              "heartbeat_liveness = 100\nfence_after = 600\n");
     ctl::ConfigSources src;
     src.config_file = (tmp / "config.toml").string();
     src.system_file = "";

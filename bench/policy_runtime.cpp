@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "model/estimator.hpp"
+#include "os/atomic_file.hpp"
 #include "place/placer.hpp"
 #include "policy/gavel_common.hpp"
 #include "policy/sia_policy.hpp"
@@ -94,8 +94,9 @@ int main(int argc, char** argv) {
         for (const auto& j : round.jobs) jobs.push_back(job_state_to_json(j));
         std::string jf = (tmp / ("jobs-" + std::to_string(scale) + ".json")).string();
         std::string cf = (tmp / ("cluster-" + std::to_string(scale) + ".json")).string();
-        write_file_atomic(jf, dump_document("Jobs", {}, {{"jobs", jobs}}, false));
-        write_file_atomic(cf, dump_document("Cluster", {}, cluster_to_json(round.cluster), false));
+        os::write_file_atomic(jf, dump_document("Jobs", {}, {{"jobs", jobs}}, false));
+        os::write_file_atomic(cf,
+                              dump_document("Cluster", {}, cluster_to_json(round.cluster), false));
         files[scale] = {cf, jf};
       }
     }

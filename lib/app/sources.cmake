@@ -2,7 +2,7 @@
 # program (lib/app/<program>/ is sia_app_<program>): what tools/<program>/main.cpp calls
 # once it has parsed the flags. The top of the layering: each may use any other module.
 sia_module(app_estimate app/sia-estimate/estimate.cpp)
-target_link_libraries(sia_app_estimate PUBLIC sia_cli PRIVATE sia_core sia_model)
+target_link_libraries(sia_app_estimate PUBLIC sia_cli PRIVATE sia_core sia_os sia_model)
 
 sia_module(app_profile app/sia-profile/profile.cpp)
 target_link_libraries(sia_app_profile PUBLIC sia_cli PRIVATE sia_core sia_os sia_model sia_worker)

@@ -11,11 +11,12 @@
 #include <zmq.h>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/node.hpp"
 #include "core/toml_json.hpp"
+#include "os/atomic_file.hpp"
+#include "os/make_dirs.hpp"
 
 namespace sia::channel {
 
@@ -128,13 +129,13 @@ KeyFiles write_key_files(const std::string& prefix, bool force) {
   }
   f.pair = generate_keypair();
   std::string name = std::filesystem::path(prefix).filename().string();
-  write_file_atomic(f.key_file, key_file_text(f.pair, name), 0600);
+  os::write_file_atomic(f.key_file, key_file_text(f.pair, name), 0600);
   // The umask may only have removed bits; make sure of exactly 0600 anyway.
   if (::chmod(f.key_file.c_str(), 0600) != 0) {
     throw Error(ExitStatus::cant_create,
                 f.key_file + ": cannot set mode 0600: " + std::strerror(errno));
   }
-  write_file_atomic(f.pub_file, pub_file_text(f.pair.public_key, name), 0644);
+  os::write_file_atomic(f.pub_file, pub_file_text(f.pair.public_key, name), 0644);
   return f;
 }
 
@@ -187,7 +188,7 @@ LocalKeys make_local_keys(const std::string& state_dir) {
   LocalKeys k;
   k.dir = (std::filesystem::path(state_dir) / "keys").string();
   std::error_code ec;
-  std::filesystem::create_directories(state_dir, ec);
+  os::make_dirs(state_dir);  // private (0700) whatever the umask, as the state store makes it
   if (::mkdir(k.dir.c_str(), 0700) != 0 && errno != EEXIST) {
     throw Error(ExitStatus::cant_create, k.dir + ": cannot create: " + std::strerror(errno));
   }

@@ -8,12 +8,13 @@
 #include <filesystem>
 
 #include "cli/tool.hpp"
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "exec/report_lines.hpp"
 #include "exec/run_documents.hpp"
+#include "os/atomic_file.hpp"
+#include "os/make_dirs.hpp"
 
 namespace sia::channel {
 
@@ -92,11 +93,8 @@ SiaRunNode::SiaRunNode(SiaRunNodeOptions options)
   }
   if (!opt_.cluster.empty()) opt_.cluster = absolute(opt_.cluster);
   work_dir_ = state_.root() + "/agent";
-  std::error_code ec;
-  fs::create_directories(work_dir_, ec);
-  if (ec) {
-    throw Error(ExitStatus::cant_create, work_dir_ + ": cannot create: " + ec.message());
-  }
+  state_.create();
+  os::make_dirs(work_dir_);  // private: the job lists it keeps hold commands and users
 }
 
 json SiaRunNode::empty_placement() {
@@ -126,9 +124,11 @@ void SiaRunNode::start(Op op, const json& placement, const json& jobs) {
     argv_.push_back(opt_.cluster);
   }
   try {
-    write_file_atomic(pfile, placement.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+    os::write_file_atomic(pfile,
+                          placement.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
     if (!is_empty_jobs(jobs)) {
-      write_file_atomic(jfile, jobs.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+      os::write_file_atomic(jfile,
+                            jobs.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
       argv_.push_back("--jobs");
       argv_.push_back(jfile);
     }

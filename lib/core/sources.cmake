@@ -7,8 +7,6 @@ sia_module(core
   core/document.cpp
   core/toml_json.cpp
   core/csv.cpp
-  core/atomic_file.cpp
-  core/checkpoint_dir.cpp
   core/crc32.cpp
   core/log.cpp
   core/cluster.cpp

@@ -4,12 +4,12 @@
 #include <mutex>
 #include <thread>
 
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "ctl/node_outputs.hpp"
 #include "ctl/pipe_process.hpp"
 #include "exec/job_status.hpp"
+#include "os/atomic_file.hpp"
 
 namespace sia::ctl {
 
@@ -238,7 +238,7 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
         j["state"].erase("run_as");
     }
   }
-  write_file_atomic(state_dir_ + "/run/jobs.json", jobs_here.dump() + "\n");
+  os::write_file_atomic(state_dir_ + "/run/jobs.json", jobs_here.dump() + "\n");
   std::vector<NodeResult> out(cluster_.nodes.size());
   std::vector<std::size_t> nodes;
   for (std::size_t i = 0; i < cluster_.nodes.size(); ++i) {
@@ -261,7 +261,7 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
     const std::string doc =
         dump_document("Placement", {{"generator", "sia-ctl"}, {"round", round}}, part, false) +
         "\n";
-    write_file_atomic(state_dir_ + "/run/placement.json", doc);
+    os::write_file_atomic(state_dir_ + "/run/placement.json", doc);
     for_nodes(to, [&](std::size_t i) {
       const ClusterNode& n = cluster_.nodes[i];
       NodeResult& res = out[i];

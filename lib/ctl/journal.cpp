@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
 #include "core/crc32.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
+#include "os/atomic_file.hpp"
 
 namespace sia::ctl {
 
@@ -137,7 +137,7 @@ void Journal::append(const std::vector<json>& records) {
   }
   std::error_code ec;
   const bool created = !std::filesystem::exists(path_, ec);
-  int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, os::kPrivateFile);
   if (fd < 0) {
     throw Error(ExitStatus::cant_create, path_ + ": cannot open: " + std::strerror(errno));
   }
@@ -164,7 +164,7 @@ void Journal::append(const std::vector<json>& records) {
 }
 
 void Journal::reset() {
-  write_file_atomic(path_, "");
+  os::write_file_atomic(path_, "");
 }
 
 }  // namespace sia::ctl

@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "ctl/job_requests.hpp"
@@ -17,6 +16,7 @@
 #include "ctl/submission.hpp"
 #include "exec/job_status.hpp"
 #include "model/catalog.hpp"
+#include "os/atomic_file.hpp"
 #include "policy/successive_halving.hpp"
 
 namespace sia::ctl {
@@ -469,7 +469,7 @@ void RoundEngine::schedule(Pass& r) {
     }
   }
   if (!options_.dry_run && out.profiles)
-    write_file_atomic(store_.path(kProfilesFile), *out.profiles);
+    os::write_file_atomic(store_.path(kProfilesFile), *out.profiles);
   if (!options_.dry_run && config_.controller.retention > 0 && !out.documents.empty()) {
     store_.save_round(r.number, out.documents);
     store_.prune_rounds(r.number, config_.controller.retention);

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/goodput_matrix.hpp"
@@ -11,6 +10,7 @@
 #include "ctl/state_store.hpp"
 #include "model/estimator.hpp"
 #include "model/shared_profiles.hpp"
+#include "os/atomic_file.hpp"
 #include "place/placer.hpp"
 #include "policy/policy.hpp"
 
@@ -64,7 +64,7 @@ StageOutput Stages::run(const StageInput& in) {
   const json meta = {{"generator", "sia-ctl round"}, {"round", in.round}};
   const std::string cluster_doc =
       dump_document("Cluster", meta, cluster_to_json(in.cluster), true) + "\n";
-  write_file_atomic(state_dir_ + "/run/cluster.json", cluster_doc);
+  os::write_file_atomic(state_dir_ + "/run/cluster.json", cluster_doc);
   out.documents.push_back({"cluster", cluster_doc});
   GoodputMatrix matrix;
   const std::string goodput_doc = estimate(in, meta, out, matrix);
@@ -140,7 +140,7 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
     // An external estimator keeps the store itself ({profiles}; sia-estimate --profiles
     // {profiles} --save-profiles {profiles}); it starts empty.
     if (std::error_code ec; !std::filesystem::exists(profiles_file(), ec)) {
-      write_file_atomic(profiles_file(), "");
+      os::write_file_atomic(profiles_file(), "");
     }
     goodput_doc =
         run_external("estimate", config_.stages.estimate, jobs_document(meta, jobs), "", in.round);
@@ -170,8 +170,8 @@ std::string Stages::solve(const StageInput& in, const json& meta, const std::str
     std::string prev;
     if (in.previous_allocation) {
       prev = state_dir_ + "/run/previous-allocation.json";
-      write_file_atomic(prev, dump_document("Allocation", meta,
-                                            allocation_to_json(*in.previous_allocation), true));
+      os::write_file_atomic(prev, dump_document("Allocation", meta,
+                                                allocation_to_json(*in.previous_allocation), true));
     }
     allocation_doc = run_external("solve", config_.stages.solve, goodput_doc, prev, in.round);
     Document d = one_document(allocation_doc, "solve", "Allocation");
@@ -206,7 +206,7 @@ void Stages::place_jobs(const StageInput& in, const json& meta, const std::strin
     std::string prev;
     if (previous) {
       prev = state_dir_ + "/run/previous-placement.json";
-      write_file_atomic(
+      os::write_file_atomic(
           prev, dump_document("Placement", meta, placement_to_json(*previous, in.cluster), true));
     }
     placement_doc = run_external("place", config_.stages.place, allocation_doc, prev, in.round);

@@ -14,10 +14,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
+#include "os/atomic_file.hpp"
 #include "os/lock_file.hpp"
 #include "os/make_dirs.hpp"
 
@@ -174,7 +174,7 @@ void StateStore::write_snapshot(const JobBook& book) const {
                {"metadata", {{"generator", "sia-ctl"}}},
                {"data", data},
                {"checksum", data_checksum(data)}};
-  write_file_atomic(path("snapshot.json"), root.dump() + "\n");
+  os::write_file_atomic(path("snapshot.json"), root.dump() + "\n");
 }
 
 std::vector<std::string> StateStore::inbox_files() const {
@@ -193,7 +193,7 @@ std::vector<std::string> StateStore::inbox_files() const {
 std::string StateStore::write_inbox(const json& request) const {
   os::make_dirs(path("inbox"));
   std::string name = inbox_name();
-  write_file_atomic(
+  os::write_file_atomic(
       path("inbox/" + name),
       dump_document("ControllerRequest", {{"generator", "sia-ctl"}}, request, false) + "\n");
   return name;
@@ -235,7 +235,8 @@ std::string StateStore::round_file(std::int64_t round, const std::string& suffix
 void StateStore::save_round(std::int64_t round,
                             const std::vector<std::pair<std::string, std::string>>& files) const {
   os::make_dirs(path("rounds"));
-  for (const auto& [suffix, content] : files) write_file_atomic(round_file(round, suffix), content);
+  for (const auto& [suffix, content] : files)
+    os::write_file_atomic(round_file(round, suffix), content);
 }
 
 namespace {

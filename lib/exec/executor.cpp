@@ -5,17 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "core/log.hpp"
 #include "exec/run_as.hpp"
 #include "exec/spawn.hpp"
+#include "os/atomic_file.hpp"
+#include "os/make_dirs.hpp"
+#include "os/safe_open.hpp"
 #include "os/spawn.hpp"
 
 namespace sia::exec {
@@ -103,14 +103,13 @@ void Executor::wait_ended(const std::vector<std::string>& jobs, double grace) {
 
 pid_t Executor::start(const JobLaunch& launch, bool detached) {
   std::error_code ec;
-  std::filesystem::create_directories(launch.ckpt_dir, ec);
-  if (ec) {
-    throw Error(ExitStatus::cant_create, launch.ckpt_dir + ": cannot create: " + ec.message());
-  }
+  if (!launch.ckpt_dir.empty()) os::make_dirs(launch.ckpt_dir, os::kPrivateDir, os::kTraverseDir);
   state_.set_held(launch.job, false);
   std::filesystem::remove(state_.batch_plan_path(launch.job), ec);  // the last generation's
   state_.write_launch(launch);
-  { std::ofstream touch(launch.report, std::ios::app); }  // SIA_REPORT exists from the start
+  if (!launch.report.empty()) {  // SIA_REPORT exists from the start
+    os::open_file(launch.report, os::Access::append, true, os::kPrivateFile);
+  }
   give_job_files(launch, state_.job_dir(launch.job) + "/logs");
   std::vector<std::string> argv = {os::self_executable(),
                                    "supervise",
@@ -153,8 +152,15 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
   // launch.json does not know), so that the workers take it.
   int written = 0;
   {
-    std::ifstream in(l.batch_plan);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Read without following a link (the job's user could not plant one here, but the rule
+    // costs nothing); a plan is small.
+    std::string text;
+    try {
+      if (os::Fd in = os::open_file(l.batch_plan, os::Access::read)) {
+        text = os::read_at(in.get(), 0, 1 << 20);
+      }
+    } catch (const Error&) {
+    }
     const auto j = parse_json_bounded(text);
     if (j.is_object() && j.value("round", -1) == l.generation && j.contains("plan") &&
         j["plan"].is_number_integer()) {
@@ -169,7 +175,14 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
                                {"batch_size", plan_number(trained)},
                                {"local_bsz", l.local_bsz},
                                {"accum_steps", l.accum_steps}};
-  write_file_atomic(l.batch_plan, plan.dump() + "\n");
+  // The job's account reads it (0600, its own), whatever the umask.
+  std::optional<os::Account> account;
+  try {
+    account = job_account(l.run_as, l.node);
+  } catch (const Error&) {
+  }
+  os::write_file_atomic(l.batch_plan, plan.dump() + "\n", os::kPrivateFile,
+                        account ? &*account : nullptr);
   state_.write_launch(l);
   log::debug("job " + l.job + " round " + std::to_string(l.generation) + ": batch plan " +
              std::to_string(l.plan) + " (batch " + number_text(trained) + ", local " +

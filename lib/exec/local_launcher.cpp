@@ -6,13 +6,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <set>
 #include <string_view>
 
 #include "core/error.hpp"
 #include "exec/run_as.hpp"
 #include "os/clock.hpp"
+#include "os/make_dirs.hpp"
 #include "os/spawn.hpp"
 
 namespace sia::exec {
@@ -24,22 +24,6 @@ sigset_t supervised_signals() {
   sigemptyset(&set);
   for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP}) sigaddset(&set, s);
   return set;
-}
-
-void append(int fd, std::string_view text) {
-  while (!text.empty()) {
-    ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-}
-
-void append_line(const std::string& path, const std::string& line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  append(fd, line + "\n");
-  ::close(fd);
 }
 
 }  // namespace
@@ -67,28 +51,28 @@ StartResult LocalLauncher::start(const RankCommand& c) {
     result.error = "rank " + std::to_string(c.rank) + ": empty command";
     return result;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(c.log).parent_path(), ec);
-  int log = ::open(c.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log < 0) {
-    result.error = c.log + ": cannot open the log: " + std::strerror(errno);
+  auto log = std::make_shared<os::Fd>();
+  try {
+    os::make_dirs(os::split_path(c.log).first);
+    *log = os::open_file(c.log, os::Access::append, true, os::kPrivateFile);
+  } catch (const Error& e) {
+    result.error = std::string("cannot open the log: ") + e.what();
     return result;
   }
-  if (!c.header.empty()) append(log, c.header + "\n");
-  ::close(log);
+  if (!c.header.empty()) os::append_text(log->get(), c.header + "\n");
   os::SpawnOptions o;
   try {
     o.account = job_account(c.run_as, c.node);
-    if (o.account) os::give_to(c.log, *o.account);
+    if (o.account) os::give_fd(log->get(), *o.account, std::nullopt, c.log);
   } catch (const Error& e) {
     result.error = e.what();
-    append_line(c.log, "sia-run: " + result.error);
+    os::append_text(log->get(), "sia-run: " + result.error + "\n");
     return result;
   }
   o.argv = c.argv;
   o.env.assign(c.env.begin(), c.env.end());
   o.cwd = c.cwd;
-  o.out = o.err = os::Stream::append_to(c.log);
+  o.out = o.err = os::Stream::descriptor(log->get());
   o.group = os::Group::join;
   o.join_group = group_;
   o.parent_death_signal = SIGKILL;
@@ -105,10 +89,10 @@ StartResult LocalLauncher::start(const RankCommand& c) {
   if (group_ == 0) group_ = pid;
   if (p.exec_errno() != 0) {
     result.error = p.exec_error();
-    append_line(c.log, "sia-run: " + result.error);
+    os::append_text(log->get(), "sia-run: " + result.error + "\n");
   }
   result.pid = pid;
-  ranks_[pid] = Rank{c.rank, c.log};
+  ranks_[pid] = Rank{c.rank, log};
   return result;
 }
 
@@ -129,8 +113,9 @@ WaitEvent LocalLauncher::wait(std::optional<std::chrono::milliseconds> timeout) 
       ev.pid = pid;
       ev.exit = ProcessExit::from_wait_status(status);
       if (auto it = ranks_.find(pid); it != ranks_.end()) {
-        append_line(it->second.log, "sia-run: rank " + std::to_string(it->second.rank) + " (pid " +
-                                        std::to_string(pid) + ") ended: " + ev.exit.describe());
+        os::append_text(it->second.log->get(), "sia-run: rank " + std::to_string(it->second.rank) +
+                                                   " (pid " + std::to_string(pid) +
+                                                   ") ended: " + ev.exit.describe() + "\n");
         ranks_.erase(it);
       }
       return ev;

@@ -3,7 +3,10 @@
 // PR_SET_PDEATHSIG(SIGKILL) so it cannot outlive its supervisor, has standard input from
 // /dev/null and standard output and error appended to its log, and starts with default
 // signal dispositions and an empty signal mask. When a rank ends, a line saying how is
-// appended to its log.
+// appended to its log. The log lies in a directory the job's user owns: the launcher opens
+// it once, by os/safe_open.hpp's rule (never through a link the job planted; 0600, handed
+// to the job's account through the descriptor), gives the rank that descriptor and keeps
+// it for the line at the end -- the log's name is not looked up again.
 // While it exists the launcher keeps SIGCHLD, SIGTERM, SIGINT and SIGHUP blocked in the
 // calling thread and takes them from wait(): a termination signal is reported as an
 // `interrupted` event (a request to stop the job), never acted on by default.
@@ -13,8 +16,10 @@
 #include <signal.h>
 
 #include <map>
+#include <memory>
 
 #include "exec/launcher.hpp"
+#include "os/safe_open.hpp"
 
 namespace sia::exec {
 
@@ -33,7 +38,7 @@ class LocalLauncher final : public Launcher {
  private:
   struct Rank {
     int rank = 0;
-    std::string log;
+    std::shared_ptr<os::Fd> log;  // the log as opened at the start
   };
   pid_t group_ = 0;
   std::map<pid_t, Rank> ranks_;

@@ -5,9 +5,9 @@
 #include <climits>
 #include <filesystem>
 
-#include "core/checkpoint_dir.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "os/checkpoint_dir.hpp"
 
 namespace sia::exec {
 
@@ -46,7 +46,8 @@ NodeWork read_node_work(const ApplyArgs& a) {
   w.settings.port_free = tcp_port_free;
   w.settings.file_exists = [](const std::string& p) {
     std::error_code ec;
-    return std::filesystem::exists(p, ec);
+    // lstat: a link the job planted at `latest` tells nothing about where it points.
+    return std::filesystem::exists(std::filesystem::symlink_status(p, ec));
   };
   w.settings.cwd = std::filesystem::current_path().string();
   w.node = a.node.empty() ? host_name() : a.node;
@@ -134,7 +135,7 @@ std::vector<PlannedAction> apply_node(const NodeWork& work, StateDir& state, Exe
         }
         JobLaunch l = want;
         prepare_generation(l, a.generation, state, work.settings);
-        if (auto done = checkpoint_finished(l.ckpt_dir)) {
+        if (auto done = os::checkpoint_finished(l.ckpt_dir)) {
           // It finished on a node sharing the checkpoint directory: never again.
           a.action = Action::leave;
           a.generation = static_cast<int>(*done);
@@ -143,7 +144,7 @@ std::vector<PlannedAction> apply_node(const NodeWork& work, StateDir& state, Exe
           continue;
         }
         // From now on a writer of an older generation cannot move the job's `latest`.
-        raise_checkpoint_generation(l.ckpt_dir, l.generation);
+        os::raise_checkpoint_generation(l.ckpt_dir, l.generation);
         if (l.restore_missing) {
           a.warning = "no checkpoint in " + l.ckpt_dir + " (the job was at step " +
                       std::to_string(l.expected_step) + "): it starts from step 0";

@@ -2,27 +2,25 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "core/error.hpp"
+#include "os/safe_open.hpp"
 
 namespace sia::exec {
 
 namespace {
 
-std::ifstream open_log(const std::string& path, std::int64_t* size) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(ExitStatus::no_input, path + ": no such log");
-  *size = static_cast<std::int64_t>(in.tellg());
-  return in;
+// The log lies in a directory the job's account owns: it is opened by os/safe_open.hpp's
+// rule, so a link the job put in its place is refused (status 77), never read through.
+os::Fd open_log(const std::string& path, std::int64_t* size) {
+  os::Fd fd = os::open_file(path, os::Access::read);
+  if (!fd) throw Error(ExitStatus::no_input, path + ": no such log");
+  *size = os::file_size(fd.get(), path);
+  return fd;
 }
 
-std::string read_range(std::ifstream& in, std::int64_t from, std::int64_t count) {
-  std::string out(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)), '\0');
-  in.seekg(from);
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  out.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  return out;
+std::string read_range(const os::Fd& in, std::int64_t from, std::int64_t count) {
+  return os::read_at(in.get(), from, count);
 }
 
 // Length of the valid UTF-8 sequence at s[i], 0 when it is not one.
@@ -128,7 +126,7 @@ nlohmann::json rank_log_data(const StateDir& state, const LogRequest& r) {
   }
   const std::string path = state.rank_log(job, r.rank);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
     throw Error(ExitStatus::no_input, "rank " + std::to_string(r.rank) + " of job \"" + job +
                                           "\" has no log on this node (it runs on another " +
                                           "node, or has not started)");

@@ -2,7 +2,8 @@
 // its last lines, or its bytes from an offset on -- what `sia-run logs` prints, the tail a
 // failed job's status carries, and what an agent hands the controller. Offsets count the
 // file's bytes; invalid UTF-8 in the text is replaced by U+FFFD, so the text is always
-// valid JSON string content.
+// valid JSON string content. The log is opened by os/safe_open.hpp's rule: one that the job
+// replaced by a link (or a FIFO, or a second hard link) is refused with status 77.
 // Thread-safety: pure functions over files; a log being appended to reads as it was at
 // one moment (a partial last line is returned as it stands).
 #pragma once

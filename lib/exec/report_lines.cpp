@@ -1,11 +1,6 @@
 #include "exec/report_lines.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/job_spec.hpp"
 #include "core/json_limits.hpp"
+#include "os/safe_open.hpp"
 
 namespace sia::exec {
 
@@ -29,7 +25,8 @@ std::vector<std::string> jobs_with_reports(const StateDir& state) {
        it.increment(ec)) {
     std::string job = it->path().filename().string();
     std::error_code ec2;
-    if (valid_job_name(job) && fs::is_regular_file(state.report_path(job), ec2)) {
+    if (valid_job_name(job) &&
+        fs::is_regular_file(fs::symlink_status(state.report_path(job), ec2))) {
       out.push_back(job);
     }
   }
@@ -37,39 +34,18 @@ std::vector<std::string> jobs_with_reports(const StateDir& state) {
   return out;
 }
 
-// Reads [from, from + max) of `path`; "" at or past the end.
+// Reads [from, from + max) of `path`; "" at or past the end. The file is the job's
+// account's: it is opened by os/safe_open.hpp's rule (a link or a FIFO is refused).
 std::string read_range(const std::string& path, std::int64_t from, std::size_t max,
                        std::int64_t* size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      *size = 0;
-      return "";
-    }
-    throw Error(ExitStatus::no_input, path + ": cannot open: " + std::strerror(errno));
-  }
-  off_t end = ::lseek(fd, 0, SEEK_END);
-  *size = end < 0 ? 0 : static_cast<std::int64_t>(end);
-  std::string out;
-  if (from < *size) {
-    std::size_t want = std::min<std::size_t>(max, static_cast<std::size_t>(*size - from));
-    out.resize(want);
-    std::size_t got = 0;
-    while (got < want) {
-      ssize_t n = ::pread(fd, out.data() + got, want - got, static_cast<off_t>(from + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        int err = errno;
-        ::close(fd);
-        throw Error(ExitStatus::io, path + ": cannot read: " + std::strerror(err));
-      }
-      if (n == 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    out.resize(got);
-  }
-  ::close(fd);
-  return out;
+  *size = 0;
+  os::Fd fd = os::open_file(path, os::Access::read);
+  if (!fd) return "";
+  *size = os::file_size(fd.get(), path);
+  if (from >= *size) return "";
+  return os::read_at(fd.get(), from,
+                     static_cast<std::int64_t>(
+                         std::min<std::size_t>(max, static_cast<std::size_t>(*size - from))));
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 #include "exec/run_as.hpp"
 
-#include <filesystem>
-
 #include "core/error.hpp"
+#include "os/safe_open.hpp"
 
 namespace sia::exec {
 
@@ -45,16 +44,26 @@ void give_job_files(const JobLaunch& launch, const std::string& log_dir) {
     return;  // the launcher fails the job with the reason
   }
   if (!a) return;
-  // The checkpoint directory's lock, which sia-run made before the workers (they open it
-  // for writing), and its generation file, with the directory.
-  const std::string lock = launch.ckpt_dir.empty() ? "" : launch.ckpt_dir + "/.lock";
-  const std::string generation = launch.ckpt_dir.empty() ? "" : launch.ckpt_dir + "/generation";
-  for (const auto& path : {launch.ckpt_dir, lock, generation, launch.report, log_dir}) {
-    std::error_code ec;
-    if (!path.empty() && std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
-      os::give_to(path, *a);
+  // Each through a descriptor opened without following a link (os/safe_open.hpp): a link or
+  // a second hard link the job planted at one of these names is refused, never given.
+  auto give_dir = [&](const std::string& path) {
+    if (path.empty()) return os::Fd();
+    os::Fd d = os::open_dir(path);
+    os::give_fd(d.get(), *a, os::kPrivateDir, path);
+    return d;
+  };
+  // The checkpoint directory, with the lock sia-run made before the workers (they open it
+  // for writing) and its generation file.
+  if (os::Fd ckpt = give_dir(launch.ckpt_dir)) {
+    for (const char* name : {".lock", "generation"}) {
+      os::give_in(ckpt.get(), name, *a, os::kPrivateFile, launch.ckpt_dir + "/" + name);
     }
   }
+  if (!launch.report.empty()) {
+    auto [dir, name] = os::split_path(launch.report);
+    os::give_in(os::open_dir(dir).get(), name, *a, os::kPrivateFile, launch.report);
+  }
+  give_dir(log_dir);
 }
 
 }  // namespace sia::exec

@@ -25,9 +25,11 @@ namespace sia::exec {
 std::optional<os::Account> job_account(const std::optional<RunAs>& run_as, const std::string& node);
 
 // Gives `launch`'s checkpoint directory (with its .lock and generation files), report
-// file and log directory to its account
-// (nothing without one). An account that job_account() refuses is left to the launcher,
-// which fails the job with the reason. Status 73 when a file cannot be given.
+// file and log directory to its account (nothing without one): directories 0700, files
+// 0600, each through a descriptor (os/safe_open.hpp), so a link the job planted at one of
+// the names is refused (status 77), never followed. An account that job_account() refuses
+// is left to the launcher, which fails the job with the reason. Status 73 when a file
+// cannot be given.
 void give_job_files(const JobLaunch& launch, const std::string& log_dir);
 
 }  // namespace sia::exec

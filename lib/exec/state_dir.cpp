@@ -13,10 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/job_spec.hpp"
+#include "os/atomic_file.hpp"
 #include "os/make_dirs.hpp"
 
 namespace sia::exec {
@@ -69,8 +69,14 @@ bool StateDir::exists() const {
   return file_exists(root_);
 }
 
+// ROOT, ROOT/jobs and ROOT/jobs/JOB: a job's account passes through them to its own files
+// (SIA_REPORT, SIA_BATCH_PLAN, its logs and checkpoints) but lists and reads nothing else.
+void StateDir::create() const {
+  os::make_dirs(root_ + "/jobs", os::kTraverseDir);
+}
+
 void StateDir::bind_node(const std::string& node) {
-  os::make_dirs(root_ + "/jobs");
+  create();
   std::string path = root_ + "/node";
   if (file_exists(path)) {
     std::string recorded = bound_node();
@@ -81,7 +87,7 @@ void StateDir::bind_node(const std::string& node) {
     }
     if (!recorded.empty()) return;
   }
-  write_file_atomic(path, node + "\n");
+  os::write_file_atomic(path, node + "\n");
 }
 
 std::string StateDir::bound_node() const {
@@ -92,6 +98,7 @@ std::string StateDir::bound_node() const {
 }
 
 StateLock StateDir::lock() {
+  create();
   os::LockAttempt a = os::try_lock_file(root_ + "/lock", std::to_string(::getpid()));
   if (a.lock) return std::move(*a.lock);
   throw Error(ExitStatus::temp_fail, "state directory " + root_ + " is in use by another sia-run" +
@@ -152,9 +159,10 @@ std::vector<JobRecord> StateDir::records() const {
 }
 
 void StateDir::write_launch(const JobLaunch& launch) {
-  os::make_dirs(job_dir(launch.job) + "/logs");
-  write_file_atomic(job_dir(launch.job) + "/launch.json",
-                    dump_document("RunLaunch", kMeta, job_launch_to_json(launch), true) + "\n");
+  os::make_dirs(job_dir(launch.job), os::kTraverseDir);
+  os::make_dirs(job_dir(launch.job) + "/logs");  // private; the job's account's (run_as.hpp)
+  os::write_file_atomic(job_dir(launch.job) + "/launch.json",
+                        dump_document("RunLaunch", kMeta, job_launch_to_json(launch), true) + "\n");
 }
 
 std::optional<JobLaunch> StateDir::read_launch(const std::string& job) const {
@@ -164,8 +172,9 @@ std::optional<JobLaunch> StateDir::read_launch(const std::string& job) const {
 }
 
 void StateDir::write_status(const JobStatus& status) {
-  write_file_atomic(job_dir(status.job) + "/status.json",
-                    dump_document("RunJobStatus", kMeta, job_status_to_json(status), true) + "\n");
+  os::write_file_atomic(
+      job_dir(status.job) + "/status.json",
+      dump_document("RunJobStatus", kMeta, job_status_to_json(status), true) + "\n");
 }
 
 std::optional<JobStatus> StateDir::read_status(const std::string& job) const {
@@ -176,8 +185,8 @@ std::optional<JobStatus> StateDir::read_status(const std::string& job) const {
 
 void StateDir::write_stop(const std::string& job, const StopRequest& r) {
   json data = {{"generation", r.generation}, {"grace", r.grace}, {"reason", r.reason}};
-  write_file_atomic(job_dir(job) + "/stop.json",
-                    dump_document("RunStopRequest", kMeta, data, true) + "\n");
+  os::write_file_atomic(job_dir(job) + "/stop.json",
+                        dump_document("RunStopRequest", kMeta, data, true) + "\n");
 }
 
 std::optional<StopRequest> StateDir::read_stop(const std::string& job) const {
@@ -194,7 +203,7 @@ std::optional<StopRequest> StateDir::read_stop(const std::string& job) const {
 void StateDir::set_held(const std::string& job, bool held) {
   std::string path = job_dir(job) + "/held";
   if (held) {
-    write_file_atomic(path, "stopped by sia-run stop\n");
+    os::write_file_atomic(path, "stopped by sia-run stop\n");
   } else if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
     throw Error(ExitStatus::io, path + ": cannot remove: " + std::strerror(errno));
   }

@@ -1,6 +1,10 @@
 // StateDir: where sia-run keeps what runs on one node, so that every invocation (a shell
 // loop, cron, `sia-run status`) sees the same world. Every file is written atomically
-// (temp file, fsync, rename); a crash leaves the old version or the new one.
+// (temp file, fsync, rename); a crash leaves the old version or the new one. What it holds
+// is private: files 0600; ROOT, ROOT/jobs and each job's directory 0711 when sia-run makes
+// them (a job's account passes through to its own files, lists nothing); a job's logs/ and
+// ckpt/, reports.jsonl and batch-plan.json are its account's (exec/run_as.hpp), and what
+// root does in them follows os/safe_open.hpp (see sia-run(1), SECURITY).
 //   ROOT/node                        the node this directory serves
 //   ROOT/lock                        held (flock) by apply, run and stop while they act
 //   ROOT/jobs/JOB/launch.json        the current generation's JobLaunch (written by apply)
@@ -64,6 +68,8 @@ class StateDir {
   std::string ckpt_dir(const std::string& job, const std::string& ckpt_root) const;
 
   bool exists() const;
+  // Creates ROOT and ROOT/jobs (0711) when missing.
+  void create() const;
   // Creates ROOT/jobs; records `node` as the node served, or checks it is (status 78).
   void bind_node(const std::string& node);
   std::string bound_node() const;  // "" before the first bind_node

@@ -72,11 +72,4 @@ Account current_account() {
   return a;
 }
 
-void give_to(const std::string& path, const Account& account) {
-  if (::lchown(path.c_str(), account.uid, account.gid) != 0) {
-    throw Error(ExitStatus::cant_create,
-                path + ": cannot give it to " + account.name + ": " + std::strerror(errno));
-  }
-}
-
 }  // namespace sia::os

@@ -1,5 +1,6 @@
 // Account: a local user account as the password and group databases give it (lib/os), to
-// run a program as that user (SpawnOptions::account) and to hand it files (give_to).
+// run a program as that user (SpawnOptions::account) and to hand it files (give_in and
+// give_fd in safe_open.hpp).
 // find_account() reads the databases with getpwnam_r/getpwuid_r and getgrouplist, so it is
 // safe from several threads; it may consult NSS (LDAP, ...) and so must be called before
 // fork(), never in a child.
@@ -29,9 +30,5 @@ std::optional<Account> find_account(uid_t uid);
 // The user this process runs as (its effective uid): its account, or one named "uid N"
 // when the database has none.
 Account current_account();
-
-// Makes `account` the owner (user and primary group) of `path`, not following a symbolic
-// link. Status 73: "<path>: cannot give it to alice: <why>".
-void give_to(const std::string& path, const Account& account);
 
 }  // namespace sia::os

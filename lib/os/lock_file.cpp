@@ -19,7 +19,7 @@ FileLock::~FileLock() {
 
 LockAttempt try_lock_file(const std::string& path, const std::string& holder) {
   make_dirs(std::filesystem::path(path).parent_path().string());
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, kPrivateFile);
   if (fd < 0) throw Error(ExitStatus::cant_create, path + ": cannot open: " + std::strerror(errno));
   LockAttempt a;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

@@ -1,5 +1,6 @@
 # Sources of lib/os (the operating-system layer: starting and waiting for processes, lock
-# files, directories, the clock). lib/os depends on lib/core only.
+# files, directories, the clock; safe opens in directories another user owns, atomic
+# writes, the checkpoint directory's shared files). lib/os depends on lib/core only.
 sia_module(os
   os/clock.cpp
   os/process_exit.cpp
@@ -7,6 +8,9 @@ sia_module(os
   os/spawn.cpp
   os/run_process.cpp
   os/make_dirs.cpp
+  os/safe_open.cpp
+  os/atomic_file.cpp
+  os/checkpoint_dir.cpp
   os/lock_file.cpp
 )
 target_link_libraries(sia_os

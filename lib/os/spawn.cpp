@@ -123,10 +123,14 @@ void open_stream(const Stream& s, bool input, Fd& child, Fd& parent) {
     case Stream::Kind::truncate: {
       int mode = input ? O_RDONLY
                        : O_WRONLY | O_CREAT | (s.kind == Stream::Kind::append ? O_APPEND : O_TRUNC);
-      child.reset(above_stdio(::open(s.path.c_str(), mode | O_CLOEXEC, 0644)));
+      child.reset(above_stdio(::open(s.path.c_str(), mode | O_CLOEXEC, 0600)));
       if (child.fd < 0) cannot_prepare(ExitStatus::cant_create, s.path + ": cannot open", errno);
       return;
     }
+    case Stream::Kind::descriptor:
+      child.reset(::fcntl(s.fd, F_DUPFD_CLOEXEC, 3));
+      if (child.fd < 0) cannot_prepare(ExitStatus::cant_create, "cannot use a descriptor", errno);
+      return;
   }
 }
 

@@ -37,15 +37,19 @@ namespace sia::os {
 
 // Where one of the child's standard streams goes.
 struct Stream {
-  enum class Kind { inherit, null, pipe, append, truncate };
+  enum class Kind { inherit, null, pipe, append, truncate, descriptor };
   Kind kind = Kind::inherit;
-  std::string path;  // append, truncate: the file (created with mode 0644)
+  std::string path;  // append, truncate: the file (created with mode 0600)
+  int fd = -1;       // descriptor: a file the caller opened (and still owns; spawn dups it)
 
   static Stream inherit() { return {}; }
-  static Stream null() { return {Kind::null, {}}; }
-  static Stream pipe() { return {Kind::pipe, {}}; }
-  static Stream append_to(std::string path) { return {Kind::append, std::move(path)}; }
-  static Stream truncate(std::string path) { return {Kind::truncate, std::move(path)}; }
+  static Stream null() { return {Kind::null, {}, -1}; }
+  static Stream pipe() { return {Kind::pipe, {}, -1}; }
+  static Stream append_to(std::string path) { return {Kind::append, std::move(path), -1}; }
+  static Stream truncate(std::string path) { return {Kind::truncate, std::move(path), -1}; }
+  // A file opened safely beforehand (os/safe_open.hpp): what a root caller gives a job's
+  // program when the file lies in a directory that program's user owns.
+  static Stream descriptor(int fd) { return {Kind::descriptor, {}, fd}; }
 };
 
 // The child's process group.

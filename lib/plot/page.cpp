@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "os/atomic_file.hpp"
 #include "plot/svg.hpp"
 
 namespace sia::plot {
@@ -60,7 +60,7 @@ std::string render_html(const Page& page) {
 
 void write_page(const std::string& path, const std::string& html) {
   if (!path.empty() && path != "-") {
-    write_file_atomic(path, html);
+    os::write_file_atomic(path, html, os::kPublicFile);
     return;
   }
   if (std::fwrite(html.data(), 1, html.size(), stdout) != html.size() || std::fflush(stdout) != 0) {

@@ -6,4 +6,4 @@ sia_module(plot
   plot/chart.cpp
   plot/page.cpp
 )
-target_link_libraries(sia_plot PRIVATE sia_core)
+target_link_libraries(sia_plot PRIVATE sia_core sia_os)

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "model/shared_profiles.hpp"
+#include "os/atomic_file.hpp"
 #include "os/clock.hpp"
 #include "place/placer.hpp"
 #include "policy/successive_halving.hpp"
@@ -179,8 +179,9 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     std::error_code ec;
     std::filesystem::create_directories(opts.save_rounds_dir, ec);
     if (ec) throw Error(ExitStatus::cant_create, opts.save_rounds_dir + ": " + ec.message());
-    write_file_atomic((std::filesystem::path(opts.save_rounds_dir) / "cluster.json").string(),
-                      dump_document("Cluster", {}, cluster_to_json(cluster), true) + "\n");
+    os::write_file_atomic((std::filesystem::path(opts.save_rounds_dir) / "cluster.json").string(),
+                          dump_document("Cluster", {}, cluster_to_json(cluster), true) + "\n",
+                          os::kPublicFile);
   }
 
   // Finish-time fairness: a job's isolated runs start on other cores as soon as it has
@@ -332,17 +333,23 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
                             {"t", now},
                             {"profile", result.profile},
                             {"policy", opts.policy}};
-        write_file_atomic(pre + "-jobs.json",
-                          dump_document("Jobs", meta, nlohmann::json{{"jobs", list}}, true) + "\n");
-        write_file_atomic(pre + "-profiles.json",
-                          shared_profiles_document(est.shared_profiles(), meta));
-        write_file_atomic(pre + "-goodput.json", goodput_matrix_document(m, meta, true) + "\n");
-        write_file_atomic(
+        os::write_file_atomic(
+            pre + "-jobs.json",
+            dump_document("Jobs", meta, nlohmann::json{{"jobs", list}}, true) + "\n",
+            os::kPublicFile);
+        os::write_file_atomic(pre + "-profiles.json",
+                              shared_profiles_document(est.shared_profiles(), meta),
+                              os::kPublicFile);
+        os::write_file_atomic(pre + "-goodput.json", goodput_matrix_document(m, meta, true) + "\n",
+                              os::kPublicFile);
+        os::write_file_atomic(
             pre + "-allocation.json",
-            dump_document("Allocation", meta, allocation_to_json(alloc), true) + "\n");
-        write_file_atomic(
+            dump_document("Allocation", meta, allocation_to_json(alloc), true) + "\n",
+            os::kPublicFile);
+        os::write_file_atomic(
             pre + "-placement.json",
-            dump_document("Placement", meta, placement_to_json(place_now, cluster), true) + "\n");
+            dump_document("Placement", meta, placement_to_json(place_now, cluster), true) + "\n",
+            os::kPublicFile);
       }
       for (int i : active) {
         SimJob& job = jobs[i];

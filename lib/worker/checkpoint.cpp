@@ -12,11 +12,11 @@
 #include <filesystem>
 #include <vector>
 
-#include "core/atomic_file.hpp"
-#include "core/checkpoint_dir.hpp"
 #include "core/crc32.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "os/atomic_file.hpp"
+#include "os/checkpoint_dir.hpp"
 
 namespace sia::worker {
 
@@ -225,11 +225,11 @@ std::string save_checkpoint(const std::string& dir, const TrainState& s, long ge
   const std::string bytes = encode_state(s);
   // Checked, written and made current as one step: a stale generation's writer neither
   // replaces a file of the newer one nor moves `latest` nor prunes.
-  CheckpointDirLock lock(dir);
-  check_checkpoint_generation(dir, generation);
+  os::CheckpointDirLock lock(dir);
+  os::check_checkpoint_generation(dir, generation);
   const std::string previous = latest_name(dir);
-  write_file_atomic(path, bytes);
-  write_file_atomic((fs::path(dir) / "latest").string(), name + "\n");
+  os::write_file_atomic(path, bytes);
+  os::write_file_atomic((fs::path(dir) / "latest").string(), name + "\n");
   prune(dir, name, valid_name(previous) ? previous : "");
   return path;
 }

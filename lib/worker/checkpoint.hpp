@@ -10,7 +10,7 @@
 // rename, fsync of the directory), only then replaces `latest` the same way, and keeps just
 // that file and the one `latest` named before (other ckpt files and the temporary files of
 // dead writers are removed) -- all of it holding the directory's lock, and only while no
-// newer generation has started (core/checkpoint_dir.hpp; status 75 otherwise, nothing
+// newer generation has started (os/checkpoint_dir.hpp; status 75 otherwise, nothing
 // written). load_checkpoint reads what `latest` names, so a half-written file is never
 // used; when that file is missing, truncated or fails its checksum it restores the newest
 // intact other checkpoint and says so in `note`; with none, the first error (66 or 65),

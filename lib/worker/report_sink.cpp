@@ -11,6 +11,7 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "os/safe_open.hpp"
 
 namespace sia::worker {
 
@@ -37,7 +38,7 @@ ReportSink::ReportSink(const std::string& target, std::function<void(const std::
     }
     return;
   }
-  fd_ = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = ::open(target.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, os::kPrivateFile);
   if (fd_ < 0) {
     throw Error(ExitStatus::cant_create,
                 "SIA_REPORT: " + target + ": cannot open: " + std::strerror(errno));

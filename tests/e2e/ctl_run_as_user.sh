@@ -6,7 +6,8 @@
 # writes `id -u`: 65534) and its checkpoint directory, log directory and rank log are
 # nobody's; status and explain say whom it runs as; bob's job (no user, no admin) fails on
 # the node saying its jobs do not run as root; carol's fails saying the account does not
-# exist.
+# exist. Everything runs under umask 000: still, no file or directory the controller or the
+# agent keeps is readable by others (job data is private whatever the umask).
 #   ctl_run_as_user.sh BIN_DIR SOURCE_DIR
 set -u
 if [ "$(id -u)" -ne 0 ]; then
@@ -18,6 +19,7 @@ BIN="$(cd "$1" && pwd)"
 SRC="$(cd "$2" && pwd)"
 tmp=$(mktemp -d)
 chmod 0755 "$tmp"  # nobody's workers reach their files under it
+umask 000
 export NO_COLOR=1 CUDA_VISIBLE_DEVICES=
 unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
 export XDG_CONFIG_HOME=$tmp/xdg
@@ -130,6 +132,8 @@ done
 grep -q "^ran as 65534 nobody " nodes/t4-0/jobs/ra/logs/rank-0.log ||
   fail "ra's log: $(cat nodes/t4-0/jobs/ra/logs/rank-0.log)"
 ctl -o json status ra | grep -q '"run_as":"nobody"' || fail "status ra: no run_as nobody"
+open=$(find state nodes \( -type f -o -type d \) -perm /044 -printf '%m %p\n')
+[ -z "$open" ] || fail "readable by others under umask 000: $open"
 ctl status ra rb >out || fail "status ra rb"
 grep -q "^ra  *nobody  *finished " out && grep -q "^rb  *-  *failed " out ||
   { cat out; fail "status's USER column: nobody for ra, - for rb"; }

@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include "exec/local_launcher.hpp"
+#include "next_exit.hpp"
 #include "temp_dir.hpp"
 
 using namespace sia::exec;
+using sia::exec::test::next_exit;
 using sia::exec::test::slurp;
 using sia::exec::test::TempDir;
 
@@ -20,16 +22,6 @@ RankCommand sh(int rank, const std::string& script, const std::string& log) {
   c.log = log;
   c.header = "header of rank " + std::to_string(rank);
   return c;
-}
-
-// Waits (up to 10 s) for the next rank to end.
-WaitEvent next_exit(LocalLauncher& l) {
-  for (int i = 0; i < 100; ++i) {
-    WaitEvent ev = l.wait(std::chrono::milliseconds(100));
-    if (ev.kind == WaitEvent::Kind::exited) return ev;
-  }
-  FAIL("no rank ended within 10 s");
-  return {};
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 
 #include "core/error.hpp"
@@ -60,6 +63,19 @@ TEST_CASE("a log read from an offset, in pieces", "[rank_log]") {
   CHECK(read_log_from(log, 1000, 10).text.empty());
   CHECK(read_log_from(log, 1000, 10).next == 12);
   CHECK(sia::test::error_of([&] { read_log_from(dir / "none.log", 0, 1); }).first == 66);
+}
+
+TEST_CASE("a log replaced by a link or a FIFO is refused, never read through", "[rank_log]") {
+  TempDir dir;
+  write(dir / "other", "not the log\n");
+  REQUIRE(::symlink((dir / "other").c_str(), (dir / "rank-0.log").c_str()) == 0);
+  auto e = sia::test::error_of([&] { read_log_tail(dir / "rank-0.log", 5, kMaxLogRead); });
+  CHECK(e.first == 77);
+  CHECK(e.second == dir / "rank-0.log" + ": refused: a symbolic link");
+  CHECK(sia::test::error_of([&] { read_log_from(dir / "rank-0.log", 0, 9); }).first == 77);
+  REQUIRE(::mkfifo((dir / "rank-1.log").c_str(), 0600) == 0);  // no writer: would block
+  CHECK(sia::test::error_of([&] { read_log_from(dir / "rank-1.log", 0, 9); }).second ==
+        dir / "rank-1.log" + ": refused: not a regular file");
 }
 
 TEST_CASE("invalid UTF-8 is replaced, valid text kept", "[rank_log]") {

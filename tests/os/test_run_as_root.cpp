@@ -9,6 +9,7 @@
 
 #include "exec/temp_dir.hpp"
 #include "os/account.hpp"
+#include "os/safe_open.hpp"
 #include "os/spawn.hpp"
 #include "root_only.hpp"
 
@@ -27,7 +28,7 @@ TEST_CASE("root starts a program as nobody: its ids, groups and environment", "[
   o.account = nobody;
   o.cwd = tmp / "work";
   ::mkdir(o.cwd.c_str(), 0755);
-  give_to(o.cwd, *nobody);
+  give_fd(open_dir(o.cwd).get(), *nobody, 0755, o.cwd);
   o.out = Stream::truncate(tmp / "out");  // opened by root, before the switch
   Process p = spawn(o);
   REQUIRE(p.exec_errno() == 0);

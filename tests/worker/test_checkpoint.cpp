@@ -4,14 +4,15 @@
 #include <fstream>
 #include <string>
 
-#include "core/atomic_file.hpp"
-#include "core/checkpoint_dir.hpp"
 #include "core/document.hpp"
+#include "os/atomic_file.hpp"
+#include "os/checkpoint_dir.hpp"
 #include "test_util.hpp"
 #include "worker/checkpoint.hpp"
 
 using namespace sia;
 using namespace sia::worker;
+using namespace sia::os;
 namespace fs = std::filesystem;
 
 namespace {
@@ -112,7 +113,7 @@ TEST_CASE("a half-written checkpoint is never used", "[worker][checkpoint]") {
   CHECK(fs::exists(d.path / checkpoint_name(5)));
   CHECK_FALSE(fs::exists(d.path / checkpoint_name(6)));
   CHECK_FALSE(fs::exists(d.path / ".ckpt-000000000006.bin.tmp.999999"));
-  write_file_atomic((d.path / "latest").string(), checkpoint_name(5) + "\n");
+  os::write_file_atomic((d.path / "latest").string(), checkpoint_name(5) + "\n");
   // The file `latest` names, truncated: the newest intact one instead, said aloud.
   fs::resize_file(d.path / checkpoint_name(5), 100);
   std::string note;
@@ -167,9 +168,9 @@ TEST_CASE("a stale generation cannot move latest", "[worker][checkpoint]") {
 
 TEST_CASE("latest must name a checkpoint file", "[worker][checkpoint]") {
   TempDir d;
-  write_file_atomic((d.path / "latest").string(), "../../etc/passwd\n");
+  os::write_file_atomic((d.path / "latest").string(), "../../etc/passwd\n");
   auto e = test::error_of([&] { load_checkpoint(d.path.string()); });
   CHECK(e.first == 65);
-  write_file_atomic((d.path / "latest").string(), checkpoint_name(4) + "\n");
+  os::write_file_atomic((d.path / "latest").string(), checkpoint_name(4) + "\n");
   CHECK(test::error_of([&] { load_checkpoint(d.path.string()); }).first == 66);
 }

@@ -13,10 +13,10 @@
 
 #include "app/sia-ctl/plot.hpp"
 #include "cli/table.hpp"
-#include "core/atomic_file.hpp"
 #include "core/compat.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "os/atomic_file.hpp"
 #include "sim/searches.hpp"
 #include "sim/workload.hpp"
 #include "sim/workload_transform.hpp"
@@ -454,13 +454,13 @@ int run_simulate(const SimulateArgs& a) {
   if (!a.jobs_out.empty() || a.format == cli::Format::jsonl) {
     std::string text;
     for (const auto& j : job_records) text += dump_json(j, false) + "\n";
-    if (!a.jobs_out.empty()) write_file_atomic(a.jobs_out, text);
+    if (!a.jobs_out.empty()) os::write_file_atomic(a.jobs_out, text, os::kPublicFile);
     if (a.format == cli::Format::jsonl) cli::write_stdout(text);
   }
   if (!a.events_out.empty()) {
     std::string text;
     for (const auto& rec : round_records) text += dump_json(rec, false) + "\n";
-    write_file_atomic(a.events_out, text);
+    os::write_file_atomic(a.events_out, text, os::kPublicFile);
   }
   json per_policy = json::array();
   for (std::size_t p = 0; p < policies.size(); ++p) {

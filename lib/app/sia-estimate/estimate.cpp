@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/table.hpp"
-#include "core/atomic_file.hpp"
 #include "core/compat.hpp"
 #include "core/error.hpp"
 #include "model/estimator.hpp"
 #include "model/shared_profiles.hpp"
+#include "os/atomic_file.hpp"
 
 namespace sia::app {
 
@@ -77,15 +77,17 @@ int run_estimate(const EstimateArgs& args) {
   }
   if (!args.save_profiles.empty()) {
     for (const auto& j : jobs) est.record(j);
-    write_file_atomic(
+    os::write_file_atomic(
         args.save_profiles,
-        shared_profiles_document(est.shared_profiles(), json{{"generator", "sia-estimate"}}));
+        shared_profiles_document(est.shared_profiles(), json{{"generator", "sia-estimate"}}),
+        os::kPublicFile);
   }
   if (!args.save_jobs.empty()) {
     json list = json::array();
     for (const auto& j : jobs) list.push_back(job_state_to_json(j));
-    write_file_atomic(args.save_jobs,
-                      dump_document("Jobs", json::object(), json{{"jobs", list}}, true) + "\n");
+    os::write_file_atomic(args.save_jobs,
+                          dump_document("Jobs", json::object(), json{{"jobs", list}}, true) + "\n",
+                          os::kPublicFile);
   }
   if (args.format == cli::Format::table) {
     cli::write_stdout(render_table(m));

@@ -10,12 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.hpp"
 #include "core/cluster.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/job_spec.hpp"
 #include "model/artifact_import.hpp"
+#include "os/atomic_file.hpp"
 #include "worker/live_profile.hpp"
 
 namespace sia::app {
@@ -53,7 +53,7 @@ int run_import(const ImportArgs& args) {
       }
       continue;
     }
-    write_file_atomic(path, text);
+    os::write_file_atomic(path, text, os::kPublicFile);
     cli::info("sia-profile", "wrote " + path);
   }
   return differ ? to_int(ExitStatus::negative) : 0;

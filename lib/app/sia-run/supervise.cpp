@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include "app/sia-run/commands.hpp"
-#include "core/checkpoint_dir.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "exec/local_launcher.hpp"
 #include "exec/supervisor.hpp"
+#include "os/checkpoint_dir.hpp"
 
 namespace sia::exec {
 
@@ -33,7 +33,7 @@ int run_supervise(const SuperviseArgs& args) {
   if (end.state == RunState::finished && !launch->ckpt_dir.empty()) {
     // So that no node sharing the directory starts the job again.
     try {
-      mark_checkpoint_finished(launch->ckpt_dir, args.generation);
+      os::mark_checkpoint_finished(launch->ckpt_dir, args.generation);
     } catch (const Error& e) {
       log::info("job " + args.job + ": " + e.what());
     }

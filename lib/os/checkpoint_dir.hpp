@@ -8,8 +8,13 @@
 //               has it is not started again, on this node or any other sharing it.
 //   .lock       flock(2)ed while `generation` is raised and while a writer checks it and
 //               moves `latest`, so a check and the move it guards are one step.
-// Errors: status 73 when the directory or a file cannot be created or written, 75 from
-// check_generation when a newer generation has started.
+// The directory belongs to the job's user, and sia-run (root) works in it too: every file
+// in it is reached by safe_open.hpp's rule (the directory opened once without following a
+// link, each file by openat, O_NOFOLLOW, one hard link), so that a link the job planted at
+// .lock, generation, finished or a temporary name is never followed: a refused .lock is an
+// error, a refused generation or finished reads as absent (and is replaced by a rename).
+// Errors: status 73 when the directory or a file cannot be created or written (or is
+// refused), 75 from check_generation when a newer generation has started.
 // Thread-safety: processes exclude each other through the lock; one CheckpointDirLock per
 // thread and directory.
 #pragma once
@@ -17,18 +22,23 @@
 #include <optional>
 #include <string>
 
-namespace sia {
+#include "os/safe_open.hpp"
 
-// Holds DIR/.lock (waiting for it) from construction to destruction; creates DIR.
+namespace sia::os {
+
+// Holds DIR/.lock (waiting for it) from construction to destruction; creates DIR (0700; its
+// missing parents 0711) and .lock (0600).
 class CheckpointDirLock {
  public:
   explicit CheckpointDirLock(const std::string& dir);
-  ~CheckpointDirLock();
   CheckpointDirLock(const CheckpointDirLock&) = delete;
   CheckpointDirLock& operator=(const CheckpointDirLock&) = delete;
 
+  int dir() const { return dir_.get(); }  // the directory, opened once
+
  private:
-  int fd_ = -1;
+  Fd dir_;
+  Fd lock_;  // closing it releases the flock
 };
 
 // The generation DIR/generation names; 0 without one (or an unreadable one).
@@ -43,4 +53,4 @@ void check_checkpoint_generation(const std::string& dir, long generation);
 void mark_checkpoint_finished(const std::string& dir, long generation);
 std::optional<long> checkpoint_finished(const std::string& dir);
 
-}  // namespace sia
+}  // namespace sia::os
