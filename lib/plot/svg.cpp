@@ -78,10 +78,14 @@ std::string colour(std::size_t i) {
       break;
   }
   const double m = l - c / 2;
+  // The high nibble of each channel from the hue, the low nibbles spell j (12 bits): two
+  // indices never round to one colour.
+  auto channel = [&](double v, int bits) {
+    return (static_cast<int>(std::lround((v + m) * 255)) & 0xf0) | (bits & 0x0f);
+  };
   char buf[8];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", static_cast<int>(std::lround((r + m) * 255)),
-                static_cast<int>(std::lround((g + m) * 255)),
-                static_cast<int>(std::lround((b + m) * 255)));
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", channel(r, static_cast<int>(j >> 8)),
+                channel(g, static_cast<int>(j >> 4)), channel(b, static_cast<int>(j)));
   return buf;
 }
 

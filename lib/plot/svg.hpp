@@ -20,7 +20,7 @@ std::string escape(std::string_view text);
 std::string px(double v);
 
 // The i-th colour (#rrggbb): the palette's ten first, then hues a golden angle apart at
-// three lightnesses, so that colour(i) != colour(j) for i != j (the first thousands).
+// three lightnesses, never one colour for two indices from 10 to 4105.
 std::string colour(std::size_t i);
 
 // One colour per series, in order: series k's own index (`wanted[k]`, else k), moved on to
