@@ -80,7 +80,18 @@ std::optional<double> measured_rate(const BookJob& job) {
       int_of(rep, "round", -1) != job.generation) {
     return std::nullopt;
   }
-  const auto step_time = finite(rep, "step_time");
+  // Its step time there: the latest report's, else (a report without timings: a batch
+  // change's, a profile's) the mean of its reports on these GPUs at this local batch.
+  std::optional<double> step_time = finite(rep, "step_time");
+  if (!step_time || !(*step_time > 0)) {
+    step_time.reset();
+    for (const auto& o : job.observations) {
+      if (o.point.gpu_type == job.placed->gpu_type && o.point.replicas == job.placed->gpus() &&
+          o.point.local_bsz == job.placed->local_bsz) {
+        step_time = o.point.step_time;
+      }
+    }
+  }
   if (!step_time || !(*step_time > 0)) return std::nullopt;
   double per_step = 0;
   if (job.gen_step >= 0 && job.step > job.gen_step && job.progress > job.gen_progress) {

@@ -326,7 +326,8 @@ std::optional<double> app_rho(const JobBook& book, const BookApp& app, double no
 // A running job's measured rate of progress (progress units per second, as the goodput
 // matrix counts progress) on the GPUs it runs on: progress per step over its current
 // generation's reports (from the first to the latest; with one, over its whole life) over
-// the latest report's step_time. nullopt until its current workers reported a step time.
+// the latest report's step_time (one without: the mean step time of its reports on these
+// GPUs at this local batch). nullopt until its current workers reported.
 std::optional<double> measured_rate(const BookJob& job);
 
 // Records (without "seq"; the state store numbers them).

@@ -387,3 +387,20 @@ TEST_CASE("a reason names who asked, never their key", "[book]") {
   CHECK(identity_name("client:bob (key k)") == "client:bob");
   CHECK(identity_name("local:me") == "local:me");
 }
+
+TEST_CASE("a report without timings keeps the measured rate", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  json rep = {{"type", "report"}, {"round", 1},      {"step", 10},      {"progress", 5.0},
+              {"step_time", 0.5}, {"local_bsz", 16}, {"world_size", 1}, {"gpu_type", "t4"}};
+  book.apply(make_report("t4-0", "a", 0, 10, rep));
+  rep.erase("step_time");  // a batch change's report: no timings
+  rep["step"] = 20;
+  rep["progress"] = 10.0;
+  rep["reason"] = "batch";
+  book.apply(make_report("t4-0", "a", 10, 20, rep));
+  REQUIRE(measured_rate(*book.find("a")));
+  CHECK(*measured_rate(*book.find("a")) == Approx(1.0));  // 0.5 per step, 0.5 s a step
+}

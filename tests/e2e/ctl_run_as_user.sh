@@ -131,8 +131,12 @@ grep -q "^ran as 65534 nobody " nodes/t4-0/jobs/ra/logs/rank-0.log ||
   fail "ra's log: $(cat nodes/t4-0/jobs/ra/logs/rank-0.log)"
 ctl -o json status ra | grep -q '"run_as":"nobody"' || fail "status ra: no run_as nobody"
 ctl status ra rb >out || fail "status ra rb"
-grep -q "^ra  *nobody  *finished " out && grep -q "^rb  *-  *failed " out ||
-  { cat out; fail "status's USER column: nobody for ra, - for rb"; }
+grep -q "^ra  *nobody  *finished " out && grep -q "^rb  *bob  *failed " out ||
+  { cat out; fail "status's USER column: nobody for ra (its account), bob for rb (its client)"; }
+# history names each job's user as status does.
+ctl history >out 2>&1 || fail "history"
+grep -q "^ra  *nobody " out && grep -q "^rb  *bob " out ||
+  { cat out; fail "history's USER column differs from status's"; }
 ctl explain ra >out || fail "explain ra"
 grep -q "runs as nobody on its nodes" out || { cat out; fail "explain ra: whom it runs as"; }
 
