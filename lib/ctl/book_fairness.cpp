@@ -82,24 +82,21 @@ std::optional<double> measured_rate(const BookJob& job) {
   }
   // Its step time there: the latest report's, else (a report without timings: a batch
   // change's, a profile's) the mean of its reports on these GPUs at this local batch.
-  std::optional<double> step_time = finite(rep, "step_time");
-  if (!step_time || !(*step_time > 0)) {
-    step_time.reset();
-    for (const auto& o : job.observations) {
-      if (o.point.gpu_type == job.placed->gpu_type && o.point.replicas == job.placed->gpus() &&
-          o.point.local_bsz == job.placed->local_bsz) {
-        step_time = o.point.step_time;
-      }
+  double step_time = finite(rep, "step_time").value_or(0);
+  for (const auto& o : job.observations) {
+    if (!(step_time > 0) && o.point.gpu_type == job.placed->gpu_type &&
+        o.point.replicas == job.placed->gpus() && o.point.local_bsz == job.placed->local_bsz) {
+      step_time = o.point.step_time;
     }
   }
-  if (!step_time || !(*step_time > 0)) return std::nullopt;
+  if (!(step_time > 0)) return std::nullopt;
   double per_step = 0;
   if (job.gen_step >= 0 && job.step > job.gen_step && job.progress > job.gen_progress) {
     per_step = (job.progress - job.gen_progress) / static_cast<double>(job.step - job.gen_step);
   } else if (job.step > 0 && job.progress > 0) {
     per_step = job.progress / static_cast<double>(job.step);
   }
-  const double rate = per_step / *step_time;
+  const double rate = per_step / step_time;
   if (!(rate > 0) || !std::isfinite(rate)) return std::nullopt;
   return rate;
 }
