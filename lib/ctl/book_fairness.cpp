@@ -2,6 +2,7 @@
 // apps (job_book.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "ctl/job_book.hpp"
 #include "ctl/record_fields.hpp"
@@ -81,12 +82,24 @@ std::optional<double> measured_rate(const BookJob& job) {
     return std::nullopt;
   }
   // Its step time there: the latest report's, else (a report without timings: a batch
-  // change's, a profile's) the mean of its reports on these GPUs at this local batch.
+  // change's) the mean of its reports on these GPUs at the nearest local batch, scaled to
+  // this one (a step's time grows with it).
   double step_time = finite(rep, "step_time").value_or(0);
+  int nearest = 0;
   for (const auto& o : job.observations) {
-    if (!(step_time > 0) && o.point.gpu_type == job.placed->gpu_type &&
-        o.point.replicas == job.placed->gpus() && o.point.local_bsz == job.placed->local_bsz) {
-      step_time = o.point.step_time;
+    const int local = o.point.local_bsz;
+    if (step_time > 0 || o.point.gpu_type != job.placed->gpu_type ||
+        o.point.replicas != job.placed->gpus() || local < 1 || !(o.point.step_time > 0) ||
+        (nearest &&
+         std::abs(local - job.placed->local_bsz) >= std::abs(nearest - job.placed->local_bsz))) {
+      continue;
+    }
+    nearest = local;
+  }
+  for (const auto& o : job.observations) {
+    if (!(step_time > 0) && nearest && o.point.gpu_type == job.placed->gpu_type &&
+        o.point.replicas == job.placed->gpus() && o.point.local_bsz == nearest) {
+      step_time = o.point.step_time * std::max(1, job.placed->local_bsz) / nearest;
     }
   }
   if (!(step_time > 0)) return std::nullopt;

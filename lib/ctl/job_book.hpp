@@ -327,7 +327,7 @@ std::optional<double> app_rho(const JobBook& book, const BookApp& app, double no
 // matrix counts progress) on the GPUs it runs on: progress per step over its current
 // generation's reports (from the first to the latest; with one, over its whole life) over
 // the latest report's step_time (one without: the mean step time of its reports on these
-// GPUs at this local batch). nullopt until its current workers reported.
+// GPUs at the nearest local batch, scaled). nullopt until its current workers reported.
 std::optional<double> measured_rate(const BookJob& job);
 
 // Records (without "seq"; the state store numbers them).

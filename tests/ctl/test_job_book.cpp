@@ -404,3 +404,24 @@ TEST_CASE("a report without timings keeps the measured rate", "[book]") {
   REQUIRE(measured_rate(*book.find("a")));
   CHECK(*measured_rate(*book.find("a")) == Approx(1.0));  // 0.5 per step, 0.5 s a step
 }
+
+TEST_CASE("just after a batch change the measured rate scales the nearest step time", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0}, 16)})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  json rep = {{"type", "report"}, {"round", 1},      {"step", 10},      {"progress", 5.0},
+              {"step_time", 0.5}, {"local_bsz", 16}, {"world_size", 1}, {"gpu_type", "t4"}};
+  book.apply(make_report("t4-0", "a", 0, 10, rep));
+  // The batch doubles in place; the first report at 32 has no timings.
+  book.apply(round_record(2, 220, json::array({placed("a", "t4-0", {0}, 32)})));
+  book.apply(delivered("t4-0", "a", "resize", 1));
+  rep.erase("step_time");
+  rep["local_bsz"] = 32;
+  rep["reason"] = "batch";
+  rep["step"] = 12;
+  rep["progress"] = 6.0;
+  book.apply(make_report("t4-0", "a", 10, 20, rep));
+  REQUIRE(measured_rate(*book.find("a")));
+  CHECK(*measured_rate(*book.find("a")) == Approx(0.5));  // 0.5 per step, 1 s a step at 32
+}
