@@ -2,6 +2,7 @@
 // apps (job_book.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "ctl/job_book.hpp"
 #include "ctl/record_fields.hpp"
@@ -20,6 +21,7 @@ json figures(const std::set<std::string>& names,
     if (auto it = figs.find(name); it != figs.end()) {
       f["t_sh"] = it->second.t_sh;
       f["t_id"] = it->second.t_id;
+      if (it->second.measured) f["measured"] = true;
     }
     out[name] = f;
   }
@@ -35,6 +37,7 @@ void note(FairnessBook& fb, int units, const json& f) {
   if (!t_sh || !t_id || !(*t_sh > 0) || !(*t_id > 0)) return;
   fb.t_sh = *t_sh;
   fb.t_id = *t_id;
+  fb.measured = bool_of(f, "measured");
 }
 
 }  // namespace
@@ -63,16 +66,55 @@ void JobBook::apply_round_fairness(const json& f) {
   }
 }
 
-std::optional<double> job_rho(const BookJob& job) {
+std::optional<double> job_rho(const BookJob& job, double now) {
   if (!(job.fair.t_id > 0)) return std::nullopt;
   if (job.state == Lifecycle::finished) {
     return std::max(0.0, job.end_time - job.submit_time) / job.fair.t_id;
   }
   if (is_ended(job.state)) return std::nullopt;
-  return job.fair.t_sh / job.fair.t_id;
+  return std::max(job.fair.t_sh, now - job.submit_time) / job.fair.t_id;
 }
 
-std::optional<double> app_rho(const JobBook& book, const BookApp& app) {
+std::optional<double> measured_rate(const BookJob& job) {
+  const json& rep = job.last_report;
+  if (!job.placed || job.restoring || !rep.is_object() || job.generation <= 0 ||
+      int_of(rep, "round", -1) != job.generation) {
+    return std::nullopt;
+  }
+  // Its step time there: the latest report's, else (a report without timings: a batch
+  // change's) the mean of its reports on these GPUs at the nearest local batch, scaled to
+  // this one (a step's time grows with it).
+  double step_time = finite(rep, "step_time").value_or(0);
+  int nearest = 0;
+  for (const auto& o : job.observations) {
+    const int local = o.point.local_bsz;
+    if (step_time > 0 || o.point.gpu_type != job.placed->gpu_type ||
+        o.point.replicas != job.placed->gpus() || local < 1 || !(o.point.step_time > 0) ||
+        (nearest &&
+         std::abs(local - job.placed->local_bsz) >= std::abs(nearest - job.placed->local_bsz))) {
+      continue;
+    }
+    nearest = local;
+  }
+  for (const auto& o : job.observations) {
+    if (!(step_time > 0) && nearest && o.point.gpu_type == job.placed->gpu_type &&
+        o.point.replicas == job.placed->gpus() && o.point.local_bsz == nearest) {
+      step_time = o.point.step_time * std::max(1, job.placed->local_bsz) / nearest;
+    }
+  }
+  if (!(step_time > 0)) return std::nullopt;
+  double per_step = 0;
+  if (job.gen_step >= 0 && job.step > job.gen_step && job.progress > job.gen_progress) {
+    per_step = (job.progress - job.gen_progress) / static_cast<double>(job.step - job.gen_step);
+  } else if (job.step > 0 && job.progress > 0) {
+    per_step = job.progress / static_cast<double>(job.step);
+  }
+  const double rate = per_step / step_time;
+  if (!(rate > 0) || !std::isfinite(rate)) return std::nullopt;
+  return rate;
+}
+
+std::optional<double> app_rho(const JobBook& book, const BookApp& app, double now) {
   if (!(app.fair.t_id > 0)) return std::nullopt;
   bool live = false, finished = false;
   double end = 0;
@@ -83,7 +125,7 @@ std::optional<double> app_rho(const JobBook& book, const BookApp& app) {
     finished = finished || b->state == Lifecycle::finished;
     end = std::max(end, b->end_time);
   }
-  if (live) return app.fair.t_sh / app.fair.t_id;
+  if (live) return std::max(app.fair.t_sh, now - app.submit_time) / app.fair.t_id;
   if (!finished) return std::nullopt;
   return std::max(0.0, end - app.submit_time) / app.fair.t_id;
 }

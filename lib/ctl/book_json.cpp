@@ -19,7 +19,8 @@ json fair_to_json(const FairnessBook& f) {
   return {{"contention_sum", f.contention_sum},
           {"rounds", f.rounds},
           {"t_sh", f.t_sh},
-          {"t_id", f.t_id}};
+          {"t_id", f.t_id},
+          {"measured", f.measured}};
 }
 
 FairnessBook fair_from_json(const std::optional<Node>& n) {
@@ -29,6 +30,7 @@ FairnessBook fair_from_json(const std::optional<Node>& n) {
   f.rounds = n->at("rounds").int_in(0, std::numeric_limits<std::int64_t>::max());
   f.t_sh = n->at("t_sh").non_negative_number();
   f.t_id = n->at("t_id").non_negative_number();
+  f.measured = n->bool_or("measured", false);
   return f;
 }
 
@@ -76,11 +78,14 @@ json job_to_json(const BookJob& b) {
       {"last_report_time", b.last_report_time},
       {"silent_restarts", b.silent_restarts},
       {"last_report", b.last_report},
+      {"last_report_node", b.last_report_node},
+      {"last_report_at", b.last_report_at},
       {"models", b.models},
       {"history", hist},
       {"fraction", b.fraction},
       {"rung_metric", b.rung_metric ? json(*b.rung_metric) : json(nullptr)},
-      {"fair", fair_to_json(b.fair)}};
+      {"fair", fair_to_json(b.fair)},
+      {"gen_start", {{"step", b.gen_step}, {"progress", b.gen_progress}}}};
 }
 
 json app_to_json(const BookApp& a) {
@@ -158,6 +163,10 @@ BookJob job_from_json(const Node& n) {
                                g->at("grad_var").non_negative_number()};
   }
   b.progress = n.number_or("progress", 0);
+  if (auto g = n.get("gen_start")) {  // snapshots from before it: none
+    b.gen_step = g->int_or("step", -1);
+    b.gen_progress = g->number_or("progress", 0);
+  }
   b.step = n.int_or("step", 0);
   b.lost_steps = n.int_or("lost_steps", 0);
   b.notice = n.string_or("notice", "");
@@ -166,6 +175,8 @@ BookJob job_from_json(const Node& n) {
   b.last_report_time = n.number_or("last_report_time", 0);
   b.silent_restarts = static_cast<int>(n.int_or("silent_restarts", 0));
   if (n.json().contains("last_report")) b.last_report = n.json()["last_report"];
+  b.last_report_node = n.string_or("last_report_node", "");
+  b.last_report_at = n.number_or("last_report_at", 0);
   if (auto m = n.get("models")) {
     if (!m->is_object()) m->expected("an object of fitted models");
     b.models = m->json();

@@ -63,13 +63,13 @@ std::string need_text(int n) {
 std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b, double now,
                                            double silent_after) {
   if (!b.held_by.empty()) {
-    return {"held", "held by " + b.held_by +
+    return {"held", "held by " + identity_name(b.held_by) +
                         (b.placed ? ": the next round stops it with a checkpoint"
                                   : " " + cli::duration(std::max(0.0, now - b.held_time)) +
                                         " ago; sia-ctl release " + b.spec.name + " lets it run")};
   }
   if (!b.requeue_by.empty()) {
-    return {"requeue", "requeue requested by " + b.requeue_by +
+    return {"requeue", "requeue requested by " + identity_name(b.requeue_by) +
                            ": the next round stops it with a checkpoint; it waits from then on"};
   }
   if (book.at_rung(b)) {
@@ -135,23 +135,41 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
                           "), but fairness and goodput put other jobs first" + note};
 }
 
+// What a rho rests on: "finished" (its real completion time), "throughput" (an estimate from
+// the job's measured throughput and progress), "model" (an estimate from the throughput
+// model alone: its workers have not measured a step time on its GPUs yet); null: no rho.
+json rho_basis(const FairnessBook& f, std::optional<double> rho, bool ended) {
+  if (!rho) return nullptr;
+  if (ended) return "finished";
+  return f.measured ? "throughput" : "model";
+}
+
 // Finish-time fairness (job_book.hpp: job_rho, app_rho): rho, null without one; "fair":
 // N_avg and the last estimate's T_sh and T_id (null before the first); rho_measured: the
-// shared time is the job's (app's) real one, it ended.
+// shared time is the job's (app's) real one, it ended; rho_basis: rho_basis() above.
 void add_rho(json& row, const FairnessBook& f, std::optional<double> rho, bool ended) {
   row["rho"] = rho ? json(*rho) : json(nullptr);
   row["rho_measured"] = rho && ended;
+  row["rho_basis"] = rho_basis(f, rho, ended);
   row["fair"] =
       f.t_id > 0 ? json{{"n_avg", f.n_avg()}, {"t_sh", f.t_sh}, {"t_id", f.t_id}} : json(nullptr);
 }
 
-// explain's line on the job's finish-time fairness ("" without a figure).
-std::string fairness_text(const BookJob& b) {
-  const auto rho = job_rho(b);
+// explain's line on the job's finish-time fairness ("" without a figure). An estimate says
+// what it rests on, and its finish is never before the job's age.
+std::string fairness_text(const BookJob& b, double now) {
+  const auto rho = job_rho(b, now);
   if (!rho) return "";
   const bool measured = b.state == Lifecycle::finished;
-  const double shared = measured ? b.end_time - b.submit_time : b.fair.t_sh;
-  return "fairness: rho " + num(*rho, 2) + (measured ? ", measured: it took " : ", estimated: ") +
+  const double shared =
+      measured ? b.end_time - b.submit_time : std::max(b.fair.t_sh, now - b.submit_time);
+  const std::string basis =
+      b.fair.measured
+          ? ", estimated from its measured throughput: "
+          : ", an estimate from the throughput model (" +
+                (b.spec.model.empty() ? "its profile" : "catalog model " + b.spec.model) +
+                "; its workers have not reported a step time here yet): ";
+  return "fairness: rho " + num(*rho, 2) + (measured ? ", measured: it took " : basis) +
          cli::duration(shared) + (measured ? "" : " from submission to its end here") + ", " +
          cli::duration(b.fair.t_id) + " alone on its fair share (N_avg " + num(b.fair.n_avg(), 2) +
          ")" + (*rho > 1 ? "; rho > 1: it would finish sooner alone on its share" : "");
@@ -166,7 +184,7 @@ json rho_summary(const json& rows) {
     if (!r.contains("rho") || !r["rho"].is_number()) continue;
     const double rho = r["rho"].get<double>();
     ++count;
-    unfair += rho > 1.0;
+    unfair += rho > 1.0 && r.value("rho_basis", json()) != "model";  // a guess is no verdict
     worst = std::max(worst, rho);
   }
   return {{"count", count},
@@ -184,6 +202,7 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
   json row = {{"name", b.spec.name},
               {"state", to_string(b.state)},
               {"identity", b.identity},
+              {"user", job_user(b)},
               {"run_as", b.run_as ? json(describe_run_as(*b.run_as)) : json(nullptr)},
               {"submitted", b.submit_time},
               {"age", std::max(0.0, (ended ? b.end_time : now) - b.submit_time)},
@@ -204,9 +223,9 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
   row["app"] = b.spec.app.empty() ? json(nullptr) : json(b.spec.app);
   row["fraction"] = b.fraction;
-  add_rho(row, b.fair, job_rho(b), b.state == Lifecycle::finished);
+  add_rho(row, b.fair, job_rho(b, now), b.state == Lifecycle::finished);
   row["silent_for"] = silent_for(b, now);
-  row["held_by"] = b.held_by;
+  row["held_by"] = identity_name(b.held_by);
   row["reason_code"] = "";
   if (!ended) {
     auto [code, detail] = why_of(book, b, now, silent_after);
@@ -293,6 +312,7 @@ json pending_row(const std::string& name, const std::string& state, const std::s
   json row = {{"name", name},
               {"state", state},
               {"identity", identity},
+              {"user", identity_user(identity)},
               {"submitted", time},
               {"age", std::max(0.0, now - time)},
               {"gpu_type", nullptr},
@@ -322,9 +342,14 @@ json pending_row(const std::string& name, const std::string& state, const std::s
 }  // namespace
 
 std::string identity_user(const std::string& identity) {
-  std::string id = identity.substr(0, identity.find(' '));
+  std::string id = identity_name(identity);
   auto colon = id.find(':');
   return colon == std::string::npos ? id : id.substr(colon + 1);
+}
+
+std::string job_user(const BookJob& b) {
+  if (b.run_as && !b.run_as->user.empty()) return b.run_as->user;
+  return identity_user(b.identity);
 }
 
 std::vector<std::string> parse_state_filter(const std::vector<std::string>& values,
@@ -408,10 +433,12 @@ json filter_jobs(json doc, const JobFilter& f) {
     }
     if (!f.users.empty()) {
       const std::string identity = row.value("identity", "");
-      const std::string user_id = identity.substr(0, identity.find(' '));
+      const std::string user_id = identity_name(identity);
       const std::string user = identity_user(identity);
-      if (std::none_of(f.users.begin(), f.users.end(),
-                       [&](const std::string& u) { return u == user || u == user_id; })) {
+      const std::string shown = row.value("user", user);
+      if (std::none_of(f.users.begin(), f.users.end(), [&](const std::string& u) {
+            return u == user || u == user_id || u == shown;
+          })) {
         continue;
       }
     }
@@ -450,7 +477,7 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
                                 .value_or(Lifecycle::finished)))) {
         rows[name]["reason_code"] = "request";
         rows[name]["reason"] =
-            p.type + " requested by " + p.identity + "; the next round takes it in";
+            p.type + " requested by " + identity_name(p.identity) + "; the next round takes it in";
       }
     }
   }
@@ -571,7 +598,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     for (const auto& p : pending) {
       if (p.type == "submit" && std::count(p.jobs.begin(), p.jobs.end(), job)) {
         data["state"] = "submitted";
-        lines.push_back("submitted by " + p.identity +
+        lines.push_back("submitted by " + identity_name(p.identity) +
                         "; it waits in the inbox for the next round to take it in");
         data["lines"] = lines;
         return envelope("JobExplanation", data);
@@ -595,7 +622,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     lines.push_back(std::string(to_string(b->state)) + ": " + b->reason);
     lines.push_back("it was started " + std::to_string(b->starts) + " time(s) and is never " +
                     "scheduled again");
-    if (auto f = fairness_text(*b); !f.empty()) lines.push_back(f);
+    if (auto f = fairness_text(*b, now); !f.empty()) lines.push_back(f);
     if (b->log_tail) data["log_tail"] = log_tail_to_json(*b->log_tail);
     data["lines"] = lines;
     return envelope("JobExplanation", data);
@@ -674,7 +701,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     }
   }
   if (b->placed && !note.empty()) lines.push_back("placer: " + note);
-  if (auto f = fairness_text(*b); !f.empty()) lines.push_back(f);
+  if (auto f = fairness_text(*b, now); !f.empty()) lines.push_back(f);
   data["lines"] = lines;
   return envelope("JobExplanation", data);
 }

@@ -81,6 +81,9 @@ nlohmann::json job_explanation(const JobBook& book, const std::vector<PendingReq
 
 // The user of a recorded identity: "alice" of "local:alice", of "client:alice (key ...)".
 std::string identity_user(const std::string& identity);
+// The one name a job's submitter goes by in every USER column (status, history): the
+// account the job runs as on its nodes when it switches to one, else identity_user.
+std::string job_user(const BookJob& b);
 
 // Which rows of a JobStatusList or JobHistory to keep (sia-ctl status and history).
 struct JobFilter {

@@ -87,7 +87,14 @@ std::string jobs_table(const json& d) {
                                     rho_text(j),
                                     cli::duration(j.value("age", 0.0)),
                                     reason.empty() ? "-" : reason};
-    if (users) row.insert(row.begin() + 1, run_as_user(j.value("run_as", json())));
+    // The job's one user name (client_docs.hpp: job_user); a controller from before it
+    // sent only run_as.
+    if (users) {
+      row.insert(row.begin() + 1,
+                 j.value("user", json()).is_string() && !j["user"].get<std::string>().empty()
+                     ? j["user"].get<std::string>()
+                     : run_as_user(j.value("run_as", json())));
+    }
     t.add(std::move(row));
   }
   const json apps = d.value("apps", json::array());
@@ -208,7 +215,9 @@ std::string round_text(const json& d) {
 
 std::string rho_text(const json& row) {
   const json rho = row.value("rho", json());
-  return rho.is_number() ? cli::fixed(rho.get<double>(), 2) : "-";
+  if (!rho.is_number()) return "-";
+  // "~": an estimate from the throughput model alone, before the job measured its own.
+  return (row.value("rho_basis", json()) == "model" ? "~" : "") + cli::fixed(rho.get<double>(), 2);
 }
 
 std::string render_table(const json& doc, double now) {

@@ -22,7 +22,7 @@ json history_row(const BookJob& b, double now) {
   if (b.state == Lifecycle::finished && b.done_reported && b.last_report_time > 0) {
     stop = std::min(stop, b.last_report_time);
   }
-  const std::optional<double> rho = job_rho(b);
+  const std::optional<double> rho = job_rho(b, now);
   json gpu_seconds = json::object();
   double run_time = 0, gpu_total = 0;
   json started = nullptr;
@@ -45,7 +45,7 @@ json history_row(const BookJob& b, double now) {
   }
   return {{"name", b.spec.name},
           {"identity", b.identity},
-          {"user", identity_user(b.identity)},
+          {"user", job_user(b)},
           {"state", to_string(b.state)},
           {"submitted", b.submit_time},
           {"started", started},

@@ -214,7 +214,7 @@ bool JobBook::apply(const json& r) {
       switch (*request) {
         case JobRequest::cancel:
           b.state = Lifecycle::cancelled;
-          b.reason = "cancelled by " + who;
+          b.reason = "cancelled by " + identity_name(who);
           b.end_time = time;
           b.placed.reset();
           changed = true;
@@ -351,6 +351,10 @@ void JobBook::note_rung(BookJob& b, const json& rep) {
   b.rung_metric = finite(rep, a.spec.metric.c_str());
 }
 
+std::string identity_name(const std::string& identity) {
+  return identity.substr(0, identity.find(' '));
+}
+
 bool JobBook::apply_report(const json& r) {
   const std::string node = str_of(r, "node");
   const std::string job = str_of(r, "job");
@@ -362,10 +366,19 @@ bool JobBook::apply_report(const json& r) {
   if (known != report_next_.end() && offset < known->second) return false;  // seen before
   report_next_[key] = next;
   auto it = jobs_.find(job);
-  if (it == jobs_.end() || is_ended(it->second.state)) return true;
+  if (it == jobs_.end()) return true;
   const json& rep = r.contains("report") ? r["report"] : json();
   if (!rep.is_object() || str_of(rep, "type", "report") != "report") return true;
   BookJob& b = it->second;
+  if (is_ended(b.state)) {
+    // A failed job's last words, read after its node said it failed: the step it reached.
+    auto step = in_range(rep, "step", 0, kMaxExactInteger);
+    if (b.state == Lifecycle::failed && step && *step > static_cast<double>(b.step)) {
+      b.step = static_cast<std::int64_t>(*step);
+      if (auto p = finite(rep, "progress"); p && *p > b.progress) b.progress = *p;
+    }
+    return true;
+  }
   ++b.reports;
   b.last_report = rep;
   // A worker's numbers are untrusted: counts and sizes outside what a job can have are
@@ -398,6 +411,13 @@ bool JobBook::apply_report(const json& r) {
   auto sqr = finite(rep, "grad_sqr");
   auto var = finite(rep, "grad_var");
   if (sqr && var && *sqr >= 0 && *var >= 0) b.gradient = GradientStats{*sqr, *var};
+  b.last_report_node = node;
+  b.last_report_at = num_of(r, "time");
+  take_position(b, rep, node, b.last_report_at);
+  return true;
+}
+
+void JobBook::take_position(BookJob& b, const json& rep, const std::string& node, double time) {
   // The current generation's report is the job's real position; another generation's (the
   // last words of a stopped one) only moves it forward, and only until the current one
   // has reported.
@@ -421,13 +441,16 @@ bool JobBook::apply_report(const json& r) {
   }
   note_rung(b, rep);
   if (current) {
-    b.last_report_time = std::max(b.last_report_time, num_of(r, "time"));
+    if (b.restoring || b.gen_step < 0) {  // the generation's first report
+      b.gen_step = b.step;
+      b.gen_progress = b.progress;
+    }
+    b.last_report_time = std::max(b.last_report_time, time);
     if (b.silent_restarts > 0) b.notice.clear();  // it speaks again
     b.silent_restarts = 0;
     b.restoring = false;
     if (str_of(rep, "reason") == "done") b.done_reported = true;
   }
-  return true;
 }
 
 bool JobBook::apply_round(const json& r) {
@@ -498,11 +521,18 @@ bool JobBook::apply_delivered(const json& r) {
       b.generation = generation;
       b.restoring = true;
       b.done_reported = false;
+      b.gen_step = -1;
     } else if (action == "keep" || action == "leave" || action == "resize") {
       if (b.generation != generation) b.done_reported = false;
+      if (b.generation != generation || action == "resize") b.gen_step = -1;  // a new rate
       b.generation = generation;
     }
     if (auto w = str_of(a, "warning"); !w.empty()) b.notice = w;
+    // Its new workers' first report can come before the node's answer: it counts now.
+    if (b.restoring && b.last_report_node == node && b.last_report.is_object() &&
+        int_of(b.last_report, "round", -1) == generation) {
+      take_position(b, b.last_report, node, b.last_report_at);
+    }
   }
   return true;
 }

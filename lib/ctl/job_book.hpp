@@ -38,14 +38,19 @@
 //             4 KiB); absent or null when there is none
 //   job-silent {job, time, silent_for}: its workers stopped reporting; it is restarted
 //   round     {round, time, cluster, allocation, placement, models: {job: {type: model}},
-//             fairness?: {units, jobs: {job: {t_sh?, t_id?}}, apps: {app: {t_sh?, t_id?}}}}
+//             fairness?: {units, jobs: {job: {t_sh?, t_id?, measured?}},
+//             apps: {app: {t_sh?, t_id?, measured?}}}}
 //             fairness (absent in journals from before it): the units (apps; a job
 //             without an app is one) the round scheduled, and each scheduled job's and
-//             app's estimate (policy/fairness_estimate.hpp; {} without one)
+//             app's estimate (policy/fairness_estimate.hpp; {} without one; measured: true
+//             when it rests on the measured throughput)
 //   delivered {round, node, ok, error, actions: [{job, action, generation, warning?}]}
 // A report of the current generation sets the job's step and progress to what it says
 // (its real position, also when it is lower: a start that found no checkpoint); the
-// steps lost that way and the node's warning (e.g. no checkpoint) stay in `notice`.
+// steps lost that way and the node's warning (e.g. no checkpoint) stay in `notice`. One
+// that came before the delivered record that made its generation current counts once that
+// record is applied. A failed job's reports still move its step forward (the step it
+// reached); other ended jobs' are ignored.
 // Thread-safety: plain value; one thread.
 #pragma once
 
@@ -121,6 +126,7 @@ struct FairnessBook {
   double contention_sum = 0;
   std::int64_t rounds = 0;
   double t_sh = 0, t_id = 0;
+  bool measured = false;  // the estimate rests on the job's measured throughput
   // N_avg over the rounds counted (0 before the first).
   double n_avg() const { return rounds > 0 ? contention_sum / static_cast<double>(rounds) : 0; }
   // N_avg once a round with `units` units is counted too.
@@ -158,10 +164,12 @@ struct BookJob {
   std::int64_t lost_steps = 0;  // work lost to starts that found no checkpoint
   std::string notice;           // what an operator should know (the last such start)
   std::int64_t reports = 0;
-  double started_time = 0;      // when its current generation was started (a round's time)
-  double last_report_time = 0;  // when the controller took in its current workers' last report
-  int silent_restarts = 0;      // restarts for silence since its workers last reported
-  nlohmann::json last_report;   // the latest report object (null before the first)
+  double started_time = 0;       // when its current generation was started (a round's time)
+  double last_report_time = 0;   // when the controller took in its current workers' last report
+  int silent_restarts = 0;       // restarts for silence since its workers last reported
+  nlohmann::json last_report;    // the latest report object (null before the first)
+  std::string last_report_node;  // the node it came from
+  double last_report_at = 0;     // when the controller took it in
   nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
   std::vector<HistoryEntry> history;
   // The fraction of its training done, as its workers last reported it (report field
@@ -170,6 +178,10 @@ struct BookJob {
   double fraction = 0;
   std::optional<double> rung_metric;
   FairnessBook fair;
+  // Where the current generation's first report found it (step -1: no report yet): its
+  // measured rate of progress is taken from there (measured_rate).
+  std::int64_t gen_step = -1;
+  double gen_progress = 0;
 };
 
 struct BookApp {
@@ -193,6 +205,10 @@ struct BookApp {
 std::optional<double> latest_metric(const BookJob& job, const std::string& metric);
 // What successive halving ranks a trial on: its metric at the rung, else its latest.
 std::optional<double> trial_metric(const BookJob& job, const std::string& metric);
+
+// A recorded identity as reasons and explanations name it: "client:alice" of
+// "client:alice (key ...)" -- never the key.
+std::string identity_name(const std::string& identity);
 
 // Seconds since the job's current workers last spoke (their last report -- "done"
 // included, so a job that does not exit after it is caught too -- else the start its node
@@ -279,6 +295,9 @@ class JobBook {
   void apply_round_fairness(const nlohmann::json& f);
   // A trial's rung metric, from report `rep`, once it reached its app's phase budget.
   void note_rung(BookJob& b, const nlohmann::json& rep);
+  // Takes in where report `rep` (from `node`, taken in at `time`) says the job is: its
+  // step, progress and fraction, and, from its current generation, that it speaks.
+  void take_position(BookJob& b, const nlohmann::json& rep, const std::string& node, double time);
 
   std::int64_t seq_ = 0;
   std::int64_t round_ = 0;
@@ -301,8 +320,15 @@ class JobBook {
 // none without an estimate, and for a job that ended otherwise (a stopped trial's is its
 // app's). An app's: once all its trials ended and one finished, from its submission to its
 // last trial's end over its last T_id; while it runs, the estimate; none otherwise.
-std::optional<double> job_rho(const BookJob& job);
-std::optional<double> app_rho(const JobBook& book, const BookApp& app);
+// A live job's estimate is never earlier than its age at `now` (0: as the round left it).
+std::optional<double> job_rho(const BookJob& job, double now = 0);
+std::optional<double> app_rho(const JobBook& book, const BookApp& app, double now = 0);
+// A running job's measured rate of progress (progress units per second, as the goodput
+// matrix counts progress) on the GPUs it runs on: progress per step over its current
+// generation's reports (from the first to the latest; with one, over its whole life) over
+// the latest report's step_time (one without: the mean step time of its reports on these
+// GPUs at the nearest local batch, scaled). nullopt until its current workers reported.
+std::optional<double> measured_rate(const BookJob& job);
 
 // Records (without "seq"; the state store numbers them).
 nlohmann::json make_submit(const std::string& inbox, const std::string& identity, double time,

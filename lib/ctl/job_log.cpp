@@ -74,19 +74,29 @@ std::vector<std::string> sia_run_log_args(const LogQuery& q) {
   return a;
 }
 
+bool ranks_ended(const json& d) {
+  auto state = parse_lifecycle(d.value("state", std::string()));
+  if (state && is_ended(*state)) return true;
+  const json run = d.value("run_state", json());
+  return run == "finished" || run == "failed";
+}
+
 json job_log_document(const LogQuery& q, const RankLogSource& s, const json& d) {
   auto num = [&](const char* k) {
     return d.contains(k) && d[k].is_number_integer() ? d[k].get<std::int64_t>() : 0;
   };
-  return envelope("JobLog", {{"job", q.job},
-                             {"rank", q.rank},
-                             {"node", s.node},
-                             {"state", to_string(s.state)},
-                             {"offset", num("offset")},
-                             {"next", num("next")},
-                             {"size", num("size")},
-                             {"truncated", d.value("truncated", false)},
-                             {"text", d.value("text", std::string())}});
+  return envelope(
+      "JobLog",
+      {{"job", q.job},
+       {"rank", q.rank},
+       {"node", s.node},
+       {"state", to_string(s.state)},
+       {"run_state", d.contains("state") && d["state"].is_string() ? d["state"] : json(nullptr)},
+       {"offset", num("offset")},
+       {"next", num("next")},
+       {"size", num("size")},
+       {"truncated", d.value("truncated", false)},
+       {"text", d.value("text", std::string())}});
 }
 
 }  // namespace sia::ctl

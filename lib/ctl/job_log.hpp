@@ -2,9 +2,12 @@
 // job's placement in the JobBook -- its current one, else the last it ran with -- gives
 // the nodes in rank order, one rank per GPU), the `sia-run logs` arguments that read a
 // part of it, and the JobLog document `sia-ctl logs` prints:
-//   JobLog {job, rank, node, state (the job's lifecycle state), offset, next, size,
-//          truncated, text} -- the part of the rank's log read (at most 1 MiB, see
-//          lib/exec/rank_log.hpp), offsets in bytes of the log file on that node
+//   JobLog {job, rank, node, state (the job's lifecycle state), run_state (the job's
+//          state on that node, as sia-run says it: running, ..., finished, failed; null
+//          when it did not say), offset, next, size, truncated, text} -- the part of the
+//          rank's log read (at most 1 MiB, see lib/exec/rank_log.hpp), offsets in bytes of
+//          the log file on that node
+// A follower stops once the job ended (ranks_ended), not only once a round saw it end.
 // Used by the local client backend and by the controller daemon for remote clients.
 // Thread-safety: pure.
 #pragma once
@@ -40,6 +43,10 @@ RankLogSource locate_rank_log(const JobBook& book, const std::vector<PendingRequ
 
 // sia-run logs's arguments for the query: JOB --rank N (--tail N | --offset B) -o json.
 std::vector<std::string> sia_run_log_args(const LogQuery& query);
+
+// Whether a JobLog's job has ended for good: its lifecycle state is an ended one, or its
+// node says its ranks ended so (finished, failed), which the next round takes in.
+bool ranks_ended(const nlohmann::json& job_log_data);
 
 // The JobLog envelope of what the node's `sia-run logs -o json` answered (RunLog data).
 nlohmann::json job_log_document(const LogQuery& query, const RankLogSource& source,

@@ -71,7 +71,7 @@ std::vector<json> report_records(const JobBook& book, const std::vector<ReportLi
       r.second = !b ? "the controller knows no such job" : "the job is not placed on this node";
       continue;
     }
-    if (is_ended(b->state)) {
+    if (is_ended(b->state) && b->state != Lifecycle::failed) {  // a failed one's: its last step
       Ignored& ig = ignored[key];
       if (ig.lines++ == 0) ig.offset = l.offset;
       ig.next = next;

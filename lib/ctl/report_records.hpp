@@ -6,7 +6,8 @@
 // know, or that is not placed on that node, are refused -- never journaled, not even their
 // offsets (so a node cannot grow the journal by inventing jobs) -- and counted by a
 // ForeignReports, which warns once per (node, job) naming both. Lines about a job that has
-// ended take one null record per (node, job) (their offsets), silently. Each record
+// ended take one null record per (node, job) (their offsets), silently -- but a failed
+// job's are journaled as they are (the step it reached, job_book.hpp). Each record
 // carries `time`, the controller's clock when it took the line in (how long a job has been
 // silent is measured from it). The round engine and the daemon's report journal both use it.
 // Thread-safety: report_records is pure but for `foreign`; a ForeignReports belongs to one

@@ -246,6 +246,11 @@ void RoundEngine::observe(Pass& r) {
   r.up_set = {r.up.begin(), r.up.end()};
 }
 
+// Whether a node's failure of a job is a rank that lost a peer (exit 69).
+static bool lost_peer(const JobOnNode& x) {
+  return x.exit_status == exec::kPeerLostExit;
+}
+
 // 3. Jobs that ended on their nodes, and queued jobs the cluster can no longer hold.
 void RoundEngine::end_ended(Pass& r) {
   for (const BookJob* b : r.book.active()) {
@@ -253,11 +258,16 @@ void RoundEngine::end_ended(Pass& r) {
     if (it == r.on_nodes.end()) continue;
     const JobOnNode* finished = nullptr;
     const JobOnNode* failed = nullptr;
+    bool stopping = false;  // another of its nodes is stopping its ranks: its word comes soon
     for (const auto& x : it->second) {
       if (!node_speaks_for(*b, x.node)) continue;  // a node's word on a job placed elsewhere
       if (x.state == exec::RunState::finished && !finished) finished = &x;
-      if (x.state == exec::RunState::failed && !failed) failed = &x;
+      // A node whose rank failed by itself is blamed before one whose rank lost it (69).
+      if (x.state == exec::RunState::failed && (!failed || (lost_peer(*failed) && !lost_peer(x))))
+        failed = &x;
+      stopping = stopping || x.state == exec::RunState::stopping;
     }
+    if (!finished && failed && lost_peer(*failed) && stopping) continue;
     if (finished) {
       std::string reason = "finished on " + finished->node + " (sia-run round " +
                            std::to_string(finished->generation) + ")";
@@ -497,13 +507,14 @@ json RoundEngine::round_fairness(const Pass& r, const StageOutput& out) const {
       given[p.job] = Config{p.type, static_cast<int>(p.nodes.size()), p.gpu_count()};
     }
   }
-  std::map<std::string, double> job_n_avg, app_n_avg;
+  std::map<std::string, double> job_n_avg, app_n_avg, measured;
   std::set<std::string> jobs, apps;
   for (const GoodputRow& row : m.jobs) {
     const BookJob* b = r.book.find(row.job);
     if (!b || is_ended(b->state)) continue;
     jobs.insert(row.job);
     job_n_avg[row.job] = b->fair.n_avg_with(units);
+    if (auto rate = measured_rate(*b)) measured[row.job] = *rate;
     if (!row.app) continue;
     if (const BookApp* a = r.book.find_app(row.app->name)) {
       apps.insert(a->spec.name);
@@ -511,7 +522,7 @@ json RoundEngine::round_fairness(const Pass& r, const StageOutput& out) const {
     }
   }
   const FairnessEstimate est =
-      estimate_fairness(m, given, job_n_avg, app_n_avg, config_.controller.round);
+      estimate_fairness(m, given, job_n_avg, app_n_avg, config_.controller.round, measured);
   return make_round_fairness(units, jobs, apps, est);
 }
 

@@ -7,7 +7,10 @@
 //      new report line (deduplicated by node, job and offset);
 //   3. end the jobs whose workers ended: finished (every rank exited 0) or failed (a rank
 //      failed on its own), as the RunStatus of a node the job is placed on says -- once
-//      (a node's word on a job placed elsewhere is ignored, see node_speaks_for);
+//      (a node's word on a job placed elsewhere is ignored, see node_speaks_for); of a
+//      job failed on several nodes, a node whose rank failed by itself is blamed before
+//      one whose rank lost a peer (exit 69), which waits while another of its nodes is
+//      still stopping the job;
 //   3b. run the app schedulers (successive halving) on their trials' reports: a trial that
 //      reached its phase's budget waits out of the schedule; when every live trial of the
 //      phase is there, the worse ones end as stopped (their GPUs freed this round) and the

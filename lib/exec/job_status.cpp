@@ -46,6 +46,11 @@ bool holds_gpus(std::string_view state) {
 }
 
 std::optional<ProcessExit> JobStatus::exit() const {
+  if (failed_rank) {
+    for (const auto& r : ranks) {
+      if (r.rank == *failed_rank && r.exit) return r.exit;
+    }
+  }
   std::vector<ProcessExit> own, all;
   for (const auto& r : ranks) {
     if (!r.exit) continue;
@@ -64,6 +69,7 @@ std::vector<pid_t> JobStatus::live_pids() const {
 }
 
 std::optional<int> JobStatus::failing_rank() const {
+  if (failed_rank) return failed_rank;
   std::optional<int> out;
   for (const auto& r : ranks) {
     if (r.exit && !r.stopped && !r.exit->success() && (!out || r.rank < *out)) out = r.rank;
@@ -83,14 +89,17 @@ json job_status_to_json(const JobStatus& s) {
                      {"exit", r.exit ? exit_to_json(*r.exit) : json(nullptr)},
                      {"stopped", r.stopped}});
   }
-  return {{"job", s.job},
-          {"generation", s.generation},
-          {"state", to_string(s.state)},
-          {"reason", s.reason},
-          {"supervisor",
-           {{"pid", s.supervisor.pid}, {"start", s.supervisor.start}, {"boot", s.supervisor.boot}}},
-          {"group", s.group},
-          {"ranks", std::move(ranks)}};
+  json out = {
+      {"job", s.job},
+      {"generation", s.generation},
+      {"state", to_string(s.state)},
+      {"reason", s.reason},
+      {"supervisor",
+       {{"pid", s.supervisor.pid}, {"start", s.supervisor.start}, {"boot", s.supervisor.boot}}},
+      {"group", s.group},
+      {"ranks", std::move(ranks)}};
+  if (s.failed_rank) out["failed_rank"] = *s.failed_rank;
+  return out;
 }
 
 JobStatus parse_job_status(const Node& d) {
@@ -108,6 +117,7 @@ JobStatus parse_job_status(const Node& d) {
     s.supervisor.boot = sup->string_or("boot", "");
   }
   s.group = static_cast<pid_t>(d.int_or("group", 0));
+  if (auto f = d.get("failed_rank")) s.failed_rank = f->non_negative_int32();
   if (auto ranks = d.get("ranks")) {
     ranks->each([&](const Node& r) {
       RankStatus rs;

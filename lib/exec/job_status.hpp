@@ -51,14 +51,18 @@ struct JobStatus {
   ProcessId supervisor;
   pid_t group = 0;  // the ranks' process group
   std::vector<RankStatus> ranks;
+  // The rank the supervisor blamed for the failure (failing_rank()); nullopt: none, or a
+  // status.json from before the field.
+  std::optional<int> failed_rank;
 
-  // The job's exit status by the srun rule, ranks that ended on their own first: the
-  // status of a failure is the failing rank's, not the 75 of the ranks stopped after it.
-  // nullopt while no rank has ended.
+  // The job's exit status: the failing rank's when there is one (not the 69 of a peer
+  // that lost it, nor the 75 of the ranks stopped after it); else by the srun rule, ranks
+  // that ended on their own first. nullopt while no rank has ended.
   std::optional<ProcessExit> exit() const;
   std::vector<pid_t> live_pids() const;  // ranks that have not ended
-  // The rank whose failure ended the job: the lowest-numbered rank that ended on its own
-  // with a failure (not one stopped after it); nullopt when no rank did.
+  // The rank whose failure ended the job: failed_rank when set; else the lowest-numbered
+  // rank that ended on its own with a failure (not one stopped after it); nullopt when no
+  // rank did.
   std::optional<int> failing_rank() const;
 };
 

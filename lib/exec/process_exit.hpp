@@ -20,5 +20,8 @@ std::optional<ProcessExit> combine_exits(const std::vector<ProcessExit>& exits);
 
 // Exit status of "preempted, resume me" in the worker contract (sysexits' EX_TEMPFAIL).
 inline constexpr int kPreemptedExit = 75;
+// Exit status of "a peer was lost" (sysexits' EX_UNAVAILABLE): a rank that ends so failed
+// because another did, not by itself.
+inline constexpr int kPeerLostExit = 69;
 
 }  // namespace sia::exec

@@ -19,6 +19,21 @@ static const char* signal_name(int sig) {
   return "a signal";
 }
 
+// A rank that ended of a failure of its own: not success, not preempted (75), not a peer
+// lost (69), and not the stop signal the supervisor sent (directly, or as a shell reports
+// it: 128 + the signal) once it is stopping.
+static bool failed_by_itself(const ProcessExit& e, bool stopping) {
+  if (e.success()) return false;
+  const bool our_signal = [&] {
+    for (int sig : {SIGTERM, SIGKILL}) {
+      if (e.signal == sig || (e.signal == 0 && e.code == 128 + sig)) return true;
+    }
+    return false;
+  }();
+  if (stopping && our_signal) return false;
+  return e.signal != 0 || (e.code != kPreemptedExit && e.code != kPeerLostExit);
+}
+
 Supervisor::Supervisor(Launcher& launcher, os::Clock& clock, SupervisorConfig config,
                        Recorder record, StopLookup stop_request)
     : launcher_(launcher),
@@ -63,6 +78,8 @@ JobStatus Supervisor::run() {
     if (!r.error.empty()) {
       failure_ = who + ": " + r.error;
       failed_at_start_ = r.pid;
+      own_failure_ = true;
+      status_.failed_rank = config_.ranks[i].rank;
       if (r.pid < 0) status_.ranks[i].exit = ProcessExit::exited(127);
       break;
     }
@@ -91,12 +108,31 @@ JobStatus Supervisor::run() {
       if (!r || r->exit) continue;
       r->exit = ev.exit;
       r->stopped = stopping_ && r->pid != failed_at_start_;
-      if (!stopping_ && !ev.exit.success()) {
-        std::string who = "rank " + std::to_string(r->rank);
+      const std::string who = "rank " + std::to_string(r->rank);
+      // A failure of its own counts also while the others are being stopped for a peer
+      // that lost it (failure_ set): it is what that peer lost. During a stop for any other
+      // reason the rank was asked to stop, as before.
+      if (!own_failure_ && failed_by_itself(ev.exit, stopping_) &&
+          (!stopping_ || !failure_.empty())) {
+        own_failure_ = true;
+        r->stopped = false;
+        status_.failed_rank = r->rank;
+        failure_ =
+            who + " failed: " + ev.exit.describe() + (lost_peer_.empty() ? "" : "; " + lost_peer_);
+        if (!stopping_) {
+          begin_stop(failure_, config_.grace);
+        } else {
+          status_.reason = failure_;
+          record_(status_);
+        }
+      } else if (!stopping_ && !ev.exit.success()) {
         if (ev.exit.signal == 0 && ev.exit.code == kPreemptedExit) {
           begin_stop(who + " exited 75 (preempted itself)", config_.grace);
         } else {
-          failure_ = who + " failed: " + ev.exit.describe();
+          // A lost peer (69): blamed until the rank it lost fails by itself.
+          lost_peer_ = who + " lost a peer (" + ev.exit.describe() + ")";
+          failure_ = who + " failed: " + ev.exit.describe() + " (a peer was lost)";
+          status_.failed_rank = r->rank;
           begin_stop(failure_, config_.grace);
         }
       } else {

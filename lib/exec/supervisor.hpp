@@ -3,10 +3,11 @@
 // all ranks, then SIGKILL to the group when the grace period has passed -- when it is
 // asked to (a termination signal: `sia-run stop`, apply, run being interrupted, or its
 // parent dying), or when one rank fails or preempts itself, so the others do not hang in
-// a collective. A second stop request during the grace period kills at once. The final
-// status says finished, preempted, failed or killed (see job_status.hpp) and keeps every
-// rank's exit.
-// Thread-safety: one thread; the launcher and clock are used from it only.
+// a collective. The failure blamed is the first rank that failed by itself (not of a lost
+// peer, exit 69, nor of the stop signal), also when a peer that lost it ended first; only
+// when none did, the first failing rank. A second stop request during the grace period kills at
+// once. The final status says finished, preempted, failed or killed (see job_status.hpp) and keeps
+// every rank's exit. Thread-safety: one thread; the launcher and clock are used from it only.
 #pragma once
 
 #include <functional>
@@ -57,7 +58,9 @@ class Supervisor {
   bool stopping_ = false;
   bool killed_ = false;
   os::Clock::TimePoint deadline_{};
-  std::string failure_;        // the first rank failure, if any
+  std::string failure_;        // the rank failure blamed, if any
+  bool own_failure_ = false;   // failure_ is a rank's own (not a peer lost, exit 69)
+  std::string lost_peer_;      // "rank 1 lost a peer (exit status 69)", the first such
   pid_t failed_at_start_ = 0;  // the rank whose program could not be executed
   std::string kill_reason_;
   std::string stop_reason_;  // why the ranks were asked to stop

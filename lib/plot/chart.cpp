@@ -117,6 +117,9 @@ std::string render_svg(const Chart& c) {
   std::vector<LegendItem> legend;
   const bool show_legend =
       c.series.size() > 1 || (c.series.size() == 1 && !c.series[0].name.empty());
+  std::vector<std::optional<std::size_t>> wanted;
+  for (const auto& sr : c.series) wanted.push_back(sr.colour);
+  const std::vector<std::string> colours = distinct_colours(wanted);
   double lx = 12, ly = kTitlePx + 8;
   if (show_legend) {
     const std::size_t n = std::min(c.series.size(), kMaxLegend);
@@ -131,8 +134,7 @@ std::string render_svg(const Chart& c) {
       }
       const double w = 18 + name.size() * kCharPx + 14;
       if (lx + w > W - 8 && lx > 12) lx = 12, ly += kLegendPx;
-      legend.push_back(
-          {name, k < n ? colour(c.series[k].colour.value_or(k)) : std::string("#ffffff"), lx, ly});
+      legend.push_back({name, k < n ? colours[k] : std::string("#ffffff"), lx, ly});
       lx += w;
     }
     ly += kLegendPx;
@@ -202,7 +204,7 @@ std::string render_svg(const Chart& c) {
   auto Y = [&](double v) { return px(ys(v)); };
   for (std::size_t k = 0; k < pts.size(); ++k) {
     const auto& p = pts[k];
-    const std::string col = colour(c.series[k].colour.value_or(k));
+    const std::string col = colours[k];
     const std::string name = escape(c.series[k].name);
     if (c.mark == Mark::stacked) {
       if (xs.empty()) continue;

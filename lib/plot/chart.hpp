@@ -39,7 +39,9 @@ struct Series {
 
   std::string name;
   std::vector<std::pair<double, double>> points;
-  std::optional<std::size_t> colour;  // palette index; default: the series' position
+  // Palette index (svg.hpp: colour); default: the series' position. A chart never gives
+  // two series one colour: a taken one moves on to the next free index.
+  std::optional<std::size_t> colour;
 };
 
 enum class Mark {

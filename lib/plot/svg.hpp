@@ -5,8 +5,10 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace sia::plot {
 
@@ -17,7 +19,12 @@ std::string escape(std::string_view text);
 // meant to happen) is written as 0 so that no document ever holds NaN.
 std::string px(double v);
 
-// The i-th colour of the palette (#rrggbb), cycling past its end.
+// The i-th colour (#rrggbb): the palette's ten first, then hues a golden angle apart at
+// three lightnesses, never one colour for two indices from 10 to 4105.
 std::string colour(std::size_t i);
+
+// One colour per series, in order: series k's own index (`wanted[k]`, else k), moved on to
+// the next index whose colour no earlier series has, so no two series share one.
+std::vector<std::string> distinct_colours(const std::vector<std::optional<std::size_t>>& wanted);
 
 }  // namespace sia::plot

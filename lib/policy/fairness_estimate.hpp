@@ -14,6 +14,11 @@
 //     round). An app's: its trials' GPUs together, as one unit.
 //   N_avg: the caller's -- the mean number of units (apps; a job without an app is one)
 //     over the rounds the job or app was scheduled, this round included.
+// Measured (`measured`: the job's rate of progress, per second, on the configuration it
+//   runs on, row.current, from its own reports): the model's rates are scaled by the
+//   measured rate over the model's rate there, so T_id and T_sh rest on the work the job
+//   really does per second, not on the catalog's model of it (FairnessFigure::measured;
+//   an app's when every trial's is).
 // Progress is in iterations at the initial batch (row.progress). A job without progress
 // information, that fits nowhere or whose estimate is not finite has no figure; an app has
 // one when its trials do.
@@ -29,8 +34,9 @@
 namespace sia {
 
 struct FairnessFigure {
-  double t_sh = 0;  // seconds from submission to the estimated finish (> 0, finite)
-  double t_id = 0;  // seconds alone on the fair share (> 0, finite)
+  double t_sh = 0;        // seconds from submission to the estimated finish (> 0, finite)
+  double t_id = 0;        // seconds alone on the fair share (> 0, finite)
+  bool measured = false;  // rates from the job's measured throughput, not the model alone
   double rho() const { return t_sh / t_id; }
 };
 
@@ -43,10 +49,12 @@ struct FairnessEstimate {
 int fairness_units(const GoodputMatrix& m);
 
 // `given`: the configuration each job got this round (absent: none); `n_avg`: by job name,
-// and by app name for apps (each at least 1; a missing one counts as 1).
+// and by app name for apps (each at least 1; a missing one counts as 1); `measured`: by
+// job name, its measured rate of progress on row.current (absent or not > 0: none).
 FairnessEstimate estimate_fairness(const GoodputMatrix& m,
                                    const std::map<std::string, Config>& given,
                                    const std::map<std::string, double>& job_n_avg,
-                                   const std::map<std::string, double>& app_n_avg, double wait);
+                                   const std::map<std::string, double>& app_n_avg, double wait,
+                                   const std::map<std::string, double>& measured = {});
 
 }  // namespace sia

@@ -305,7 +305,8 @@ TEST_CASE("every round estimates each app's and trial's rho; status shows them",
   CHECK(d["fairness"]["jobs"]["count"] == 2);
   // explain says it in words.
   bool said = false;
-  for (const auto& l : f.client.explain("s-000")["data"]["lines"]) {
+  const json why = f.client.explain("s-000");  // held: a loop over a temporary's part dangles
+  for (const auto& l : why["data"]["lines"]) {
     said = said || l.get<std::string>().rfind("fairness: rho ", 0) == 0;
   }
   CHECK(said);

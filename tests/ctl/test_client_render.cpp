@@ -54,6 +54,27 @@ TEST_CASE("status has a USER column only when some job runs as an account of its
   CHECK(users[4] == "j3 - queued 0 - 0 0 0.0 - 0s -");
 }
 
+TEST_CASE("status's USER column names the person as history does", "[ctl][render]") {
+  json doc = status_of({"root", nullptr});
+  doc["data"]["jobs"][0]["user"] = "root";   // client:admin's jobs run as root: root
+  doc["data"]["jobs"][1]["user"] = "alice";  // local:alice: alice, not "-"
+  auto lines = lines_of(render_table(doc, 0));
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[1] == "j0 root queued 0 - 0 0 0.0 - 0s -");
+  CHECK(lines[2] == "j1 alice queued 0 - 0 0 0.0 - 0s -");
+}
+
+TEST_CASE("a rho from the model alone is marked as an estimate", "[ctl][render]") {
+  json doc = status_of({nullptr, nullptr});
+  doc["data"]["jobs"][0]["rho"] = 13.8;
+  doc["data"]["jobs"][0]["rho_basis"] = "model";
+  doc["data"]["jobs"][1]["rho"] = 1.05;
+  doc["data"]["jobs"][1]["rho_basis"] = "throughput";
+  auto lines = lines_of(render_table(doc, 0));
+  CHECK(lines[1] == "j0 queued 0 - 0 0 0.0 ~13.80 0s -");
+  CHECK(lines[2] == "j1 queued 0 - 0 0 0.0 1.05 0s -");
+}
+
 TEST_CASE("status shows each job's and app's rho and sums them up", "[ctl][render]") {
   json doc = status_of({nullptr, nullptr});
   doc["data"]["jobs"][0]["rho"] = 1.5;

@@ -298,3 +298,130 @@ TEST_CASE("the work a job needs follows the fraction its workers report", "[book
       {{"type", "report"}, {"round", 1}, {"step", 30}, {"progress", 12.0}, {"fraction", 0.25}}));
   CHECK(book.job_state(*book.find("a"), 200).target_progress == Approx(48));
 }
+
+TEST_CASE("a first report that comes before its start is confirmed counts then", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0})})));
+  // The daemon journals the new workers' first report while it waits for the node's ACK.
+  json r = make_report("t4-0", "a", 0, 10, {{"type", "report"}, {"round", 1}, {"step", 7}});
+  r["time"] = 165;
+  book.apply(r);
+  book.apply(delivered("t4-0", "a", "start", 1));
+  const BookJob& a = *book.find("a");
+  CHECK_FALSE(a.restoring);  // it has reported: not "no report from it yet"
+  CHECK(a.step == 7);
+  CHECK(a.last_report_time == 165);
+  CHECK(silent_for(a, 170) == 5);
+  // A restart on the same node: the new generation's first report, again before the ACK.
+  book.apply(round_record(2, 220, json::array({placed("a", "t4-0", {0, 1})})));
+  r = make_report("t4-0", "a", 10, 20, {{"type", "report"}, {"round", 2}, {"step", 9}});
+  r["time"] = 225;
+  book.apply(r);
+  book.apply(delivered("t4-0", "a", "restart", 2));
+  CHECK_FALSE(a.restoring);
+  CHECK(a.step == 9);
+  CHECK(a.last_report_time == 225);
+  // The snapshot keeps where the last report came from.
+  JobBook back = JobBook::from_json(book.to_json(), "snapshot.json");
+  CHECK(back.find("a")->last_report_node == "t4-0");
+  CHECK(back.find("a")->last_report_at == 225);
+}
+
+TEST_CASE("a failed job's last reports still say the step it reached", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a"), ct::spec("b")}));
+  book.apply(
+      round_record(1, 160, json::array({placed("a", "t4-0", {0}), placed("b", "t4-1", {0})})));
+  book.apply(make_job_ended("a", Lifecycle::failed, "rank 0 failed", 1, 200));
+  book.apply(make_job_ended("b", Lifecycle::cancelled, "cancelled", std::nullopt, 200));
+  const json rep = {{"type", "report"}, {"round", 1}, {"step", 42}, {"progress", 3.0}};
+  book.apply(make_report("t4-0", "a", 0, 10, rep));
+  book.apply(make_report("t4-1", "b", 0, 10, rep));
+  CHECK(book.find("a")->step == 42);
+  CHECK(book.find("a")->progress == 3.0);
+  CHECK(book.find("b")->step == 0);  // a cancelled job's are ignored
+  // Lower steps never move it back.
+  book.apply(make_report("t4-0", "a", 10, 20, {{"type", "report"}, {"round", 1}, {"step", 5}}));
+  CHECK(book.find("a")->step == 42);
+}
+
+TEST_CASE("rho: the measured rate, the estimate's basis, and never before the job's age",
+          "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  json r1 = round_record(1, 160, json::array({placed("a", "t4-0", {0})}));
+  r1["fairness"] = {{"units", 1},
+                    {"jobs", {{"a", {{"t_sh", 300.0}, {"t_id", 200.0}, {"measured", true}}}}},
+                    {"apps", json::object()}};
+  book.apply(r1);
+  const BookJob& a = *book.find("a");
+  CHECK(a.fair.measured);
+  CHECK(*job_rho(a, 0) == Approx(1.5));
+  CHECK(*job_rho(a, 350) == Approx(1.5));  // age 250 < T_sh 300: 300 / 200 stands
+  CHECK(*job_rho(a, 600) == Approx(2.5));  // age 500 > T_sh 300: 500 / 200
+  // Measured rate: none before the current generation reported a step time.
+  CHECK_FALSE(measured_rate(a));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  json rep = {{"type", "report"}, {"round", 1},      {"step", 10},      {"progress", 5.0},
+              {"step_time", 0.5}, {"local_bsz", 16}, {"world_size", 1}, {"gpu_type", "t4"}};
+  book.apply(make_report("t4-0", "a", 0, 10, rep));
+  // One report: over its whole life, 5 / 10 per step, 0.5 s a step: 1 per second.
+  REQUIRE(measured_rate(a));
+  CHECK(*measured_rate(a) == Approx(1.0));
+  rep["step"] = 30;
+  rep["progress"] = 25.0;  // 20 over 20 steps since the generation's first report
+  rep["step_time"] = 0.25;
+  book.apply(make_report("t4-0", "a", 10, 20, rep));
+  CHECK(*measured_rate(a) == Approx(4.0));
+  JobBook back = JobBook::from_json(book.to_json(), "snapshot.json");
+  CHECK(back.find("a")->fair.measured);
+  CHECK(back.find("a")->gen_step == 10);
+}
+
+TEST_CASE("a reason names who asked, never their key", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(make_job_request(JobRequest::cancel, "g", "client:bob (key rq:9F+x}a&Z)", 120, {"a"}));
+  CHECK(book.find("a")->reason == "cancelled by client:bob");
+  CHECK(identity_name("client:bob (key k)") == "client:bob");
+  CHECK(identity_name("local:me") == "local:me");
+}
+
+TEST_CASE("a report without timings keeps the measured rate", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  json rep = {{"type", "report"}, {"round", 1},      {"step", 10},      {"progress", 5.0},
+              {"step_time", 0.5}, {"local_bsz", 16}, {"world_size", 1}, {"gpu_type", "t4"}};
+  book.apply(make_report("t4-0", "a", 0, 10, rep));
+  rep.erase("step_time");  // a batch change's report: no timings
+  rep["step"] = 20;
+  rep["progress"] = 10.0;
+  rep["reason"] = "batch";
+  book.apply(make_report("t4-0", "a", 10, 20, rep));
+  REQUIRE(measured_rate(*book.find("a")));
+  CHECK(*measured_rate(*book.find("a")) == Approx(1.0));  // 0.5 per step, 0.5 s a step
+}
+
+TEST_CASE("just after a batch change the measured rate scales the nearest step time", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0}, 16)})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  json rep = {{"type", "report"}, {"round", 1},      {"step", 10},      {"progress", 5.0},
+              {"step_time", 0.5}, {"local_bsz", 16}, {"world_size", 1}, {"gpu_type", "t4"}};
+  book.apply(make_report("t4-0", "a", 0, 10, rep));
+  // The batch doubles in place; the first report at 32 has no timings.
+  book.apply(round_record(2, 220, json::array({placed("a", "t4-0", {0}, 32)})));
+  book.apply(delivered("t4-0", "a", "resize", 1));
+  rep.erase("step_time");
+  rep["local_bsz"] = 32;
+  rep["reason"] = "batch";
+  rep["step"] = 12;
+  rep["progress"] = 6.0;
+  book.apply(make_report("t4-0", "a", 10, 20, rep));
+  REQUIRE(measured_rate(*book.find("a")));
+  CHECK(*measured_rate(*book.find("a")) == Approx(0.5));  // 0.5 per step, 1 s a step at 32
+}

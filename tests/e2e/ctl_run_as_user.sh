@@ -135,8 +135,12 @@ ctl -o json status ra | grep -q '"run_as":"nobody"' || fail "status ra: no run_a
 open=$(find state nodes \( -type f -o -type d \) -perm /044 -printf '%m %p\n')
 [ -z "$open" ] || fail "readable by others under umask 000: $open"
 ctl status ra rb >out || fail "status ra rb"
-grep -q "^ra  *nobody  *finished " out && grep -q "^rb  *-  *failed " out ||
-  { cat out; fail "status's USER column: nobody for ra, - for rb"; }
+grep -q "^ra  *nobody  *finished " out && grep -q "^rb  *bob  *failed " out ||
+  { cat out; fail "status's USER column: nobody for ra (its account), bob for rb (its client)"; }
+# history names each job's user as status does.
+ctl history >out 2>&1 || fail "history"
+grep -q "^ra  *nobody " out && grep -q "^rb  *bob " out ||
+  { cat out; fail "history's USER column differs from status's"; }
 ctl explain ra >out || fail "explain ra"
 grep -q "runs as nobody on its nodes" out || { cat out; fail "explain ra: whom it runs as"; }
 

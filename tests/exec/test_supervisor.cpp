@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "exec/supervisor.hpp"
 #include "fakes.hpp"
@@ -150,4 +151,44 @@ TEST_CASE("a rank that cannot be executed fails the job, the others are stopped"
   CHECK(s.exit() == ProcessExit::exited(127));
   CHECK_FALSE(s.ranks.at(1).stopped);
   CHECK(s.ranks.at(0).stopped);
+}
+
+TEST_CASE("the rank that failed by itself is blamed, not the peer that lost it first",
+          "[supervisor]") {
+  // Rank 1 notices the lost peer (69) before rank 0, busy printing its traceback, exits 1.
+  FakeRank raising = ends(2.2, 1);
+  raising.on_term = FakeRank::OnTerm::ignore;
+  Run run({raising, ends(2.0, 69)});
+  JobStatus s = run.go();
+  CHECK(s.state == RunState::failed);
+  CHECK(s.failing_rank() == 0);
+  CHECK(s.failed_rank == 0);
+  CHECK(s.reason == "rank 0 failed: exit status 1; rank 1 lost a peer (exit status 69)");
+  CHECK(s.exit() == ProcessExit::exited(1));
+  CHECK_FALSE(s.ranks.at(0).stopped);
+  // The status file says so too.
+  JobStatus back = parse_job_status(sia::Node(job_status_to_json(s), "status.json", ""));
+  CHECK(back.failing_rank() == 0);
+  CHECK(back.exit() == ProcessExit::exited(1));
+}
+
+TEST_CASE("a lost peer alone is blamed when no rank failed by itself", "[supervisor]") {
+  Run run({FakeRank{}, ends(2.0, 69)});
+  JobStatus s = run.go();
+  CHECK(s.state == RunState::failed);
+  CHECK(s.failing_rank() == 1);
+  CHECK(s.reason == "rank 1 failed: exit status 69 (a peer was lost)");
+  CHECK(s.exit() == ProcessExit::exited(69));
+  CHECK(s.ranks.at(0).stopped);  // it checkpoint-stopped (75): not a failure of its own
+}
+
+TEST_CASE("a rank failing while a stop request is served does not turn it into a failure",
+          "[supervisor]") {
+  FakeRank bad;
+  bad.term_status = 1;  // its checkpoint failed
+  Run run({bad, FakeRank{}});
+  run.launcher.interrupt_at(4);
+  JobStatus s = run.go();
+  CHECK(s.state == RunState::preempted);
+  CHECK_FALSE(s.failed_rank);
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <regex>
+#include <set>
 
 #include "plot/chart.hpp"
 #include "plot/page.hpp"
@@ -34,8 +35,36 @@ TEST_CASE("escaping makes any text safe in XML", "[plot][svg]") {
   CHECK(px(12.04) == "12");
   CHECK(px(-0.01) == "0");
   CHECK(px(NAN) == "0");
-  CHECK(colour(0) == colour(10));
   CHECK(colour(0) != colour(1));
+}
+
+TEST_CASE("no two series of a chart share a colour, however many there are", "[plot][svg]") {
+  std::set<std::string> seen;
+  for (std::size_t i = 10; i < 4106; ++i) {
+    const std::string c = colour(i);
+    CHECK(std::regex_match(c, std::regex("#[0-9a-f]{6}")));
+    seen.insert(c);
+  }
+  CHECK(seen.size() == 4096);
+  for (std::size_t i = 0; i < 10; ++i) seen.insert(colour(i));
+  CHECK(seen.size() == 4106);  // the palette's ten differ from them too
+  // Two series asking for one index: the second moves on; the same chart, the same colours.
+  const auto c = distinct_colours({0, 0, std::nullopt, 1});
+  CHECK(c == std::vector<std::string>{colour(0), colour(1), colour(2), colour(3)});
+  // A live timeline of 25 jobs: 25 colours in its marks.
+  Chart chart;
+  chart.title = "GPUs held per job";
+  chart.mark = Mark::stacked;
+  for (int j = 0; j < 25; ++j)
+    chart.series.push_back({"job" + std::to_string(j), {{1, 1}, {2, 1}}});
+  const std::string svg = render_svg(chart);
+  std::set<std::string> fills;
+  const std::regex fill("class=\"mark[^\"]*\"[^>]*fill=\"(#[0-9a-f]{6})\"");
+  for (std::sregex_iterator it(svg.begin(), svg.end(), fill), end; it != end; ++it) {
+    fills.insert((*it)[1]);
+  }
+  CHECK(fills.size() == 25);
+  CHECK(render_svg(chart) == svg);
 }
 
 TEST_CASE("a line chart has its title, axes, legend and marks", "[plot][chart]") {

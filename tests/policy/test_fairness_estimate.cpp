@@ -71,3 +71,24 @@ TEST_CASE("fairness estimate: an app's rho, one unit with its trials' GPUs", "[f
   e = estimate_fairness(m, {}, {}, app_n, 300);
   CHECK(e.apps["s"].t_sh == Approx(50 + 300 + 100));
 }
+
+TEST_CASE("fairness estimate: a measured rate replaces the model's level", "[fairness]") {
+  // The model says 8 iterations/s on the gang; the job's own reports say 2 (its script does
+  // more per step than the catalog's model). Running alone on its gang (N_avg 1).
+  const Cluster c = cluster_with({{"a", 4, 4}});
+  GoodputMatrix m = matrix_of(c, {gang_job(c, "j", 8, {8.0}, 3000, 4000, 10000)});
+  const Config gang{0, 2, 8};
+  m.jobs[0].current = gang;
+  FairnessEstimate e = estimate_fairness(m, {{"j", gang}}, {}, {}, 300);
+  CHECK_FALSE(e.jobs["j"].measured);
+  CHECK(e.jobs["j"].t_id == Approx(1250));                                // 10,000 / 8
+  CHECK(e.jobs["j"].rho() == Approx(3000.0 / 1250 + 6000.0 / 8 / 1250));  // 3.0: "unfair"
+  e = estimate_fairness(m, {{"j", gang}}, {}, {}, 300, {{"j", 2.0}});
+  CHECK(e.jobs["j"].measured);
+  CHECK(e.jobs["j"].t_id == Approx(5000));             // 10,000 / 2
+  CHECK(e.jobs["j"].t_sh == Approx(3000 + 6000 / 2));  // its age plus the rest at 2/s
+  CHECK(e.jobs["j"].rho() == Approx(1.2));
+  // Not running anywhere (no current configuration): nothing to measure against.
+  m.jobs[0].current.reset();
+  CHECK_FALSE(estimate_fairness(m, {{"j", gang}}, {}, {}, 300, {{"j", 2.0}}).jobs["j"].measured);
+}

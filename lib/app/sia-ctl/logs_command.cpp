@@ -7,6 +7,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "ctl/client_backend.hpp"
+#include "ctl/job_log.hpp"
 
 namespace sia::ctl {
 
@@ -59,8 +60,7 @@ int run_logs_command(const CtlArgs& args, const LogsRequest& request) {
     q.offset = d.value("next", std::int64_t{0});
     if (q.offset < d.value("size", std::int64_t{0})) continue;  // more than one read holds
     if (!request.follow || stopped()) return 0;
-    auto state = parse_lifecycle(d.value("state", std::string()));
-    if (state && is_ended(*state)) {
+    if (ranks_ended(d)) {
       if (ended_seen) return 0;  // one read after the end took what it wrote last
       ended_seen = true;
       continue;

@@ -1,0 +1,111 @@
+#!/bin/sh
+# A two-rank job whose rank 0 raises a Python exception while rank 1, having lost it,
+# exits 69 first (as sia.torch's ranks do when a peer goes away), under `sia-ctl round`:
+# status, explain and history blame rank 0 (exit 1), not rank 1's 69; explain shows the
+# traceback's last line from rank 0's log; STEP shows the step the job reached (its last
+# report, read after its node said it failed); `logs --follow` ends once its ranks ended,
+# before any round saw it end. The job is a plain Python script (no PyTorch), so the
+# order of the two exits is the script's, not a race's.
+#   ctl_rank_failure.sh BIN_DIR SOURCE_DIR
+set -u
+BIN="$(cd "$1" && pwd)"
+PY=${SIA_PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d)
+export NO_COLOR=1 CUDA_VISIBLE_DEVICES=
+unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
+export XDG_CONFIG_HOME=$tmp/xdg
+PATH=$BIN:$PATH
+cd "$tmp" || exit 1
+ST=$tmp/state
+ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
+cleanup() {
+  "$BIN/sia-run" --state-dir state/nodes/t4-0 stop --grace 0 boom >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  ctl status 2>&1
+  for f in state/nodes/t4-0/jobs/boom/logs/rank-*.log state/nodes/t4-0/jobs/boom/supervisor.log; do
+    [ -f "$f" ] && { echo "--- $f"; tail -6 "$f"; }
+  done
+  exit 1
+}
+. "$2/tests/e2e/lib/wait_for.sh"
+cat >cluster.toml <<'TOML'
+name = "cpu-one"
+[[node_groups]]
+gpu_type = "t4"
+gpus_per_node = 2
+count = 1
+TOML
+cat >placement.json <<'JSON'
+{"apiVersion": "sia/v1", "kind": "Placement", "data": {"jobs": [
+  {"name": "boom", "gpu_type": "t4", "batch_size": 32, "local_bsz": 16, "accum_steps": 0,
+   "nodes": [{"name": "t4-0", "gpus": [0, 1]}]}]}}
+JSON
+cat >config.toml <<TOML
+[controller]
+state_dir = "state"
+cluster = "cluster.toml"
+time_limit = 1
+[stages]
+place = "cat $tmp/placement.json"
+[nodes]
+apply = ["sia-run", "--state-dir", "{state}/nodes/{node}", "apply", "--node", "{node}",
+         "--cluster", "{cluster}", "--jobs", "{jobs}", "--grace", "20", "-o", "json", "-"]
+TOML
+# Rank 1 loses its peer and exits 69 at once; rank 0 reports step 7, notes the stop
+# signal (as sia.torch's handler does) and then raises.
+cat >train.py <<'PY'
+import json, os, signal, sys, time
+if os.environ["RANK"] == "1":
+    time.sleep(0.5)
+    print("rank 1: a peer was lost", flush=True)
+    sys.exit(69)
+signal.signal(signal.SIGTERM, lambda *a: print("rank 0: stop noted", flush=True))
+with open(os.environ["SIA_REPORT"], "a") as f:
+    f.write(json.dumps({"type": "report", "job": os.environ["SIA_JOB"],
+                        "round": int(os.environ["SIA_ROUND"]), "step": 7,
+                        "progress": 7.0, "reason": "interval"}) + "\n")
+for i in range(8):
+    print(f"rank 0: step {i}", flush=True)
+time.sleep(3)
+raise RuntimeError("the loss is NaN at step 7")
+PY
+cat >boom.toml <<TOML
+name = "boom"
+model = "cifar10"
+max_gpus = 2
+command = ["$PY", "$tmp/train.py"]
+TOML
+ctl submit boom.toml >/dev/null || fail "submit"
+ctl -q round >round.log 2>&1 || fail "round: $(cat round.log)"
+node_state() {
+  "$BIN/sia-run" --state-dir "$ST/nodes/t4-0" status -o json boom 2>/dev/null | tr -d ' \n' |
+    sed -n 's/.*"state":"\([a-z]*\)".*/\1/p' | head -1
+}
+started() { [ -n "$(node_state)" ]; }
+wait_for 30 "boom did not start" started
+# logs --follow ends when the ranks end: no round runs meanwhile.
+timeout 60 "$BIN/sia-ctl" --config "$tmp/config.toml" logs --follow boom >follow.out 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "logs --follow did not end by itself ($rc): $(tail -3 follow.out)"
+grep -q "RuntimeError: the loss is NaN at step 7" follow.out ||
+  fail "logs --follow ended before the traceback: $(cat follow.out)"
+[ "$(node_state)" = failed ] || fail "the node says $(node_state), not failed"
+ctl -q round >round.log 2>&1 || fail "round: $(cat round.log)"
+st=$(ctl -o json status boom | tr -d '\n')
+echo "$st" | grep -q '"state": *"failed"' || fail "boom did not fail: $st"
+echo "$st" | grep -q '"reason": *"failed on t4-0: rank 0 failed: exit status 1; rank 1 lost a peer' ||
+  fail "status does not blame rank 0: $(echo "$st" | grep -o '"reason": *"[^"]*"')"
+echo "$st" | grep -q '"exit_status": *1,' || fail "status's exit status is not rank 0's: $st"
+echo "$st" | grep -q '"step": *7,' || fail "status does not show step 7: $st"
+ctl status boom | grep -q "^boom .* 7 .*rank 0 failed" || fail "the table: $(ctl status boom)"
+ex=$(ctl explain boom)
+echo "$ex" | grep -q "rank 0 failed: exit status 1" || fail "explain: $ex"
+echo "$ex" | grep -q "the last lines of rank 0's log on t4-0" || fail "explain has no rank 0 tail: $ex"
+echo "$ex" | grep -q "| RuntimeError: the loss is NaN at step 7" || fail "explain lacks the traceback: $ex"
+hist=$(ctl -o json history | tr -d '\n')
+echo "$hist" | grep -q '"reason": *"failed on t4-0: rank 0 failed' || fail "history: $hist"
+echo "ok: rank 0's failure is blamed on rank 0 (step 7, exit 1), with its traceback"
