@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include "core/error_list.hpp"
 #include "core/job_spec.hpp"
 
 #include "test_util.hpp"
@@ -138,4 +139,40 @@ TEST_CASE("a file of another kind is named as such", "[job_spec]") {
   CHECK(docs.front().kind == "Jobs");
   docs = parse_documents("name = \"a\"\nmodel = \"bert\"\n", "job.toml", {"Jobs", "JobSpec"});
   CHECK(docs.front().kind == "JobSpec");
+}
+
+TEST_CASE("a job spec with several mistakes reports them all, one a line", "[job_spec]") {
+  // Three bad fields, an unknown key and a missing model: every one, in one run.
+  const auto e = error_of([] {
+    spec_from_toml(
+        "name = \"a b\"\nmin_gpus = 0\ninit_batch_size = 2e9\nmax_gpu = 3\n"
+        "adaptivity = \"elastic\"\n");
+  });
+  CHECK(e.first == 65);
+  CHECK(e.second ==
+        "job.toml: max_gpu: unknown key \"max_gpu\" (did you mean \"max_gpus\"?)\n"
+        "job.toml: name: expected a job name of letters, digits, '-', '_', '.', got the string "
+        "\"a b\"\n"
+        "job.toml: adaptivity: expected one of \"adaptive\", \"strong-scaling\", \"rigid\", "
+        "\"scale-gpus\", got the string \"elastic\"\n"
+        "job.toml: min_gpus: expected an integer from 1 to 1000000, got the number 0\n"
+        "job.toml: init_batch_size: expected a number from 1 to 1000000000, got the number "
+        "2000000000.0\n"
+        "job.toml: expected a model (catalog key) or a profile");
+  // A field given but wrong is not also reported as missing.
+  CHECK(error_of([] { spec_from_toml("name = \"a\"\nmodel = 3\n"); }).second ==
+        "job.toml: model: expected a string, got the number 3");
+}
+
+TEST_CASE("ErrorList keeps every line once and the first status", "[job_spec]") {
+  ErrorList errors;
+  CHECK(errors.check([] {}));
+  CHECK(errors.empty());
+  errors.throw_if_any();  // nothing
+  CHECK_FALSE(errors.check([] { throw Error(ExitStatus::config, "f: a: bad\nf: b: bad"); }));
+  errors.add(Error(ExitStatus::data, "f: a: bad"));  // said already
+  errors.add(Error(ExitStatus::data, "f: c: bad"));
+  const auto e = error_of([&] { errors.throw_if_any(); });
+  CHECK(e.first == 78);
+  CHECK(e.second == "f: a: bad\nf: b: bad\nf: c: bad");
 }
