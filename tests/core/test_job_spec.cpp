@@ -47,9 +47,10 @@ TEST_CASE("job spec errors name the field", "[job_spec]") {
   CHECK(error_of([] { spec_from_toml("name = \"..\"\nmodel = \"x\"\n"); }).first == 65);
   CHECK(error_of([] { spec_from_toml("name = \"a\"\n"); }).second ==
         "job.toml: expected a model (catalog key) or a profile");
-  CHECK(error_of([] {
-          spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"rigid\"\n");
-        }).second == "job.toml: a rigid job needs gpus (its fixed GPU count)");
+  CHECK(
+      error_of([] { spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"rigid\"\n"); }).second ==
+      "job.toml: a rigid job needs gpus (its fixed GPU count)\n"
+      "job.toml: a rigid job needs batch_size (its fixed global batch)");
   CHECK(error_of([] {
           spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"elastic\"\n");
         }).second ==

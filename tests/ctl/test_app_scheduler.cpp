@@ -306,7 +306,8 @@ TEST_CASE("every round estimates each app's and trial's rho; status shows them",
   CHECK(d["fairness"]["jobs"]["count"] == 2);
   // explain says it in words.
   bool said = false;
-  for (const auto& l : f.client.explain("s-000")["data"]["lines"]) {
+  const json explained = f.client.explain("s-000");  // kept: the loop reads into it
+  for (const auto& l : explained["data"]["lines"]) {
     said = said || l.get<std::string>().rfind("fairness: rho ", 0) == 0;
   }
   CHECK(said);
@@ -372,14 +373,16 @@ TEST_CASE("explain APP: scheduler, phase, metric, and each trial's values and fa
         "successive halving: phase 1 of 2, loss 0.4 ranked 4 of 4 (kept 2)");
   CHECK(trials["e-001"]["state"] == "running");
   const std::string text = render_table(f.client.explain("e"), 0);
+
   CHECK(text.find("app e: running (after round 2)") == 0);
   CHECK(text.find("scheduler successive-halving (eta 2, 2 phases)") != std::string::npos);
   CHECK(text.find("phase 2 of 2: its trials train to the full training") != std::string::npos);
   CHECK(text.find("best loss so far 0.1000: e-001 (lr=0.02)") != std::string::npos);
-  CHECK(text.find("e-000  lr=0.01     stopped") != std::string::npos);
+  CHECK(text.find("e-000  lr=0.01  stopped  0.4000") != std::string::npos);
   // A trial's own explanation names its app and values.
   bool said = false;
-  for (const auto& l : f.client.explain("e-002")["data"]["lines"]) {
+  const json trial = f.client.explain("e-002");
+  for (const auto& l : trial["data"]["lines"]) {
     said = said || l.get<std::string>() ==
                        "trial of app e with lr=0.03 (sia-ctl explain e: the "
                        "search)";

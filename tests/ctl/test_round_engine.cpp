@@ -606,9 +606,9 @@ TEST_CASE("a submission's mistakes are all reported, each with its file and fiel
   CHECK(lines[1] == files[0] +
                         ": init_batch_size: expected a batch from 1 to 4096 (max_batch_size "
                         "of model cifar10 in the catalog), got 1000000000");
-  CHECK(lines[2] ==
+  CHECK(lines[2].rfind(files[1] + ": jobs[0]: model: unknown model \"resnet\"", 0) == 0);
+  CHECK(lines[3] ==
         files[1] + ": jobs[1].max_gpus: expected an integer from 1 to 1000000, got the number -1");
-  CHECK(lines[3].rfind(files[1] + ": jobs[0]: model: unknown model \"resnet\"", 0) == 0);
   CHECK(lines[4] == files[1] +
                         ": jobs[2]: batch_size: expected a batch from 1 to 512 (its "
                         "max_batch_size), got 1024");
