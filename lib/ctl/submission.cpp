@@ -15,6 +15,12 @@
 
 namespace sia::ctl {
 
+namespace {
+
+constexpr const char* kNoCommand = "expected the program and arguments sia-run starts, got none";
+
+}  // namespace
+
 void validate_submission(const JobSpec& spec, const Catalog& catalog, const std::string& where) {
   ErrorList errors;  // every field's mistake at once
   auto fail = [&](const std::string& field, const std::string& what) {
@@ -24,7 +30,7 @@ void validate_submission(const JobSpec& spec, const Catalog& catalog, const std:
     fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
   }
   if (spec.command.empty()) {
-    fail("command", "expected the program and arguments sia-run starts, got none");
+    fail("command", kNoCommand);
   }
   if (spec.model.empty() && !spec.profile) {
     fail("model", "expected a catalog model (or the job's own profile), got none");
@@ -232,10 +238,16 @@ Submission read_submissions(const std::vector<std::string>& files, const Catalog
       }
       // Each job on its own: one that does not read leaves the others checked.
       auto job = [&](const Node& n) {
-        errors.check([&] {
+        const bool read = errors.check([&] {
           const JobState s = parse_job_state(n);
           add(s.spec, s.where());
         });
+        // A job that does not read is still told of its missing command, in the same run.
+        if (!read && n.is_object() && !n.has("command")) {
+          errors.add(Error(ExitStatus::data,
+                           located(n.path().empty() ? n.file() : n.file() + ": " + n.path(),
+                                   "command", kNoCommand)));
+        }
       };
       for (const auto& d : jobs) {
         errors.check([&] { d.kind == "JobSpec" ? job(d.data()) : d.data().at("jobs").each(job); });
