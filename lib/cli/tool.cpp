@@ -80,7 +80,14 @@ int run(const char* program, const std::function<int()>& body) {
   try {
     return body();
   } catch (const Error& e) {
-    write_stderr(std::string(program) + ": error: " + e.what() + "\n");
+    // One "program: error: " line per problem (a document's several mistakes).
+    const std::string prefix = std::string(program) + ": error: ";
+    std::string text = prefix;
+    for (const char* c = e.what(); *c; ++c) {
+      text += *c;
+      if (*c == '\n' && c[1]) text += prefix;
+    }
+    write_stderr(text + "\n");
     return to_int(e.status());
   } catch (const std::bad_alloc&) {
     write_stderr(std::string(program) + ": error: out of memory\n");

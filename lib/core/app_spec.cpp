@@ -5,17 +5,18 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "core/error_list.hpp"
 #include "core/hash64.hpp"
 
 namespace sia {
 
-namespace {
-
-std::string format_value(double v) {
+std::string hparam_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
+
+namespace {
 
 // Replaces {app}, {trial} and {NAME} in every string of `j`.
 void fill(nlohmann::json& j, const std::map<std::string, std::string>& values,
@@ -134,69 +135,104 @@ std::vector<int> hyperband_brackets(const AppScheduler& s, int trials) {
 AppSpec parse_app_spec(const Node& data) {
   AppSpec a;
   if (!data.is_object()) data.expected("an app description (an object)");
-  data.only_keys(
-      {"name", "submit_time", "scheduler", "metric", "direction", "template", "hparams"});
-  Node name = data.at("name");
-  a.name = name.as_string();
-  if (!valid_job_name(a.name) || a.name.size() > kMaxJobName - 8) {
-    name.expected("an app name of letters, digits, '-', '_', '.' (at most 192 characters)");
-  }
-  if (auto n = data.get("submit_time")) a.submit_time = n->number_in(0, kMaxSeconds);
-  if (auto s = data.get("scheduler")) {
-    if (!s->is_object()) s->expected("an object (kind, eta, rungs)");
-    s->only_keys({"kind", "eta", "rungs"});
-    if (auto k = s->get("kind")) {
-      const std::string kind = k->one_of({"none", "successive-halving", "hyperband"});
-      a.scheduler.kind = kind == "none"                 ? AppSchedulerKind::none
-                         : kind == "successive-halving" ? AppSchedulerKind::successive_halving
-                                                        : AppSchedulerKind::hyperband;
+  // Every field is checked, and every mistake reported at once (ErrorList).
+  ErrorList errors;
+  auto check = [&](auto&& fn) { return errors.check(fn); };
+  check([&] {
+    data.only_keys(
+        {"name", "submit_time", "scheduler", "metric", "direction", "template", "hparams"});
+  });
+  const bool name_ok = check([&] {
+    Node name = data.at("name");
+    a.name = name.as_string();
+    if (!valid_job_name(a.name) || a.name.size() > kMaxJobName - 8) {
+      name.expected("an app name of letters, digits, '-', '_', '.' (at most 192 characters)");
     }
-    if (auto n = s->get("eta")) a.scheduler.eta = static_cast<int>(n->int_in(2, 100));
-    if (auto n = s->get("rungs")) a.scheduler.rungs = static_cast<int>(n->int_in(1, 20));
-  }
-  a.metric = data.string_or("metric", "loss");
-  if (a.metric.empty()) data.at("metric").expected("a report field name");
-  if (auto d = data.get("direction")) a.minimize = d->one_of({"min", "max"}) == "min";
-  if (auto t = data.get("template")) {
-    if (!t->is_object()) t->expected("a job description (an object)");
-    a.trial_template = t->json();
-  }
-  if (auto h = data.get("hparams")) {
+  });
+  check([&] {
+    if (auto n = data.get("submit_time")) a.submit_time = n->number_in(0, kMaxSeconds);
+  });
+  check([&] {
+    auto s = data.get("scheduler");
+    if (!s) return;
+    if (!s->is_object()) s->expected("an object (kind, eta, rungs)");
+    check([&] { s->only_keys({"kind", "eta", "rungs"}); });
+    check([&] {
+      if (auto k = s->get("kind")) {
+        const std::string kind = k->one_of({"none", "successive-halving", "hyperband"});
+        a.scheduler.kind = kind == "none"                 ? AppSchedulerKind::none
+                           : kind == "successive-halving" ? AppSchedulerKind::successive_halving
+                                                          : AppSchedulerKind::hyperband;
+      }
+    });
+    check([&] {
+      if (auto n = s->get("eta")) a.scheduler.eta = static_cast<int>(n->int_in(2, 100));
+    });
+    check([&] {
+      if (auto n = s->get("rungs")) a.scheduler.rungs = static_cast<int>(n->int_in(1, 20));
+    });
+  });
+  check([&] {
+    a.metric = data.string_or("metric", "loss");
+    if (a.metric.empty()) data.at("metric").expected("a report field name");
+  });
+  check([&] {
+    if (auto d = data.get("direction")) a.minimize = d->one_of({"min", "max"}) == "min";
+  });
+  const bool template_ok = check([&] {
+    if (auto t = data.get("template")) {
+      if (!t->is_object()) t->expected("a job description (an object)");
+      a.trial_template = t->json();
+    }
+  });
+  const bool hparams_ok = check([&] {
+    auto h = data.get("hparams");
+    if (!h) return;
     h->only_keys({"grid", "sample"});
     if (h->has("grid") == h->has("sample")) h->fail("expected exactly one of grid or sample");
     if (auto g = h->get("grid")) {
       if (!g->is_object()) g->expected("an object of hyper-parameter value lists");
       for (const auto& k : g->keys()) {
-        Node list = g->at(k);
-        std::vector<double> values;
-        list.each([&](const Node& v) { values.push_back(v.as_number()); });
-        if (values.empty()) list.expected("a non-empty list of numbers");
-        a.grid.emplace_back(k, std::move(values));
+        check([&] {
+          Node list = g->at(k);
+          std::vector<double> values;
+          list.each([&](const Node& v) { values.push_back(v.as_number()); });
+          if (values.empty()) list.expected("a non-empty list of numbers");
+          a.grid.emplace_back(k, std::move(values));
+        });
       }
     } else {
       Node s = h->at("sample");
       if (!s.is_object()) s.expected("an object (seed, trials, ranges)");
-      a.seed = static_cast<std::uint64_t>(s.at("seed").non_negative_int());
-      a.samples = static_cast<int>(s.at("trials").int_in(1, kMaxAppTrials));
+      check([&] { a.seed = static_cast<std::uint64_t>(s.at("seed").non_negative_int()); });
+      check([&] { a.samples = static_cast<int>(s.at("trials").int_in(1, kMaxAppTrials)); });
       for (const auto& k : s.keys()) {
         if (k == "seed" || k == "trials") continue;
-        Node r = s.at(k);
-        if (!r.is_object()) r.expected("a range {min, max, scale}");
-        r.only_keys({"min", "max", "scale"});
-        HparamRange hr{k, r.at("min").as_number(), r.at("max").as_number(), false};
-        if (auto sc = r.get("scale")) hr.log = sc->one_of({"linear", "log"}) == "log";
-        if (!(hr.min <= hr.max)) r.fail("expected min <= max");
-        if (hr.log && !(hr.min > 0)) r.fail("a log scale needs min > 0");
-        a.ranges.push_back(hr);
+        check([&] {
+          Node r = s.at(k);
+          if (!r.is_object()) r.expected("a range {min, max, scale}");
+          r.only_keys({"min", "max", "scale"});
+          HparamRange hr{k, r.at("min").as_number(), r.at("max").as_number(), false};
+          if (auto sc = r.get("scale")) hr.log = sc->one_of({"linear", "log"}) == "log";
+          if (!(hr.min <= hr.max)) r.fail("expected min <= max");
+          if (hr.log && !(hr.min > 0)) r.fail("a log scale needs min > 0");
+          a.ranges.push_back(hr);
+        });
       }
     }
+  });
+  const bool count_ok = check([&] {
+    std::size_t trials = 1;
+    for (const auto& [k, v] : a.grid) {
+      trials *= v.size();
+      if (trials > kMaxAppTrials) data.at("hparams").fail("more than 10000 trials");
+    }
+  });
+  // The template, with the values of the trials (when their name and values read).
+  if (a.trial_template && template_ok && name_ok && hparams_ok && count_ok) {
+    check([&] { expand_trials(a, data.file()); });
   }
-  std::size_t trials = 1;
-  for (const auto& [k, v] : a.grid) {
-    trials *= v.size();
-    if (trials > kMaxAppTrials) data.at("hparams").fail("more than 10000 trials");
-  }
-  if (a.trial_template) expand_trials(a, data.file());  // checks the template
+  errors.throw_if_any();
   return a;
 }
 
@@ -256,20 +292,24 @@ std::vector<JobSpec> expand_trials(const AppSpec& a, const std::string& file) {
     }
   }
   const std::string where = file + ": template";
+  ErrorList errors;  // every trial's mistakes (each line once: most are the template's)
   for (std::size_t i = 0; i < points.size(); ++i) {
-    char index[24];
-    std::snprintf(index, sizeof index, "%03zu", i);
-    std::map<std::string, std::string> values{{"app", a.name}, {"trial", index}};
-    for (const auto& [k, v] : points[i]) values[k] = format_value(v);
-    nlohmann::json t = *a.trial_template;
-    if (!t.contains("name")) t["name"] = a.name + "-" + index;
-    fill(t, values, where);
-    if (!t.contains("submit_time") && a.submit_time > 0) t["submit_time"] = a.submit_time;
-    JobSpec s = parse_job_spec(Node(t, file, "template"));
-    s.app = a.name;
-    s.hparams = points[i];
-    out.push_back(std::move(s));
+    errors.check([&] {
+      char index[24];
+      std::snprintf(index, sizeof index, "%03zu", i);
+      std::map<std::string, std::string> values{{"app", a.name}, {"trial", index}};
+      for (const auto& [k, v] : points[i]) values[k] = hparam_text(v);
+      nlohmann::json t = *a.trial_template;
+      if (!t.contains("name")) t["name"] = a.name + "-" + index;
+      fill(t, values, where);
+      if (!t.contains("submit_time") && a.submit_time > 0) t["submit_time"] = a.submit_time;
+      JobSpec s = parse_job_spec(Node(t, file, "template"));
+      s.app = a.name;
+      s.hparams = points[i];
+      out.push_back(std::move(s));
+    });
   }
+  errors.throw_if_any();
   return out;
 }
 

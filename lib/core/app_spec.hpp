@@ -55,7 +55,11 @@ struct AppSpec {
   std::vector<HparamRange> ranges;
 };
 
-// Validates an App (the data part of an App document).
+// A hyper-parameter value as placeholders write it, and status shows it (%.6g: "0.001").
+std::string hparam_text(double v);
+
+// Validates an App (the data part of an App document); every mistake is reported at once,
+// one a line.
 AppSpec parse_app_spec(const Node& data);
 nlohmann::json app_spec_to_json(const AppSpec& app);
 

@@ -172,6 +172,11 @@ static std::string guess_toml_kind(const json& data, const std::string& assumed)
   if (data.contains("name") && (data.contains("model") || data.contains("command"))) {
     return "JobSpec";
   }
+  // An App (a search): its trials' template, their values or its scheduler.
+  if (data.contains("name") &&
+      (data.contains("template") || data.contains("hparams") || data.contains("scheduler"))) {
+    return "App";
+  }
   if (data.contains("controller") || data.contains("stages") || data.contains("serve")) {
     return "a configuration file (sia-config(5))";
   }

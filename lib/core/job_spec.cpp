@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+#include "core/error_list.hpp"
+
 namespace sia {
 
 const char* to_string(Adaptivity a) {
@@ -26,97 +29,125 @@ bool JobSpec::allows_type(const std::string& type) const {
 JobSpec parse_job_spec(const Node& data) {
   JobSpec s;
   if (!data.is_object()) data.expected("a job description (an object)");
+  // Every field is checked, and every mistake reported at once (ErrorList).
+  ErrorList errors;
+  auto check = [&](auto&& fn) { return errors.check(fn); };
   // What people write, and what sia's own writers add (`state`: see job_state_to_json).
-  data.only_keys({"name",
-                  "model",
-                  "adaptivity",
-                  "min_gpus",
-                  "max_gpus",
-                  "gpus",
-                  "init_batch_size",
-                  "max_batch_size",
-                  "batch_size",
-                  "pipeline_stages",
-                  "restart_cost",
-                  "allowed_gpu_types",
-                  "priority",
-                  "preemptible",
-                  "submit_time",
-                  "command",
-                  "workdir",
-                  "profile",
-                  "state",
-                  "app",
-                  "hparams",
-                  "quality"});
-  Node name = data.at("name");
-  s.name = name.as_string();
-  if (!valid_job_name(s.name)) name.expected("a job name of letters, digits, '-', '_', '.'");
-  s.model = data.string_or("model", "");
-  if (auto a = data.get("adaptivity")) {
-    std::string v = a->one_of({"adaptive", "strong-scaling", "rigid", "scale-gpus"});
-    s.adaptivity = v == "rigid"      ? Adaptivity::rigid
-                   : v == "adaptive" ? Adaptivity::adaptive
-                                     : Adaptivity::strong_scaling;
-  }
+  check([&] {
+    data.only_keys({"name",
+                    "model",
+                    "adaptivity",
+                    "min_gpus",
+                    "max_gpus",
+                    "gpus",
+                    "init_batch_size",
+                    "max_batch_size",
+                    "batch_size",
+                    "pipeline_stages",
+                    "restart_cost",
+                    "allowed_gpu_types",
+                    "priority",
+                    "preemptible",
+                    "submit_time",
+                    "command",
+                    "workdir",
+                    "profile",
+                    "state",
+                    "app",
+                    "hparams",
+                    "quality"});
+  });
+  check([&] {
+    Node name = data.at("name");
+    s.name = name.as_string();
+    if (!valid_job_name(s.name)) name.expected("a job name of letters, digits, '-', '_', '.'");
+  });
+  check([&] { s.model = data.string_or("model", ""); });
+  check([&] {
+    if (auto a = data.get("adaptivity")) {
+      std::string v = a->one_of({"adaptive", "strong-scaling", "rigid", "scale-gpus"});
+      s.adaptivity = v == "rigid"      ? Adaptivity::rigid
+                     : v == "adaptive" ? Adaptivity::adaptive
+                                       : Adaptivity::strong_scaling;
+    }
+  });
   auto gpus = [](const Node& n) { return static_cast<int>(n.int_in(1, kMaxJobGpus)); };
   auto batch = [](const Node& n) { return n.number_in(1, kMaxBatchSize); };
   auto seconds = [](const Node& n) { return n.number_in(0, kMaxSeconds); };
-  if (auto n = data.get("min_gpus")) s.min_gpus = gpus(*n);
-  if (auto n = data.get("max_gpus")) s.max_gpus = gpus(*n);
-  if (auto n = data.get("gpus")) s.gpus = gpus(*n);
-  if (auto n = data.get("init_batch_size")) s.init_batch_size = batch(*n);
-  if (auto n = data.get("max_batch_size")) s.max_batch_size = batch(*n);
-  if (auto n = data.get("batch_size")) s.batch_size = batch(*n);
-  if (auto n = data.get("pipeline_stages"))
-    s.pipeline_stages = static_cast<int>(n->int_in(1, 1024));
-  if (auto n = data.get("restart_cost")) s.restart_cost = seconds(*n);
-  if (auto n = data.get("allowed_gpu_types")) {
-    s.allowed_gpu_types = n->as_strings();
-    if (s.allowed_gpu_types.empty()) n->expected("a non-empty list of GPU types");
-  }
-  if (auto n = data.get("priority"))
-    s.priority = static_cast<int>(n->int_in(-kMaxPriority, kMaxPriority));
-  s.preemptible = data.bool_or("preemptible", true);
-  if (auto n = data.get("submit_time")) s.submit_time = seconds(*n);
-  if (auto n = data.get("command")) s.command = n->as_strings();
-  if (auto n = data.get("workdir")) {
-    s.workdir = n->as_string();
-    if (s.workdir.empty() || s.workdir.front() != '/') {
-      n->expected("an absolute directory path");
-    }
-  }
-  if (auto p = data.get("profile")) s.profile = parse_profile(*p);
-  if (auto a = data.get("app")) {
-    s.app = a->as_string();
-    if (!valid_job_name(s.app)) a->expected("an app name of letters, digits, '-', '_', '.'");
-  }
-  if (auto h = data.get("hparams")) {
-    if (!h->is_object()) h->expected("an object of hyper-parameter values (numbers)");
-    for (const auto& k : h->keys()) s.hparams[k] = h->at(k).as_number();
-  }
-  if (auto q = data.get("quality")) s.quality = q->non_negative_number();
+  auto field = [&](const char* key, auto&& read) {
+    check([&] {
+      if (auto n = data.get(key)) read(*n);
+    });
+  };
+  field("min_gpus", [&](const Node& n) { s.min_gpus = gpus(n); });
+  field("max_gpus", [&](const Node& n) { s.max_gpus = gpus(n); });
+  field("gpus", [&](const Node& n) { s.gpus = gpus(n); });
+  field("init_batch_size", [&](const Node& n) { s.init_batch_size = batch(n); });
+  field("max_batch_size", [&](const Node& n) { s.max_batch_size = batch(n); });
+  field("batch_size", [&](const Node& n) { s.batch_size = batch(n); });
+  field("pipeline_stages",
+        [&](const Node& n) { s.pipeline_stages = static_cast<int>(n.int_in(1, 1024)); });
+  field("restart_cost", [&](const Node& n) { s.restart_cost = seconds(n); });
+  field("allowed_gpu_types", [&](const Node& n) {
+    s.allowed_gpu_types = n.as_strings();
+    if (s.allowed_gpu_types.empty()) n.expected("a non-empty list of GPU types");
+  });
+  field("priority", [&](const Node& n) {
+    s.priority = static_cast<int>(n.int_in(-kMaxPriority, kMaxPriority));
+  });
+  check([&] { s.preemptible = data.bool_or("preemptible", true); });
+  field("submit_time", [&](const Node& n) { s.submit_time = seconds(n); });
+  field("command", [&](const Node& n) { s.command = n.as_strings(); });
+  field("workdir", [&](const Node& n) {
+    s.workdir = n.as_string();
+    if (s.workdir.empty() || s.workdir.front() != '/') n.expected("an absolute directory path");
+  });
+  field("profile", [&](const Node& n) { s.profile = parse_profile(n); });
+  field("app", [&](const Node& n) {
+    s.app = n.as_string();
+    if (!valid_job_name(s.app)) n.expected("an app name of letters, digits, '-', '_', '.'");
+  });
+  field("hparams", [&](const Node& h) {
+    if (!h.is_object()) h.expected("an object of hyper-parameter values (numbers)");
+    for (const auto& k : h.keys()) check([&] { s.hparams[k] = h.at(k).as_number(); });
+  });
+  field("quality", [&](const Node& n) { s.quality = n.non_negative_number(); });
 
-  if (s.model.empty() && !s.profile) data.fail("expected a model (catalog key) or a profile");
-  if (s.max_gpus && s.min_gpus > s.max_gpus) {
-    data.at("min_gpus")
-        .fail("min_gpus " + std::to_string(s.min_gpus) + " exceeds max_gpus " +
-              std::to_string(s.max_gpus));
-  }
-  if (s.adaptivity == Adaptivity::rigid && s.gpus == 0) {
-    data.fail("a rigid job needs gpus (its fixed GPU count)");
-  }
-  if (s.adaptivity != Adaptivity::adaptive && s.batch_size == 0) {
-    data.fail(std::string("a ") + to_string(s.adaptivity) +
-              " job needs batch_size (its fixed global batch)");
-  }
-  if (s.max_gpus && s.gpus > s.max_gpus) {
-    data.at("gpus").fail("gpus " + std::to_string(s.gpus) + " exceeds max_gpus " +
-                         std::to_string(s.max_gpus));
-  }
-  if (s.init_batch_size > 0 && s.max_batch_size > 0 && s.init_batch_size > s.max_batch_size) {
-    data.at("init_batch_size").fail("init_batch_size exceeds max_batch_size");
-  }
+  check([&] {
+    if (s.model.empty() && !s.profile && !data.has("profile") && !data.has("model")) {
+      data.fail("expected a model (catalog key) or a profile");
+    }
+  });
+  check([&] {
+    if (s.max_gpus && s.min_gpus > s.max_gpus) {
+      data.at("min_gpus")
+          .fail("min_gpus " + std::to_string(s.min_gpus) + " exceeds max_gpus " +
+                std::to_string(s.max_gpus));
+    }
+  });
+  check([&] {
+    if (s.adaptivity == Adaptivity::rigid && s.gpus == 0 && !data.has("gpus")) {
+      data.fail("a rigid job needs gpus (its fixed GPU count)");
+    }
+  });
+  check([&] {
+    if (s.adaptivity != Adaptivity::adaptive && s.batch_size == 0 && !data.has("batch_size")) {
+      data.fail(std::string("a ") + to_string(s.adaptivity) +
+                " job needs batch_size (its fixed global batch)");
+    }
+  });
+  check([&] {
+    if (s.max_gpus && s.gpus > s.max_gpus) {
+      data.at("gpus").fail("gpus " + std::to_string(s.gpus) + " exceeds max_gpus " +
+                           std::to_string(s.max_gpus));
+    }
+  });
+  check([&] {
+    if (s.init_batch_size > 0 && s.max_batch_size > 0 && s.init_batch_size > s.max_batch_size) {
+      data.at("init_batch_size").fail("init_batch_size exceeds max_batch_size");
+    }
+  });
+  errors.throw_if_any();
   return s;
 }
 

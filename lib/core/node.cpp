@@ -122,12 +122,14 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string_vi
 void Node::only_keys(std::initializer_list<std::string_view> known) const {
   if (!value_->is_object()) return;
   std::vector<std::string_view> list(known);
+  std::string lines;  // every unknown key, one a line
   for (auto it = value_->begin(); it != value_->end(); ++it) {
     if (std::find(list.begin(), list.end(), it.key()) != list.end()) continue;
-    throw Error(status_,
-                located(file_, child_path(path_, it.key()),
-                        "unknown key \"" + it.key() + "\"" + did_you_mean(it.key(), list)));
+    lines += (lines.empty() ? "" : "\n") +
+             located(file_, child_path(path_, it.key()),
+                     "unknown key \"" + it.key() + "\"" + did_you_mean(it.key(), list));
   }
+  if (!lines.empty()) throw Error(status_, lines);
 }
 
 std::vector<std::string> Node::keys() const {

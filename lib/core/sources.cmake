@@ -2,6 +2,7 @@
 # configurations, allocations, CRC32, logging). Uses no other module.
 sia_module(core
   core/error.cpp
+  core/error_list.cpp
   core/compat.cpp
   core/node.cpp
   core/document.cpp

@@ -56,8 +56,22 @@ json LocalBackend::submit(const Submission& submission) {
   store_.create();
   const double now = wall_clock();
   store_.write_inbox(inbox_request("submit", identity_, now, submission_body(submission)));
-  pending.push_back({"submit", identity_, now, names, {}});
+  std::vector<PendingApp> apps;  // as status reads them back from the inbox
+  for (const auto& a : submission.apps) {
+    PendingApp x{a, {}, {}};
+    for (const auto& j : submission.jobs) {
+      if (j.app != a.name) continue;
+      x.trials.push_back(j.name);
+      x.hparams.push_back(hparams_json(j.hparams));
+    }
+    apps.push_back(std::move(x));
+  }
+  pending.push_back({"submit", identity_, now, names, std::move(apps)});
   return job_status_list(book, pending, names, now, config_.controller.silent_after);
+}
+
+void LocalBackend::check_submit(const Submission& submission) {
+  check_names_free(load(), pending_requests(store_), submission);
 }
 
 json LocalBackend::status(const std::vector<std::string>& jobs) {

@@ -34,6 +34,9 @@ class ClientBackend {
   // client; returns a JobStatusList of the jobs.
   virtual nlohmann::json submit(const Submission& submission) = 0;
   nlohmann::json submit(const std::vector<JobSpec>& jobs) { return submit(Submission{jobs, {}}); }
+  // Everything submit() checks (names never used, nor waiting; the controller's own checks
+  // of a remote submission), nothing written: submit --dry-run. Throws as submit() would.
+  virtual void check_submit(const Submission& submission) = 0;
   // JobStatusList of the named jobs (all jobs when empty).
   virtual nlohmann::json status(const std::vector<std::string>& jobs) = 0;
   // JobStatusList of the named jobs after the request (job_requests.hpp says which
@@ -52,6 +55,7 @@ class LocalBackend : public ClientBackend {
   LocalBackend(const Settings& config, std::string identity);
   using ClientBackend::submit;
   nlohmann::json submit(const Submission& submission) override;
+  void check_submit(const Submission& submission) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
   nlohmann::json request(JobRequest request, const std::vector<std::string>& jobs) override;
   nlohmann::json nodes() override;

@@ -9,6 +9,7 @@
 #include "core/cluster.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "ctl/app_explanation.hpp"
 #include "exec/job_launch.hpp"
 
 namespace sia::ctl {
@@ -222,6 +223,7 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
               {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
   row["app"] = b.spec.app.empty() ? json(nullptr) : json(b.spec.app);
+  row["hparams"] = hparams_json(b.spec.hparams);
   row["fraction"] = b.fraction;
   add_rho(row, b.fair, job_rho(b, now), b.state == Lifecycle::finished);
   row["silent_for"] = silent_for(b, now);
@@ -234,6 +236,8 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
   }
   return row;
 }
+
+}  // namespace
 
 // An app: its scheduler and phase, how many of its trials are in each state, and its best
 // metric so far (the trials' latest reports).
@@ -307,6 +311,8 @@ json pending_app_row(const JobBook& book, const PendingRequest& p, const Pending
   return row;
 }
 
+namespace {
+
 json pending_row(const std::string& name, const std::string& state, const std::string& identity,
                  double time, const std::string& reason, double now) {
   json row = {{"name", name},
@@ -334,6 +340,7 @@ json pending_row(const std::string& name, const std::string& state, const std::s
               {"exit_status", nullptr},
               {"ended", nullptr},
               {"app", nullptr},
+              {"hparams", json::object()},
               {"fraction", 0}};
   add_rho(row, FairnessBook{}, std::nullopt, false);
   return row;
@@ -423,32 +430,63 @@ double parse_since(const std::string& text, double now, const std::string& flag)
   return static_cast<double>(::timegm(&tm));
 }
 
+namespace {
+
+// Whether a row (a job's or an app's) passes the filter.
+bool keep_row(const json& row, const JobFilter& f) {
+  const std::string state = row.value("state", "");
+  if (!f.states.empty() && std::find(f.states.begin(), f.states.end(), state) == f.states.end()) {
+    return false;
+  }
+  if (!f.users.empty()) {
+    const std::string identity = row.value("identity", "");
+    const std::string user_id = identity_name(identity);
+    const std::string user = identity_user(identity);
+    const std::string shown = row.value("user", user);
+    if (std::none_of(f.users.begin(), f.users.end(), [&](const std::string& u) {
+          return u == user || u == user_id || u == shown;
+        })) {
+      return false;
+    }
+  }
+  return !(f.since > 0 && row.contains("ended") && row["ended"].is_number() &&
+           row["ended"].get<double>() < f.since);
+}
+
+}  // namespace
+
+std::string hparams_text(const json& values) {
+  std::string out;
+  if (!values.is_object()) return out;
+  for (const auto& [k, v] : values.items()) {
+    out += (out.empty() ? "" : " ") + k + "=" +
+           (v.is_number() ? hparam_text(v.get<double>()) : v.dump());
+  }
+  return out;
+}
+
+json hparams_json(const std::map<std::string, double>& values) {
+  json out = json::object();
+  for (const auto& [k, v] : values) out[k] = v;
+  return out;
+}
+
 json filter_jobs(json doc, const JobFilter& f) {
   if (!doc.contains("data") || !doc["data"].contains("jobs")) return doc;
   json kept = json::array();
   for (const auto& row : doc["data"]["jobs"]) {
-    const std::string state = row.value("state", "");
-    if (!f.states.empty() && std::find(f.states.begin(), f.states.end(), state) == f.states.end()) {
-      continue;
-    }
-    if (!f.users.empty()) {
-      const std::string identity = row.value("identity", "");
-      const std::string user_id = identity_name(identity);
-      const std::string user = identity_user(identity);
-      const std::string shown = row.value("user", user);
-      if (std::none_of(f.users.begin(), f.users.end(), [&](const std::string& u) {
-            return u == user || u == user_id || u == shown;
-          })) {
-        continue;
-      }
-    }
-    if (f.since > 0 && row.contains("ended") && row["ended"].is_number() &&
-        row["ended"].get<double>() < f.since) {
-      continue;
-    }
-    kept.push_back(row);
+    if (keep_row(row, f)) kept.push_back(row);
   }
   doc["data"]["jobs"] = kept;
+  // Apps by the same rules (an app's state: running, finished, cancelled, failed or
+  // submitted); its trials are among the jobs.
+  if (doc["data"].contains("apps") && doc["data"]["apps"].is_array()) {
+    json apps = json::array();
+    for (const auto& row : doc["data"]["apps"]) {
+      if (keep_row(row, f)) apps.push_back(row);
+    }
+    doc["data"]["apps"] = apps;
+  }
   return doc;
 }
 
@@ -471,6 +509,13 @@ json job_status_list(const JobBook& book, const std::vector<PendingRequest>& pen
       if (p.type == "submit" && !book.find(name)) {
         rows[name] =
             pending_row(name, "submitted", p.identity, p.time, "the next round takes it in", now);
+        for (const auto& x : p.apps) {  // a trial: its app and values
+          for (std::size_t t = 0; t < x.trials.size(); ++t) {
+            if (x.trials[t] != name) continue;
+            rows[name]["app"] = x.spec.name;
+            rows[name]["hparams"] = x.hparams[t];
+          }
+        }
       } else if (p.type != "submit" && rows.count(name) &&
                  (rows[name]["state"] == "submitted" ||
                   !is_ended(parse_lifecycle(rows[name]["state"].get<std::string>())
@@ -591,6 +636,9 @@ json node_list(const JobBook& book, double, const json& live) {
 
 json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
                      const std::string& job, double now, double silent_after) {
+  if (book.find_app(job) || find_pending_app(pending, job)) {
+    return app_explanation(book, pending, job, now);
+  }
   json data = {{"job", job}, {"round", book.round()}};
   json lines = json::array();
   const BookJob* b = book.find(job);
@@ -618,6 +666,13 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   data["placement"] = describe_placed(b->placed);
   data["run_as"] = b->run_as ? json(describe_run_as(*b->run_as)) : json(nullptr);
   if (b->run_as) lines.push_back("runs as " + describe_run_as(*b->run_as) + " on its nodes");
+  if (!b->spec.app.empty()) {  // a trial: its search and its values
+    data["app"] = b->spec.app;
+    data["hparams"] = hparams_json(b->spec.hparams);
+    const std::string values = hparams_text(data["hparams"]);
+    lines.push_back("trial of app " + b->spec.app + (values.empty() ? "" : " with " + values) +
+                    " (sia-ctl explain " + b->spec.app + ": the search)");
+  }
   if (is_ended(b->state)) {
     lines.push_back(std::string(to_string(b->state)) + ": " + b->reason);
     lines.push_back("it was started " + std::to_string(b->starts) + " time(s) and is never " +
@@ -750,6 +805,9 @@ std::vector<PendingRequest> pending_requests(const StateStore& store) {
           for (const auto& j : r["jobs"]) {
             if (j.is_object() && j.value("app", std::string()) == x.spec.name) {
               x.trials.push_back(j.value("name", std::string()));
+              x.hparams.push_back(j.contains("hparams") && j["hparams"].is_object()
+                                      ? j["hparams"]
+                                      : json::object());
             }
           }
           p.apps.push_back(std::move(x));

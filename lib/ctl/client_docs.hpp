@@ -4,9 +4,9 @@
 //   JobStatusList  {"jobs": [{name, state, identity, run_as, submitted, age, gpu_type, nodes,
 //                  gpus, batch_size, local_bsz, accum_steps, restarts, progress, step,
 //                  lost_steps, notice, silent_for, reports, reason_code, reason, held_by,
-//                  exit_status, ended}]}, jobs by name; state is also "submitted" (in the
-//                  inbox) or "rejected". reason: why an ended job ended; for the others
-//                  reason_code (squeue's reasons, in spirit) and a line for people:
+//                  exit_status, ended, app, hparams}], "apps": [...]}, jobs by name; state is also
+//                  "submitted" (in the inbox) or "rejected". reason: why an ended job ended; for
+//                  the others reason_code (squeue's reasons, in spirit) and a line for people:
 //                    inbox      submitted, in the inbox until the next round
 //                    new        taken in; no round has considered it yet
 //                    held       held (sia-ctl hold) until released
@@ -25,7 +25,8 @@
 //                  allocation, note, lines: [...]} -- why the job runs where it runs or why it
 //                  waits, from the last round's allocation (with explanations) and placement; a
 //                  failed job whose node said which rank failed also has log_tail {node, rank,
-//                  text}: the last lines of that rank's log
+//                  text}: the last lines of that rank's log; a trial of an app also has app
+//                  and hparams
 // Times are seconds since the epoch (sia-ctl prints them for people in the tables).
 // Thread-safety: pure, but for pending_requests(), which reads the inbox.
 #pragma once
@@ -42,8 +43,9 @@
 namespace sia::ctl {
 
 struct PendingApp {
-  AppSpec spec;                     // without its template
-  std::vector<std::string> trials;  // the submission's jobs that name it, in order
+  AppSpec spec;                         // without its template
+  std::vector<std::string> trials;      // the submission's jobs that name it, in order
+  std::vector<nlohmann::json> hparams;  // each trial's hyper-parameter values, as trials
 };
 
 struct PendingRequest {
@@ -76,6 +78,7 @@ nlohmann::json job_status_list(const JobBook& book, const std::vector<PendingReq
 // view) and lists agents that connected before any round.
 nlohmann::json node_list(const JobBook& book, double now,
                          const nlohmann::json& live = nlohmann::json());
+// For the name of an app, its AppExplanation (app_explanation.hpp).
 nlohmann::json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
                                const std::string& job, double now, double silent_after);
 
@@ -99,6 +102,16 @@ std::vector<std::string> parse_state_filter(const std::vector<std::string>& valu
 // 2026-12-01T08:00:00Z) or a time ago (90m, 12h, 7d); status 64 otherwise.
 double parse_since(const std::string& text, double now, const std::string& flag);
 nlohmann::json filter_jobs(nlohmann::json doc, const JobFilter& filter);
+
+// A JobStatusList's app row (see sia-ctl(1), status): its scheduler, phase, trials per
+// state, best metric and rho; pending_app_row: the same of an app still in the inbox.
+nlohmann::json app_row(const JobBook& book, const BookApp& app);
+nlohmann::json pending_app_row(const JobBook& book, const PendingRequest& request,
+                               const PendingApp& app);
+// A trial's hyper-parameter values as a JSON object ({} for a job that is no trial), and
+// as a line for people ("lr=0.001 wd=0.1", values as hparam_text writes them).
+nlohmann::json hparams_json(const std::map<std::string, double>& values);
+std::string hparams_text(const nlohmann::json& values);
 
 // An envelope around `data`.
 nlohmann::json envelope(const std::string& kind, const nlohmann::json& data);

@@ -6,6 +6,8 @@
 #include "cli/table.hpp"
 #include "core/document.hpp"
 #include "core/run_as.hpp"
+#include "ctl/app_explanation.hpp"
+#include "ctl/client_docs.hpp"
 #include "ctl/history.hpp"
 #include "exec/job_launch.hpp"
 
@@ -61,6 +63,11 @@ std::string jobs_table(const json& d) {
   std::vector<std::string> header = {"job",  "state",    "gpus", "placement", "restarts",
                                      "step", "progress", "rho",  "age",       "reason"};
   if (users) header.insert(header.begin() + 1, "user");
+  // The HPARAMS column only when some job is a trial with values (an app's).
+  const bool trials = std::any_of(jobs.begin(), jobs.end(), [](const json& j) {
+    return !hparams_text(j.value("hparams", json::object())).empty();
+  });
+  if (trials) header.insert(header.begin() + 1, "hparams");
   cli::Table t(std::move(header));
   for (const auto& j : jobs) {
     std::string where;
@@ -94,6 +101,10 @@ std::string jobs_table(const json& d) {
                  j.value("user", json()).is_string() && !j["user"].get<std::string>().empty()
                      ? j["user"].get<std::string>()
                      : run_as_user(j.value("run_as", json())));
+    }
+    if (trials) {
+      const std::string values = hparams_text(j.value("hparams", json::object()));
+      row.insert(row.begin() + 1, values.empty() ? "-" : values);
     }
     t.add(std::move(row));
   }
@@ -226,6 +237,7 @@ std::string render_table(const json& doc, double now) {
   if (kind == "JobStatusList") return jobs_table(data);
   if (kind == "NodeList") return nodes_table(data, now);
   if (kind == "JobExplanation") return explain_text(data);
+  if (kind == "AppExplanation") return app_explanation_text(data);
   if (kind == "RoundResult") return round_text(data);
   if (kind == "JobHistory") return history_table(doc);
   return dump_json(doc, true) + "\n";

@@ -12,6 +12,7 @@
 #include "cli/table.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/error_list.hpp"
 #include "core/toml_json.hpp"
 
 namespace sia::ctl {
@@ -267,30 +268,37 @@ void read_file_layer(const std::string& file, std::map<std::string, Setting>& ou
   json root = toml_to_json(text, file, ExitStatus::config);
   Node r(root, file, "", ExitStatus::config);
   if (!r.is_object()) r.expected("TOML tables");
+  ErrorList errors;  // every mistake of the file at once
   for (const auto& section : r.keys()) {
-    Node sec = r.at(section);
-    bool known_section = false;
-    for (const auto& d : kDefs) {
-      known_section = known_section || std::string(d.key).rfind(section + ".", 0) == 0;
-    }
-    if (!known_section) {
-      sec.fail("unknown section [" + section +
-               "] (known: controller, stages, nodes, agent, client)");
-    }
-    if (!sec.is_object()) sec.expected("a table [" + section + "]");
-    for (const auto& k : sec.keys()) {
-      const Def* d = find_def(section + "." + k);
-      Node v = sec.at(k);
-      if (!d) v.fail("unknown key \"" + k + "\" in [" + section + "] (see sia-config(5))");
-      out[d->key] = Setting{d->key, from_file(*d, v, file), file};
-    }
+    errors.check([&] {
+      Node sec = r.at(section);
+      bool known_section = false;
+      for (const auto& d : kDefs) {
+        known_section = known_section || std::string(d.key).rfind(section + ".", 0) == 0;
+      }
+      if (!known_section) {
+        sec.fail("unknown section [" + section +
+                 "] (known: controller, stages, nodes, agent, client)");
+      }
+      if (!sec.is_object()) sec.expected("a table [" + section + "]");
+      for (const auto& k : sec.keys()) {
+        errors.check([&] {
+          const Def* d = find_def(section + "." + k);
+          Node v = sec.at(k);
+          if (!d) v.fail("unknown key \"" + k + "\" in [" + section + "] (see sia-config(5))");
+          out[d->key] = Setting{d->key, from_file(*d, v, file), file};
+        });
+      }
+    });
   }
+  errors.throw_if_any();
 }
 
 // Checks ranges; `where(key)` names the setting and its source for messages.
 void check(const Settings& c, const std::function<std::string(const std::string&)>& where) {
+  ErrorList errors;  // every setting out of range, at once
   auto fail = [&](const std::string& key, const std::string& what) {
-    throw Error(ExitStatus::config, where(key) + ": " + what);
+    errors.add(Error(ExitStatus::config, where(key) + ": " + what));
   };
   const auto& k = c.controller;
   // Durations become std::chrono values and deadlines: bounded, so none overflows into an
@@ -325,28 +333,32 @@ void check(const Settings& c, const std::function<std::string(const std::string&
     fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + policy_list() + ")");
   }
   // The library's checks say "--flag-name: what"; that is setting controller.flag_name.
+  // Whether `msg` named one (and was reported as that setting's).
   auto fail_as_setting = [&](const std::string& msg) {
     const std::size_t colon = msg.find(": ");
-    if (msg.rfind("--", 0) != 0 || colon == std::string::npos) return;
+    if (msg.rfind("--", 0) != 0 || colon == std::string::npos) return false;
     std::string key = "controller." + msg.substr(2, colon - 2);
     std::replace(key.begin(), key.end(), '-', '_');
-    if (find_def(key)) fail(key, msg.substr(colon + 2));
+    if (!find_def(key)) return false;
+    fail(key, msg.substr(colon + 2));
+    return true;
   };
   try {
     parse_profile_store(k.profile_store);
   } catch (const Error& e) {
-    fail_as_setting(e.what());
-    throw;
+    if (!fail_as_setting(e.what())) errors.add(e);
   }
   try {
     validate_policy_options(k.policy_options);
   } catch (const Error& e) {
     // The sign rules of p and lambda_n name both settings; any other knob its own.
     const std::string msg = e.what();
-    if (msg.rfind("--p:", 0) != 0 && msg.rfind("--lambda-n:", 0) != 0) fail_as_setting(msg);
-    throw Error(ExitStatus::config, std::string("policy knobs (") + where("controller.p") + ", " +
-                                        where("controller.lambda_n") + "): " + msg);
+    if (msg.rfind("--p:", 0) == 0 || msg.rfind("--lambda-n:", 0) == 0 || !fail_as_setting(msg)) {
+      errors.add(Error(ExitStatus::config, std::string("policy knobs (") + where("controller.p") +
+                                               ", " + where("controller.lambda_n") + "): " + msg));
+    }
   }
+  errors.throw_if_any();
 }
 
 }  // namespace
@@ -444,10 +456,12 @@ Settings load_config(const ConfigSources& sources) {
   if (ckpt.value.get<std::string>().empty() && !state_dir.empty()) {
     ckpt.value = (fs::path(state_dir) / "ckpt").lexically_normal().string();
   }
+  ErrorList errors;
   for (const auto& d : kDefs) {
     const Setting& s = layer.at(d.key);
-    store(d, s.value, c, std::string(d.key) + " (" + s.source + ")");
+    errors.check([&] { store(d, s.value, c, std::string(d.key) + " (" + s.source + ")"); });
   }
+  errors.throw_if_any();
   for (const auto& d : kDefs) c.settings.push_back(layer.at(d.key));
   check(c, [&](const std::string& key) { return key + " (" + layer.at(key).source + ")"; });
   return c;

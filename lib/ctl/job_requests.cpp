@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/error_list.hpp"
 
 namespace sia::ctl {
 
@@ -27,14 +28,19 @@ void check_name_unused(const JobBook& book, const std::string& name) {
 void check_names_free(const JobBook& book, const std::vector<PendingRequest>& pending,
                       const Submission& submission) {
   const std::set<std::string> waiting = pending_submissions(pending);
+  ErrorList errors;  // every name taken, at once
   auto check = [&](const std::string& name) {
-    check_name_unused(book, name);
-    if (waiting.count(name) || find_pending_app(pending, name)) {
-      throw Error(ExitStatus::data, "\"" + name + "\" is submitted already (waiting in the inbox)");
-    }
+    errors.check([&] {
+      check_name_unused(book, name);
+      if (waiting.count(name) || find_pending_app(pending, name)) {
+        throw Error(ExitStatus::data,
+                    "\"" + name + "\" is submitted already (waiting in the inbox)");
+      }
+    });
   };
   for (const auto& j : submission.jobs) check(j.name);
   for (const auto& a : submission.apps) check(a.name);
+  errors.throw_if_any();
 }
 
 void check_job_request(const JobBook& book, const std::vector<PendingRequest>& pending,

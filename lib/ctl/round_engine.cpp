@@ -10,6 +10,7 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/error_list.hpp"
 #include "ctl/job_requests.hpp"
 #include "ctl/node_outputs.hpp"
 #include "ctl/stages.hpp"
@@ -210,9 +211,10 @@ void RoundEngine::take_inbox(Pass& r) {
       }
       done_files.push_back(f);
     } catch (const Error& e) {
-      warn("inbox/" + f + ": refused: " + e.what());
-      r.records.push_back(make_rejected(f, identity, r.now, names, e.what()));
-      rejected.push_back({{"file", f}, {"jobs", names}, {"reason", e.what()}});
+      const std::string why = one_line(e.what());  // every mistake, on one line
+      warn("inbox/" + f + ": refused: " + why);
+      r.records.push_back(make_rejected(f, identity, r.now, names, why));
+      rejected.push_back({{"file", f}, {"jobs", names}, {"reason", why}});
       rejected_files.push_back(f);
     }
   }

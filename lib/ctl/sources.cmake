@@ -18,6 +18,7 @@ sia_module(ctl
   ctl/stages.cpp
   ctl/round_engine.cpp
   ctl/client_docs.cpp
+  ctl/app_explanation.cpp
   ctl/job_requests.cpp
   ctl/history.cpp
   ctl/client_backend.cpp

@@ -8,20 +8,29 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/error_list.hpp"
+#include "exec/job_launch.hpp"
 #include "exec/state_dir.hpp"
 #include "model/job_state.hpp"
 
 namespace sia::ctl {
 
+namespace {
+
+constexpr const char* kNoCommand = "expected the program and arguments sia-run starts, got none";
+
+}  // namespace
+
 void validate_submission(const JobSpec& spec, const Catalog& catalog, const std::string& where) {
+  ErrorList errors;  // every field's mistake at once
   auto fail = [&](const std::string& field, const std::string& what) {
-    throw Error(ExitStatus::data, located(where, field, what));
+    errors.add(Error(ExitStatus::data, located(where, field, what)));
   };
   if (!valid_job_name(spec.name)) {
     fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
   }
   if (spec.command.empty()) {
-    fail("command", "expected the program and arguments sia-run starts, got none");
+    fail("command", kNoCommand);
   }
   if (spec.model.empty() && !spec.profile) {
     fail("model", "expected a catalog model (or the job's own profile), got none");
@@ -31,6 +40,26 @@ void validate_submission(const JobSpec& spec, const Catalog& catalog, const std:
     for (const auto& n : catalog.names()) names += (names.empty() ? "" : ", ") + n;
     fail("model", "unknown model \"" + spec.model + "\" (catalog has: " + names + ")");
   }
+  // No batch above the job's largest (its own max_batch_size, else the catalog's; with
+  // neither, init_batch_size is the largest): sia-formats(5), JobSpec.
+  const bool known = !spec.model.empty() && catalog.has(spec.model);
+  const double largest = spec.max_batch_size > 0 ? spec.max_batch_size
+                         : known                 ? catalog.get(spec.model).max_batch_size
+                                                 : 0;
+  if (largest > 0) {
+    const std::string whose = spec.max_batch_size > 0
+                                  ? "its max_batch_size"
+                                  : "max_batch_size of model " + spec.model + " in the catalog";
+    const std::pair<const char*, double> batches[] = {{"init_batch_size", spec.init_batch_size},
+                                                      {"batch_size", spec.batch_size}};
+    for (const auto& [field, value] : batches) {
+      if (value > largest) {
+        fail(field, "expected a batch from 1 to " + exec::number_text(largest) + " (" + whose +
+                        "), got " + exec::number_text(value));
+      }
+    }
+  }
+  errors.throw_if_any();
 }
 
 std::string unschedulable_reason(const JobSpec& spec, const Catalog& catalog,
@@ -174,34 +203,58 @@ Submission read_submissions(const std::vector<std::string>& files, const Catalog
                             const Cluster* cluster) {
   Submission out;
   std::set<std::string> names;
+  ErrorList errors;  // the mistakes of every file and job, reported at once
   auto add = [&](const JobSpec& spec, const std::string& where) {
-    validate_submission(spec, catalog, where);
-    if (cluster) check_admissible(spec, catalog, *cluster, where);
+    const bool valid = errors.check([&] {
+      validate_submission(spec, catalog, where);
+      if (cluster) check_admissible(spec, catalog, *cluster, where);
+    });
     if (!names.insert(spec.name).second) {
-      throw Error(ExitStatus::data, where + ": name: \"" + spec.name + "\" is given twice");
+      errors.add(Error(ExitStatus::data, where + ": name: \"" + spec.name + "\" is given twice"));
+    } else if (valid) {
+      out.jobs.push_back(spec);
     }
-    out.jobs.push_back(spec);
   };
   for (const auto& f : files) {
-    std::vector<Document> docs = read_documents(f, {"JobSpec", "Jobs", "App"});
-    std::vector<Document> jobs;
-    for (auto& d : docs) {
-      if (d.kind != "App") {
-        jobs.push_back(std::move(d));
-        continue;
+    errors.check([&] {
+      std::vector<Document> docs = read_documents(f, {"JobSpec", "Jobs", "App"});
+      std::vector<Document> jobs;
+      for (auto& d : docs) {
+        if (d.kind != "App") {
+          jobs.push_back(std::move(d));
+          continue;
+        }
+        errors.check([&] {
+          AppSpec a = parse_app_spec(d.data());
+          if (!a.trial_template) d.data().fail("expected a template (the trials' JobSpec)");
+          for (const auto& t : expand_trials(a, d.data().file())) {
+            add(t, display_name(f) + ": app " + a.name + ": trial " + t.name);
+          }
+          if (!names.insert(a.name).second) {
+            d.data().at("name").fail("\"" + a.name + "\" is given twice (as a job or app)");
+          }
+          out.apps.push_back(std::move(a));
+        });
       }
-      AppSpec a = parse_app_spec(d.data());
-      if (!a.trial_template) d.data().fail("expected a template (the trials' JobSpec)");
-      for (const auto& t : expand_trials(a, d.data().file())) {
-        add(t, display_name(f) + ": app " + a.name + ": trial " + t.name);
+      // Each job on its own: one that does not read leaves the others checked.
+      auto job = [&](const Node& n) {
+        const bool read = errors.check([&] {
+          const JobState s = parse_job_state(n);
+          add(s.spec, s.where());
+        });
+        // A job that does not read is still told of its missing command, in the same run.
+        if (!read && n.is_object() && !n.has("command")) {
+          errors.add(Error(ExitStatus::data,
+                           located(n.path().empty() ? n.file() : n.file() + ": " + n.path(),
+                                   "command", kNoCommand)));
+        }
+      };
+      for (const auto& d : jobs) {
+        errors.check([&] { d.kind == "JobSpec" ? job(d.data()) : d.data().at("jobs").each(job); });
       }
-      if (!names.insert(a.name).second) {
-        d.data().at("name").fail("\"" + a.name + "\" is given twice (as a job or app)");
-      }
-      out.apps.push_back(std::move(a));
-    }
-    for (const auto& s : jobs_from_documents(jobs)) add(s.spec, s.where());
+    });
   }
+  errors.throw_if_any();
   if (out.jobs.empty()) throw Error(ExitStatus::data, "no job to submit");
   std::string where;
   for (const auto& f : files) where += (where.empty() ? "" : ", ") + display_name(f);

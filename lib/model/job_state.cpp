@@ -7,6 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.hpp"
+#include "core/error_list.hpp"
+
 namespace sia {
 
 using nlohmann::json;
@@ -147,20 +150,26 @@ json job_state_to_json(const JobState& s) {
 std::vector<JobState> jobs_from_documents(const std::vector<Document>& docs) {
   std::vector<JobState> out;
   std::set<std::string> names;
+  ErrorList errors;  // every job's mistakes at once, one a line
   auto add = [&](const Node& n) {
-    JobState s = parse_job_state(n);
-    if (!names.insert(s.spec.name).second) {
-      n.at("name").fail("duplicate job \"" + s.spec.name + "\"");
-    }
-    out.push_back(std::move(s));
+    errors.check([&] {
+      JobState s = parse_job_state(n);
+      if (!names.insert(s.spec.name).second) {
+        n.at("name").fail("duplicate job \"" + s.spec.name + "\"");
+      }
+      out.push_back(std::move(s));
+    });
   };
   for (const auto& d : docs) {
-    if (d.kind == "JobSpec") {
-      add(d.data());
-    } else {
-      d.data().at("jobs").each(add);
-    }
+    errors.check([&] {
+      if (d.kind == "JobSpec") {
+        add(d.data());
+      } else {
+        d.data().at("jobs").each(add);
+      }
+    });
   }
+  errors.throw_if_any();
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/cluster.hpp"
 #include "core/error.hpp"
+#include "core/error_list.hpp"
 #include "core/node.hpp"
 #include "ctl/client_docs.hpp"
 #include "ctl/history.hpp"
@@ -136,23 +137,31 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   auto pending = ctl::pending_requests(store_);
   std::vector<JobSpec> specs;
   std::vector<std::string> list;
+  ErrorList errors;  // every job's mistakes at once
   for (std::size_t i = 0; i < args["jobs"].size(); ++i) {
-    const json& j = args["jobs"][i];
-    const bool doc = j.is_object() && j.contains("kind") && j.contains("data");
-    const std::string where = "SUBMIT: jobs[" + std::to_string(i) + "]";
-    JobSpec s =
-        parse_job_spec(Node(doc ? j["data"] : j, "SUBMIT", "jobs[" + std::to_string(i) + "]"));
-    ctl::validate_submission(s, *catalog_, where);
-    if (cluster) ctl::check_admissible(s, *catalog_, *cluster, where);
-    list.push_back(s.name);
-    specs.push_back(std::move(s));
+    errors.check([&] {
+      const json& j = args["jobs"][i];
+      const bool doc = j.is_object() && j.contains("kind") && j.contains("data");
+      const std::string where = "SUBMIT: jobs[" + std::to_string(i) + "]";
+      JobSpec s =
+          parse_job_spec(Node(doc ? j["data"] : j, "SUBMIT", "jobs[" + std::to_string(i) + "]"));
+      ctl::validate_submission(s, *catalog_, where);
+      if (cluster) ctl::check_admissible(s, *catalog_, *cluster, where);
+      list.push_back(s.name);
+      specs.push_back(std::move(s));
+    });
   }
+  errors.throw_if_any();
   ctl::Submission sub{std::move(specs), {}};
   if (auto apps = Node(args, "SUBMIT", "").get("apps")) {
     apps->each([&](const Node& a) { sub.apps.push_back(parse_app_spec(a)); });
   }
   ctl::validate_apps(sub, "SUBMIT");  // no name twice in it
   ctl::check_names_free(book_, pending, sub);
+  // A dry run (submit --dry-run): every check above, nothing recorded.
+  if (args.contains("dry_run") && args["dry_run"] == true) {
+    return ctl::envelope("Jobs", {{"jobs", args["jobs"]}});
+  }
   bool idle = true;
   for (const ctl::BookJob* b : book_.active()) idle = idle && !b->placed;
   const double now = now_();

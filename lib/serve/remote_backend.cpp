@@ -26,6 +26,12 @@ json RemoteBackend::submit(const ctl::Submission& submission) {
   return call(channel::RequestKind::submit, ctl::submission_body(submission));
 }
 
+void RemoteBackend::check_submit(const ctl::Submission& submission) {
+  json body = ctl::submission_body(submission);
+  body["dry_run"] = true;
+  call(channel::RequestKind::submit, std::move(body));
+}
+
 json RemoteBackend::status(const std::vector<std::string>& jobs) {
   return call(channel::RequestKind::status, {{"jobs", jobs}});
 }

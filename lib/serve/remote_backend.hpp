@@ -22,6 +22,8 @@ class RemoteBackend : public ctl::ClientBackend {
   explicit RemoteBackend(const ctl::Settings& config);
   using ctl::ClientBackend::submit;
   nlohmann::json submit(const ctl::Submission& submission) override;
+  // SUBMIT with "dry_run": the controller checks it all and records nothing.
+  void check_submit(const ctl::Submission& submission) override;
   nlohmann::json status(const std::vector<std::string>& jobs) override;
   nlohmann::json request(ctl::JobRequest request, const std::vector<std::string>& jobs) override;
   nlohmann::json nodes() override;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/app_spec.hpp"
+#include "core/document.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
@@ -103,4 +104,42 @@ TEST_CASE("hyperband divides the trials among its brackets in Hyperband's propor
   CHECK(app_brackets({}) == 1);
   // Round trip.
   CHECK(parse(app_spec_to_json(a).dump()).scheduler.kind == AppSchedulerKind::hyperband);
+}
+
+TEST_CASE("an app with several mistakes reports them all, one a line", "[app]") {
+  const auto e = test::error_of([] {
+    parse(R"({"name": "a", "direction": "down", "scheduler": {"kind": "halving", "eta": 1},
+              "hparams": {"grid": {"lr": []}}})");
+  });
+  CHECK(e.first == 65);
+  CHECK(e.second ==
+        "sweep.json: scheduler.kind: expected one of \"none\", \"successive-halving\", "
+        "\"hyperband\", got the string \"halving\"\n"
+        "sweep.json: scheduler.eta: expected an integer from 2 to 100, got the number 1\n"
+        "sweep.json: direction: expected one of \"min\", \"max\", got the string \"down\"\n"
+        "sweep.json: hparams.grid.lr: expected a non-empty list of numbers, got an array");
+  // A template's mistake is said once, not once per trial.
+  const auto t = test::error_of([] {
+    parse(R"({"name": "a", "template": {"model": "m", "gpus": 0, "command": ["x"]},
+              "hparams": {"grid": {"lr": [1, 2, 3]}}})");
+  });
+  CHECK(t.second ==
+        "sweep.json: template.gpus: expected an integer from 1 to 1000000, got the "
+        "number 0");
+}
+
+TEST_CASE("a TOML App needs no kind: its template, hparams or scheduler say it", "[app]") {
+  const std::string text =
+      "name = \"s\"\nmetric = \"loss\"\ndirection = \"min\"\n[scheduler]\n"
+      "kind = \"successive-halving\"\n[template]\nmodel = \"cifar10\"\n"
+      "command = [\"w\", \"{lr}\"]\n[hparams.grid]\nlr = [0.1, 0.2]\n";
+  auto docs = parse_documents(text, "sweep.toml", {"JobSpec", "Jobs", "App"});
+  REQUIRE(docs.size() == 1);
+  CHECK(docs[0].kind == "App");
+  CHECK(expand_trials(parse_app_spec(docs[0].data()), "sweep.toml").size() == 2);
+  // A JobSpec stays one (a trial written back has hparams beside its model).
+  CHECK(parse_documents("name = \"j\"\nmodel = \"cifar10\"\n[hparams]\nlr = 0.1\n", "j.toml",
+                        {"JobSpec", "Jobs", "App"})
+            .front()
+            .kind == "JobSpec");
 }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include "core/error_list.hpp"
 #include "core/job_spec.hpp"
 
 #include "test_util.hpp"
@@ -46,9 +47,10 @@ TEST_CASE("job spec errors name the field", "[job_spec]") {
   CHECK(error_of([] { spec_from_toml("name = \"..\"\nmodel = \"x\"\n"); }).first == 65);
   CHECK(error_of([] { spec_from_toml("name = \"a\"\n"); }).second ==
         "job.toml: expected a model (catalog key) or a profile");
-  CHECK(error_of([] {
-          spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"rigid\"\n");
-        }).second == "job.toml: a rigid job needs gpus (its fixed GPU count)");
+  CHECK(
+      error_of([] { spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"rigid\"\n"); }).second ==
+      "job.toml: a rigid job needs gpus (its fixed GPU count)\n"
+      "job.toml: a rigid job needs batch_size (its fixed global batch)");
   CHECK(error_of([] {
           spec_from_toml("name=\"a\"\nmodel=\"x\"\nadaptivity=\"elastic\"\n");
         }).second ==
@@ -154,4 +156,40 @@ TEST_CASE("a workdir is an absolute path, kept through JSON", "[job_spec]") {
         "job.toml: workdir: expected an absolute directory path, got the string \"cnn\"");
   CHECK(error_of([] { spec_from_toml("name = \"w\"\nmodel = \"x\"\nworkdir = \"\"\n"); }).first ==
         65);
+}
+
+TEST_CASE("a job spec with several mistakes reports them all, one a line", "[job_spec]") {
+  // Three bad fields, an unknown key and a missing model: every one, in one run.
+  const auto e = error_of([] {
+    spec_from_toml(
+        "name = \"a b\"\nmin_gpus = 0\ninit_batch_size = 2e9\nmax_gpu = 3\n"
+        "adaptivity = \"elastic\"\n");
+  });
+  CHECK(e.first == 65);
+  CHECK(e.second ==
+        "job.toml: max_gpu: unknown key \"max_gpu\" (did you mean \"max_gpus\"?)\n"
+        "job.toml: name: expected a job name of letters, digits, '-', '_', '.', got the string "
+        "\"a b\"\n"
+        "job.toml: adaptivity: expected one of \"adaptive\", \"strong-scaling\", \"rigid\", "
+        "\"scale-gpus\", got the string \"elastic\"\n"
+        "job.toml: min_gpus: expected an integer from 1 to 1000000, got the number 0\n"
+        "job.toml: init_batch_size: expected a number from 1 to 1000000000, got the number "
+        "2000000000.0\n"
+        "job.toml: expected a model (catalog key) or a profile");
+  // A field given but wrong is not also reported as missing.
+  CHECK(error_of([] { spec_from_toml("name = \"a\"\nmodel = 3\n"); }).second ==
+        "job.toml: model: expected a string, got the number 3");
+}
+
+TEST_CASE("ErrorList keeps every line once and the first status", "[job_spec]") {
+  ErrorList errors;
+  CHECK(errors.check([] {}));
+  CHECK(errors.empty());
+  errors.throw_if_any();  // nothing
+  CHECK_FALSE(errors.check([] { throw Error(ExitStatus::config, "f: a: bad\nf: b: bad"); }));
+  errors.add(Error(ExitStatus::data, "f: a: bad"));  // said already
+  errors.add(Error(ExitStatus::data, "f: c: bad"));
+  const auto e = error_of([&] { errors.throw_if_any(); });
+  CHECK(e.first == 78);
+  CHECK(e.second == "f: a: bad\nf: b: bad\nf: c: bad");
 }

@@ -7,6 +7,7 @@
 
 #include "ctl/client_backend.hpp"
 #include "ctl/client_docs.hpp"
+#include "ctl/client_render.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/submission.hpp"
 #include "ctl_test_util.hpp"
@@ -305,12 +306,105 @@ TEST_CASE("every round estimates each app's and trial's rho; status shows them",
   CHECK(d["fairness"]["jobs"]["count"] == 2);
   // explain says it in words.
   bool said = false;
-  const json why = f.client.explain("s-000");  // held: a loop over a temporary's part dangles
-  for (const auto& l : why["data"]["lines"]) {
+  const json explained = f.client.explain("s-000");  // kept: the loop reads into it
+  for (const auto& l : explained["data"]["lines"]) {
     said = said || l.get<std::string>().rfind("fairness: rho ", 0) == 0;
   }
   CHECK(said);
   // The round records carry the figures: a replayed journal gives the same book.
   JobBook again = f.store.load(false, nullptr);
   CHECK(again.find_app("s")->fair.t_sh == f.app("s").fair.t_sh);
+}
+
+TEST_CASE("status shows every trial's hyper-parameters; --state filters the apps too", "[app]") {
+  Search f;
+  f.client.submit(search("h", 2, 2));
+  json d = f.client.status({})["data"];  // still in the inbox
+  REQUIRE(d["jobs"].size() == 2);
+  CHECK(d["jobs"][0]["app"] == "h");
+  CHECK(d["jobs"][0]["hparams"] == json{{"lr", 0.01}});
+  CHECK(d["jobs"][1]["hparams"] == json{{"lr", 0.02}});
+  f.round();
+  d = f.client.status({"h"})["data"];
+  CHECK(d["jobs"][1]["hparams"] == json{{"lr", 0.02}});
+  CHECK(d["jobs"][1]["state"] == "running");
+  // The table has a column of them.
+  const std::string table = render_table(f.client.status({"h"}), 0);
+  CHECK(table.find("HPARAMS") != std::string::npos);
+  CHECK(table.find("h-001  lr=0.02") != std::string::npos);
+  // --state keeps the apps in that state, as it does jobs.
+  JobFilter running;
+  running.states = {"running"};
+  CHECK(filter_jobs(f.client.status({}), running)["data"]["apps"].size() == 1);
+  JobFilter finished;
+  finished.states = {"finished"};
+  const json none = filter_jobs(f.client.status({}), finished)["data"];
+  CHECK(none["apps"].empty());
+  CHECK(none["jobs"].empty());
+  // A job that is no trial has none.
+  f.client.submit({ct::spec("plain")});
+  CHECK(f.client.status({"plain"})["data"]["jobs"][0]["hparams"] == json::object());
+}
+
+TEST_CASE("explain APP: scheduler, phase, metric, and each trial's values and fate", "[app]") {
+  Search f;
+  f.client.submit(search("e", 4, 2));
+  json x = f.client.explain("e");  // in the inbox
+  CHECK(x["kind"] == "AppExplanation");
+  CHECK(x["data"]["state"] == "submitted");
+  REQUIRE(x["data"]["trials"].size() == 4);
+  CHECK(x["data"]["trials"][3]["hparams"] == json{{"lr", 0.04}});
+  CHECK(x["data"]["trials"][3]["state"] == "submitted");
+  f.round();
+  f.reach("e", 0.5, {0.4, 0.1, 0.3, 0.2});
+  f.round();
+  x = f.client.explain("e")["data"];
+  CHECK(x["app"] == "e");
+  CHECK(x["scheduler"] == "successive-halving");
+  CHECK(x["metric"] == "loss");
+  CHECK(x["phase"] == 2);
+  CHECK(x["best_trial"] == "e-001");
+  std::map<std::string, json> trials;
+  for (const auto& t : x["trials"]) trials[t["name"]] = t;
+  CHECK(trials["e-000"]["state"] == "stopped");
+  CHECK(trials["e-000"]["metric"] == 0.4);
+  CHECK(trials["e-000"]["hparams"] == json{{"lr", 0.01}});
+  CHECK(trials["e-000"]["reason"] ==
+        "successive halving: phase 1 of 2, loss 0.4 ranked 4 of 4 (kept 2)");
+  CHECK(trials["e-001"]["state"] == "running");
+  const std::string text = render_table(f.client.explain("e"), 0);
+
+  CHECK(text.find("app e: running (after round 2)") == 0);
+  CHECK(text.find("scheduler successive-halving (eta 2, 2 phases)") != std::string::npos);
+  CHECK(text.find("phase 2 of 2: its trials train to the full training") != std::string::npos);
+  CHECK(text.find("best loss so far 0.1000: e-001 (lr=0.02)") != std::string::npos);
+  CHECK(text.find("e-000  lr=0.01  stopped  0.4000") != std::string::npos);
+  // A trial's own explanation names its app and values.
+  bool said = false;
+  const json trial = f.client.explain("e-002");
+  for (const auto& l : trial["data"]["lines"]) {
+    said = said || l.get<std::string>() ==
+                       "trial of app e with lr=0.03 (sia-ctl explain e: the "
+                       "search)";
+  }
+  CHECK(said);
+  CHECK(f.client.explain("e-002")["data"]["hparams"] == json{{"lr", 0.03}});
+}
+
+TEST_CASE("submit --dry-run checks what submit checks: names used or waiting", "[app]") {
+  Search f;
+  const Submission s = search("d", 2, 2);
+  f.client.check_submit(s);  // free: nothing written
+  CHECK(f.client.status({})["data"]["jobs"].empty());
+  f.client.submit(s);
+  auto e = sia::test::error_of([&] { f.client.check_submit(s); });
+  CHECK(e.first == 65);
+  // Every name at once, each on its line.
+  CHECK(e.second ==
+        "\"d-000\" is submitted already (waiting in the inbox)\n"
+        "\"d-001\" is submitted already (waiting in the inbox)\n"
+        "\"d\" is submitted already (waiting in the inbox)");
+  f.round();
+  e = sia::test::error_of([&] { f.client.check_submit(s); });
+  CHECK(e.second.find("job \"d-000\" exists already (running)") == 0);
 }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <map>
 
 #include "ctl/config.hpp"
@@ -123,6 +125,25 @@ TEST_CASE("a bad configuration names the file and the field", "[config]") {
   e = sia::test::error_of([&] { load_config(s); });
   CHECK(e.first == 64);
   CHECK(e.second == "--round: expected a number, got \"abc\"");
+
+  // A file of several mistakes: all of them, one a line -- those of its keys, then those of
+  // the ranges.
+  e = sia::test::error_of(
+      [&] { load_file("[controller]\nrond = 3\nround = \"soon\"\n[controler]\nx = 1\n"); });
+  CHECK(e.first == 78);
+  const std::string file = dir / "c.toml";
+  CHECK(e.second == file + ": controler: unknown section [controler] (known: controller, " +
+                        "stages, nodes, agent, client)\n" + file +
+                        ": controller.rond: unknown key \"rond\" in [controller] (see " +
+                        "sia-config(5))\n" + file +
+                        ": controller.round: expected a number, got the string \"soon\"");
+  e = sia::test::error_of(
+      [&] { load_file("[controller]\nround = -1\npolicy = \"best\"\nhung_retries = -2\n"); });
+  CHECK(e.first == 78);
+  CHECK(std::count(e.second.begin(), e.second.end(), '\n') == 2);
+  CHECK(e.second.find("controller.round (") == 0);
+  CHECK(e.second.find("\ncontroller.hung_retries (") != std::string::npos);
+  CHECK(e.second.find("unknown policy \"best\"") != std::string::npos);
 }
 
 TEST_CASE("the Sia+ knobs and the profile store are settings", "[config]") {

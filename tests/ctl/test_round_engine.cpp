@@ -578,3 +578,38 @@ TEST_CASE("a node speaks only for the jobs placed on it: reports and run states"
   f.driver.runs[na]["a"].state = "finished";
   CHECK(f.round()["ended"].size() == 1);
 }
+
+TEST_CASE("a submission's mistakes are all reported, each with its file and field", "[round]") {
+  Fixture f;
+  Catalog catalog(sia::test::catalog_dir());
+  // Two files: one job without a command and with a batch above cifar10's largest (4096 in
+  // the catalog), one with an unknown model and a bad field; and a good job.
+  std::vector<std::string> files = {f.dir / "one.toml", f.dir / "two.json"};
+  ct::write_text(files[0], "name = \"a\"\nmodel = \"cifar10\"\ninit_batch_size = 1e9\n");
+  ct::write_text(files[1], R"({"apiVersion": "sia/v1", "kind": "Jobs", "data": {"jobs": [
+    {"name": "b", "model": "resnet", "command": ["x"]},
+    {"name": "c", "model": "cifar10", "command": ["x"], "max_gpus": -1},
+    {"name": "d", "model": "cifar10", "command": ["x"], "max_batch_size": 512,
+     "adaptivity": "rigid", "gpus": 1, "batch_size": 1024}]}})");
+  auto e = sia::test::error_of([&] { read_submissions(files, catalog, &f.cluster); });
+  CHECK(e.first == 65);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at <= e.second.size();) {
+    std::size_t nl = std::min(e.second.find('\n', at), e.second.size());
+    lines.push_back(e.second.substr(at, nl - at));
+    at = nl + 1;
+  }
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0] == files[0] +
+                        ": command: expected the program and arguments sia-run starts, "
+                        "got none");
+  CHECK(lines[1] == files[0] +
+                        ": init_batch_size: expected a batch from 1 to 4096 (max_batch_size "
+                        "of model cifar10 in the catalog), got 1000000000");
+  CHECK(lines[2].rfind(files[1] + ": jobs[0]: model: unknown model \"resnet\"", 0) == 0);
+  CHECK(lines[3] ==
+        files[1] + ": jobs[1].max_gpus: expected an integer from 1 to 1000000, got the number -1");
+  CHECK(lines[4] == files[1] +
+                        ": jobs[2]: batch_size: expected a batch from 1 to 512 (its "
+                        "max_batch_size), got 1024");
+}

@@ -167,6 +167,12 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   channel::Request submit;
   submit.kind = channel::RequestKind::submit;
   submit.id = "r1";
+  // A dry run (submit --dry-run through the channel): every check, nothing journaled.
+  submit.args = {{"jobs", {job_spec_to_json(spec("a"))}}, {"dry_run", true}};
+  CHECK(service.handle(alice(), submit).ok);
+  CHECK(book.find("a") == nullptr);
+  CHECK(store.load(false, nullptr).find("a") == nullptr);
+  CHECK_FALSE(service.take_round_wanted());
   submit.args = {{"jobs", {job_spec_to_json(spec("a"))}}};
   channel::Reply r = service.handle(alice(), submit);
   CHECK(r.ok);
@@ -185,6 +191,9 @@ TEST_CASE("the clients' service journals a submission before it answers") {
   auto seq = book.seq();
   CHECK(sia::test::error_of([&] { service.handle(alice(), submit); }).first == 65);
   CHECK(book.seq() == seq);
+  submit.args["dry_run"] = true;  // so is a dry run of it
+  CHECK(sia::test::error_of([&] { service.handle(alice(), submit); }).second ==
+        "job \"a\" exists already (queued); a job name is never reused: choose another");
 
   channel::Request cancel;
   cancel.kind = channel::RequestKind::cancel;

@@ -38,7 +38,9 @@ struct Flags {
 
 void add_simulate_flags(CLI::App& s, Flags& f) {
   auto& sim = f.sim;
-  sia::cli::add_cluster_flag(s, sim.cluster, "Cluster", "the bundled sia-hetero-64");
+  // Not $SIA_CLUSTER (the live cluster's): the default workload is the bundled cluster's.
+  s.add_option("--cluster", sim.cluster,
+               "Cluster (default: the bundled sia-hetero-64; $SIA_CLUSTER is not read)");
   s.add_option("--workload", sim.workload,
                "Workload: an artifact CSV, JSON Lines of job specs, or a directory of them "
                "(default: bundled philly/workload-1)");
@@ -203,7 +205,8 @@ int run_job_request(Flags& f) {
 }
 
 void add_explain_flags(CLI::App& cmd, Flags& f) {
-  cmd.add_option("job", f.explain_job, "The job")->required();
+  cmd.add_option("job", f.explain_job, "The job, or an app (a search: its trials and values)")
+      ->required();
 }
 
 void add_logs_flags(CLI::App& cmd, Flags& f) {
@@ -290,7 +293,9 @@ const sia::cli::Subcommand<Flags> kSubcommands[] = {
      add_job_request_flags<JobRequest::requeue>, run_job_request<JobRequest::requeue>},
     {"nodes", "Show the nodes: up or down, their jobs", nullptr,
      [](Flags& f) { return sia::ctl::run_nodes_command(f.ctl); }},
-    {"explain", "Say why a job runs where it runs, or why it waits (from the last round)",
+    {"explain",
+     "Say why a job runs where it runs, or why it waits (from the last round); of an app, "
+     "its search",
      add_explain_flags,
      [](Flags& f) { return sia::ctl::run_explain_command(f.ctl, f.explain_job); }},
     {"logs",

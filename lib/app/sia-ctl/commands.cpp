@@ -119,6 +119,8 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
   record_workdir(submission, cwd.string());
   const std::vector<JobSpec>& specs = submission.jobs;
   if (args.dry_run) {
+    // What the controller would refuse (a name used before, or waiting), nothing written.
+    make_client_backend(config)->check_submit(submission);
     json list = json::array();
     for (const auto& s : specs) list.push_back(job_spec_to_json(s));
     json doc = {{"apiVersion", kApiVersion},

@@ -267,12 +267,10 @@ constexpr double kProgressAfter = 3;
 int run_simulate(const SimulateArgs& a) {
   const bool reference = parse_compat(a.compat) == Compat::reference;
   const std::string data = default_data_dir();
-  std::string cluster_file = a.cluster;
-  if (cluster_file.empty()) {
-    const char* env = std::getenv("SIA_CLUSTER");
-    cluster_file =
-        env && *env ? env : (fs::path(data) / "clusters" / "sia-hetero-64.toml").string();
-  }
+  // Not $SIA_CLUSTER (the live cluster's, sia-config(5)): the default workload is the bundled
+  // cluster's, and a simulation does not change with the environment it runs in.
+  const std::string cluster_file =
+      a.cluster.empty() ? (fs::path(data) / "clusters" / "sia-hetero-64.toml").string() : a.cluster;
   const std::string workload_path =
       a.workload.empty() ? (fs::path(data) / "workloads" / "philly" / "workload-1.csv").string()
                          : a.workload;
