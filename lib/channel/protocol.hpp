@@ -177,7 +177,8 @@ struct Reply {
 };
 
 // ERROR: the hub could not take a message. Codes: "version", "malformed", "not_ready" (say
-// READY first), "refused" (the key may not do this).
+// READY first), "refused" (the key may not do this), "too_large" (a request over the
+// controller's max_request_bytes).
 struct ErrorMessage {
   std::string code;
   std::string error;
@@ -188,6 +189,11 @@ using Message = std::variant<Ready, Assign, Ack, Report, Heartbeat, Bye, Request
 
 std::string encode(const Message& message);
 Message decode(std::string_view frame);
+
+// The top-level "type" of `frame` ("READY", "SUBMIT", ...) read without building the
+// message (no allocation but the type's text), "" when the text has none or is not JSON:
+// the hub sizes up a frame by it before it decodes one.
+std::string peek_type(std::string_view frame);
 
 // "READY", "ASSIGN", ..., "SUBMIT", ... for logs.
 std::string type_name(const Message& message);

@@ -108,7 +108,8 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
   // With a cluster configured, a job it can never hold is refused here, before the inbox.
   std::optional<Cluster> cluster;
   if (!config.controller.cluster.empty()) cluster = read_cluster(config.controller.cluster);
-  const Submission submission = read_submissions(files, catalog, cluster ? &*cluster : nullptr);
+  const Submission submission = read_submissions(files, catalog, cluster ? &*cluster : nullptr,
+                                                 job_limits(config.controller));
   const std::vector<JobSpec>& specs = submission.jobs;
   if (args.dry_run) {
     json list = json::array();
