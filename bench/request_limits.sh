@@ -5,7 +5,8 @@
 # controller, not the client, has to refuse it). Prints the controller's resident memory
 # (VmRSS, VmHWM), the median and largest round time of ROUNDS rounds before and after,
 # what the submission answered (status, lines) and how much the state directory grew.
-# No agents: the rounds estimate, solve, place and journal, but deliver nothing.
+# Two `sia-run agent`s (4 GPUs each) run the jobs that fit (`sleep 600`); the agents'
+# logs are searched for a lost controller.
 #   bench/request_limits.sh BIN_DIR [JOBS] [BIG_MB] [ROUNDS]
 # Defaults: 200 jobs, 51 MB, 8 rounds of 0.5 s. Figures in bench/README.md.
 set -u
@@ -15,9 +16,14 @@ BIG_MB=${3:-51}
 ROUNDS=${4:-8}
 tmp=$(mktemp -d)
 ctl_pid=
+agent_pids=
 cleanup() {
+  for p in $agent_pids; do kill "$p" 2>/dev/null; done
+  for p in $agent_pids; do wait "$p" 2>/dev/null; done
   [ -n "$ctl_pid" ] && kill -9 "$ctl_pid" 2>/dev/null
   wait 2>/dev/null
+  # SIA_BENCH_KEEP=DIR keeps the logs for a look.
+  [ -n "${SIA_BENCH_KEEP:-}" ] && mkdir -p "$SIA_BENCH_KEEP" && cp ./*.log "$SIA_BENCH_KEEP/"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -37,7 +43,7 @@ name = "bench"
 [[node_groups]]
 gpu_type = "t4"
 gpus_per_node = 4
-count = 8
+count = 2
 TOML
 cat >config.toml <<TOML
 [controller]
@@ -80,6 +86,11 @@ until grep -q "serving" ctl.log; do
   kill -0 "$ctl_pid" 2>/dev/null || fail "serve exited"
   sleep 0.1
 done
+for n in t4-0 t4-1; do
+  "$BIN/sia-run" --state-dir "nodes/$n" agent --connect "$EP" --node "$n" \
+    --cluster cluster.toml --grace 5 >"agent-$n.log" 2>&1 &
+  agent_pids="$agent_pids $!"
+done
 client() { "$BIN/sia-ctl" --config client.toml "$@"; }
 client submit jobs.json >/dev/null 2>err || fail "submitting $JOBS jobs: $(cat err)"
 
@@ -106,9 +117,11 @@ echo "before: $JOBS queued jobs; controller $(mem); rounds $(round_times "$ROUND
   "state $(($(state_kb) / 1024)) MB"
 s0=$(state_kb)
 t0=$(date +%s.%N)
+echo "$(date +%T.%N) submitting" >>ctl.log
 client submit big.json >out 2>err
 status=$?
 t1=$(date +%s.%N)
+echo "$(date +%T.%N) answered" >>ctl.log
 echo "oversized submission ($BIG_MB MB command line): status $status in" \
   "$(echo "$t1 - $t0" | bc) s, $(wc -l <err) line(s) on stderr:"
 head -c 300 err
@@ -117,6 +130,10 @@ wait_rounds "$ROUNDS"
 echo "after:  controller $(mem); rounds $(round_times "$ROUNDS");" \
   "state grew $((($(state_kb) - s0) / 1024)) MB over $ROUNDS rounds"
 client status -o json 2>/dev/null | grep -q '"big"' && echo "the oversized job was queued"
+echo "agents: $(cat agent-*.log | grep -c 'no word from the controller\|no answer to READY') losses of the controller"
+for p in $agent_pids; do kill "$p" 2>/dev/null; done
+for p in $agent_pids; do wait "$p" 2>/dev/null; done
+agent_pids=
 kill "$ctl_pid" 2>/dev/null
 wait "$ctl_pid" 2>/dev/null
 ctl_pid=

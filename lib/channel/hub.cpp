@@ -441,7 +441,7 @@ struct Hub::Impl {
   bool oversized(const std::string& rid, const std::optional<Identity>& auth,
                  std::string_view payload) {
     if (payload.size() <= opt.max_request_bytes) return false;
-    if (auth ? auth->is_agent() : (rid_node.count(rid) > 0 || peek_type(payload) == "READY")) {
+    if (auth ? auth->is_agent() : (rid_node.count(rid) > 0 || says_ready(payload))) {
       return false;
     }
     refuse(rid,

@@ -330,62 +330,8 @@ std::string encode(const Message& message) {
   return dump(j);
 }
 
-namespace {
-
-// Walks the text until the top-level "type" and stops there (returning false aborts).
-class TypePeek : public nlohmann::json_sax<json> {
- public:
-  std::string type;
-  bool null() override { return scalar(); }
-  bool boolean(bool) override { return scalar(); }
-  bool number_integer(number_integer_t) override { return scalar(); }
-  bool number_unsigned(number_unsigned_t) override { return scalar(); }
-  bool number_float(number_float_t, const string_t&) override { return scalar(); }
-  bool string(string_t& val) override {
-    if (depth_ == 1 && type_key_) {
-      type = val;
-      return false;
-    }
-    return scalar();
-  }
-  bool binary(binary_t&) override { return scalar(); }
-  bool start_object(std::size_t) override { return open(); }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(); }
-  bool end_array() override { return close(); }
-  bool key(string_t& val) override {
-    type_key_ = depth_ == 1 && val == "type";
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
-    return false;
-  }
-
- private:
-  bool scalar() {
-    if (depth_ == 1 && type_key_) return false;  // "type" is not a string: no type
-    type_key_ = false;
-    return true;
-  }
-  bool open() {
-    if (depth_ == 1 && type_key_) return false;
-    type_key_ = false;
-    return ++depth_ <= kMaxJsonDepth;
-  }
-  bool close() {
-    --depth_;
-    return true;
-  }
-  int depth_ = 0;
-  bool type_key_ = false;
-};
-
-}  // namespace
-
-std::string peek_type(std::string_view frame) {
-  TypePeek peek;
-  json::sax_parse(frame.begin(), frame.end(), &peek, json::input_format_t::json, false);
-  return peek.type;
+bool says_ready(std::string_view frame) {
+  return frame.find(R"("type":"READY")") != std::string_view::npos;
 }
 
 std::string type_name(const Message& message) {

@@ -190,10 +190,11 @@ using Message = std::variant<Ready, Assign, Ack, Report, Heartbeat, Bye, Request
 std::string encode(const Message& message);
 Message decode(std::string_view frame);
 
-// The top-level "type" of `frame` ("READY", "SUBMIT", ...) read without building the
-// message (no allocation but the type's text), "" when the text has none or is not JSON:
-// the hub sizes up a frame by it before it decodes one.
-std::string peek_type(std::string_view frame);
+// Whether `frame` holds "type":"READY" as encode() writes it, found without parsing (so
+// at the cost of a scan, whatever its size). A hint, not a decode: a frame that says so
+// may be anything; the hub uses it only for peers it trusts already (ipc://), to let an
+// agent's READY past the request size limit.
+bool says_ready(std::string_view frame);
 
 // "READY", "ASSIGN", ..., "SUBMIT", ... for logs.
 std::string type_name(const Message& message);

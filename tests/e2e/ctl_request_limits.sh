@@ -1,7 +1,7 @@
 #!/bin/sh
 # One client cannot make the controller carry a huge job, and an agent trusts only its
-# controller (issue 31), with the real programs: `sia-ctl serve` over ipc:// with 20 queued
-# jobs; a submission of a 2 MB command line from a client whose own limits are raised is
+# controller (issue 31), with the real programs: `sia-ctl serve` over ipc:// with two
+# `sia-run agent`s (connecting after checking the socket's directories) and 20 jobs; a submission of a 2 MB command line from a client whose own limits are raised is
 # refused by the controller unread (65, one line), one over max_command_bytes is refused
 # by the client (65, one line), and the controller goes on (rounds, status, a small job
 # taken; nothing of the big command in the state directory). `sia-run agent` refuses an
@@ -13,7 +13,11 @@ BIN="$(cd "$1" && pwd)"
 SRC="$(cd "$2" && pwd)"
 tmp=$(mktemp -d)
 ctl_pid=
+agent_pids=
 cleanup() {
+  # The agents checkpoint-stop their jobs (sleeps) on SIGTERM, then the controller goes.
+  for p in $agent_pids; do kill "$p" 2>/dev/null; done
+  for p in $agent_pids; do wait "$p" 2>/dev/null; done
   [ -n "$ctl_pid" ] && kill -9 "$ctl_pid" 2>/dev/null
   wait 2>/dev/null
   rm -rf "$tmp"
@@ -27,7 +31,7 @@ export XDG_CONFIG_HOME=$tmp/xdg
 cd "$tmp" || exit 1
 fail() {
   echo "FAIL: $*"
-  tail -5 ctl.log 2>/dev/null
+  tail -5 ctl.log agent-*.log 2>/dev/null
   exit 1
 }
 . "$SRC/tests/e2e/lib/wait_for.sh"
@@ -49,15 +53,22 @@ time_limit = 1
 [client]
 connect = "$EP"
 TOML
-sed 's/^\[client\]$/[controller]\nmax_request_bytes = 67108864\nmax_job_bytes = 67108864\nmax_command_bytes = 67108864\n[client]/' \
-  config.toml >raised.toml
+cat >raised.toml <<TOML
+[controller]
+cluster = "cluster.toml"
+max_request_bytes = 67108864
+max_job_bytes = 67108864
+max_command_bytes = 67108864
+[client]
+connect = "$EP"
+TOML
 python3 - <<'PY'
 import json
 def doc(specs):
     return {"apiVersion": "sia/v1", "kind": "Jobs", "metadata": {}, "data": {"jobs": specs}}
 def job(name, *args):
     return {"name": name, "model": "cifar10", "command": ["/bin/sleep", *args]}
-json.dump(doc([job(f"j{i:02d}", "600") for i in range(20)]), open("jobs.json", "w"))
+json.dump(doc([job(f"j{i:02d}", "300") for i in range(20)]), open("jobs.json", "w"))
 json.dump(doc([job("big", "x" * 2000000)]), open("big.json", "w"))
 json.dump(doc([job("long", "y" * 70000)]), open("long.json", "w"))
 json.dump(doc([job("small", "1")]), open("small.json", "w"))
@@ -67,6 +78,14 @@ PY
 ctl_pid=$!
 serving() { grep -q "serving $EP" ctl.log; }
 wait_for 60 "serve did not start: $(cat ctl.log)" serving
+for n in t4-0 t4-1; do
+  "$BIN/sia-run" --state-dir "nodes/$n" agent --connect "$EP" --node "$n" \
+    --cluster cluster.toml --grace 5 >"agent-$n.log" 2>&1 &
+  agent_pids="$agent_pids $!"
+done
+connected() { grep -q "connected to ipc://.* as $1" "agent-$1.log"; }
+wait_for 60 "agent t4-0 did not connect" connected t4-0
+wait_for 60 "agent t4-1 did not connect" connected t4-1
 "$BIN/sia-ctl" --config config.toml submit jobs.json >/dev/null 2>err ||
   fail "submitting 20 jobs: $(cat err)"
 rounds() { grep -c "round [0-9]*:" ctl.log; }
@@ -119,6 +138,9 @@ st=$?
 grep -q "is writable by others: another user could have bound the controller's socket there" err ||
   fail "$(cat err)"
 
+for p in $agent_pids; do kill "$p"; done
+for p in $agent_pids; do wait "$p" || fail "an agent exited $? on SIGTERM"; done
+agent_pids=
 kill "$ctl_pid"
 wait "$ctl_pid"
 st=$?
