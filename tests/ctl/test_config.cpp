@@ -31,6 +31,14 @@ ConfigSources sources(const std::map<std::string, std::string>& env, const std::
   return s;
 }
 
+// `text` as the --config file (dir/c.toml), with no system file and no environment.
+Settings load_text(const TempDir& dir, const std::string& text) {
+  write_text(dir / "c.toml", text);
+  auto s = sources({}, "");
+  s.config_file = dir / "c.toml";
+  return load_config(s);
+}
+
 }  // namespace
 
 TEST_CASE("settings come from defaults, files, environment and flags in that order", "[config]") {
@@ -85,12 +93,7 @@ TEST_CASE("SIA_CONFIG names the file when --config does not", "[config]") {
 
 TEST_CASE("a bad configuration names the file and the field", "[config]") {
   TempDir dir;
-  auto load_file = [&](const std::string& text) {
-    write_text(dir / "c.toml", text);
-    auto s = sources({}, "");
-    s.config_file = dir / "c.toml";
-    return load_config(s);
-  };
+  auto load_file = [&](const std::string& text) { return load_text(dir, text); };
   auto e = sia::test::error_of([&] { load_file("[controller]\nrond = 3\n"); });
   CHECK(e.first == 78);
   CHECK(e.second.find("c.toml: controller.rond: unknown key \"rond\" in [controller]") !=
@@ -206,12 +209,7 @@ TEST_CASE("a setting's flag, help and default come from its one row", "[config]"
 
 TEST_CASE("the request and job limits are settings with sane bounds", "[config][limits]") {
   TempDir dir;
-  auto load_file = [&](const std::string& text) {
-    write_text(dir / "c.toml", text);
-    auto s = sources({}, "");
-    s.config_file = dir / "c.toml";
-    return load_config(s);
-  };
+  auto load_file = [&](const std::string& text) { return load_text(dir, text); };
   Settings c = load_config(sources({}, ""));
   CHECK(c.controller.max_request_bytes == 1048576);
   CHECK(c.controller.max_command_bytes == 65536);
