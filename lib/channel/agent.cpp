@@ -1,7 +1,5 @@
 #include "channel/agent.hpp"
 
-#include "channel/ipc_trust.hpp"
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -11,6 +9,7 @@
 
 #include <zmq.hpp>
 
+#include "channel/ipc_trust.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "os/clock.hpp"
