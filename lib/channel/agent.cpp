@@ -9,6 +9,7 @@
 
 #include <zmq.hpp>
 
+#include "channel/ipc_trust.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "os/clock.hpp"
@@ -73,6 +74,7 @@ struct Agent::Impl {
   int session_count = 0;
   bool synced = false;  // the controller answered READY in this session
   bool auth_logged = false;
+  std::string last_waiting;           // why the last connect waited (ipc: no directory yet)
   bool in_handshake = false;          // connected, handshake not done (monitor events)
   int handshake_drops = 0;            // connections in a row that dropped during the handshake
   os::Clock::TimePoint last_heard;    // the controller, for fencing
@@ -127,6 +129,18 @@ struct Agent::Impl {
   }
 
   void open_session(os::Clock::TimePoint now) {
+    // ipc://: only a socket that no untrusted user could have bound (status 77 otherwise).
+    std::string waiting;
+    const std::optional<std::string> target =
+        trusted_ipc_endpoint(opt.connect, trusted_uids(opt.controller_uid), waiting);
+    if (!target) {
+      if (waiting != last_waiting) log("connect " + opt.connect + ": " + waiting);
+      last_waiting = waiting;
+      next_connect = now + os::span(backoff);
+      backoff = std::min(backoff * 2, opt.backoff_max);
+      return;
+    }
+    last_waiting.clear();
     try {
       sock.emplace(ctx, zmq::socket_type::dealer);
       sock->set(zmq::sockopt::linger, 0);
@@ -143,7 +157,7 @@ struct Agent::Impl {
         monitor->set(zmq::sockopt::linger, 0);
         monitor->connect(mon);
       }
-      sock->connect(opt.connect);
+      sock->connect(*target);
     } catch (const zmq::error_t& e) {
       close_socket();
       throw Error(ExitStatus::config, "connect " + opt.connect + ": " + e.what());
@@ -486,6 +500,7 @@ Agent::Agent(AgentOptions options, NodeBackend& node)
   if (o.connect.empty()) throw Error(ExitStatus::usage, "no controller endpoint (--connect)");
   require_curve(o.connect, o.keys.has_value(), "connect",
                 "give --server-key and --secret-key, or connect over ipc://");
+  refuse_abstract_ipc(o.connect);
   auto now = os::system_clock().now();
   impl_->last_heard = now;
   impl_->liveness_ref = now;

@@ -16,10 +16,16 @@
 //     step() throws status 78 with the controller's reason;
 //   - fencing: a controller silent for fence_after seconds makes the agent checkpoint-
 //     stop its jobs (once, until the controller is back) and forget its cached ACK.
+// Trust: over tcp:// the controller's public key is pinned (CURVE), so a server with
+// another key gets no READY; over ipc:// each connect first checks that no untrusted user
+// could have bound the socket (channel/ipc_trust.hpp: status 77 ends the agent, a missing
+// directory is waited for with the back-off); an abstract ipc://@NAME is refused (78).
 // shutdown() stops the jobs unless told to keep them, then says BYE.
 // Thread-safety: one thread drives an Agent (step, run, shutdown); request_stop() and
 // the counters may be used from any thread or a signal handler's flag.
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
@@ -40,6 +46,9 @@ struct AgentOptions {
   std::string node;
   Inventory inventory;
   std::optional<ClientKeys> keys;  // CURVE; mandatory on tcp:// (the server key is pinned)
+  // ipc://: besides root and this process's uid, the uid the controller runs as; the
+  // socket's directories must be owned by these (channel/ipc_trust.hpp).
+  std::optional<uid_t> controller_uid;
   double heartbeat_interval = kChannelTiming.heartbeat_interval;
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
   double fence_after = kChannelTiming.fence_after;
@@ -53,7 +62,8 @@ struct AgentOptions {
 
 class Agent {
  public:
-  // Status 78: a tcp:// endpoint without keys, a bad node name or bad intervals.
+  // Status 78: a tcp:// endpoint without keys, an abstract ipc://@NAME, a bad node name or
+  // bad intervals.
   Agent(AgentOptions options, NodeBackend& node);
   ~Agent();
   Agent(const Agent&) = delete;

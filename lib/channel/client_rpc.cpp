@@ -91,6 +91,14 @@ Reply call(const ClientOptions& o, Request request) {
   if (request.client.empty() && !o.keys)
     request.client = o.client.empty() ? default_client() : o.client;
 
+  const std::string payload = encode(request);
+  if (o.max_request_bytes > 0 && payload.size() > o.max_request_bytes) {
+    throw Error(ExitStatus::data,
+                "the " + std::string(to_string(request.kind)) + " request is " +
+                    std::to_string(payload.size()) + " bytes, over the limit of " +
+                    std::to_string(o.max_request_bytes) + " (controller.max_request_bytes)");
+  }
+
   static std::atomic<int> counter{0};
   zmq::context_t ctx;
   zmq::socket_t sock(ctx, zmq::socket_type::dealer);
@@ -110,7 +118,7 @@ Reply call(const ClientOptions& o, Request request) {
     monitor.set(zmq::sockopt::linger, 0);
     monitor.connect(mon);
     sock.connect(o.endpoint);
-    (void)sock.send(zmq::buffer(encode(request)), zmq::send_flags::dontwait);
+    (void)sock.send(zmq::buffer(payload), zmq::send_flags::dontwait);
   } catch (const zmq::error_t& e) {
     throw Error(ExitStatus::config, "connect " + o.endpoint + ": " + e.what());
   }

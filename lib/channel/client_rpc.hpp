@@ -9,7 +9,8 @@
 //       the HELLO and drops the connection silently. So with keys, two connections in a
 //       row that drop before their handshake succeeded count as a failed handshake (a
 //       peer that is not a ZMTP server at all looks the same).
-//   65  an answer that cannot be read, or an ERROR (another protocol version, ...)
+//   65  an answer that cannot be read, or an ERROR (another protocol version, a request
+//       over the controller's size limit, ...), or a request over max_request_bytes
 //   77  also: a tcp:// endpoint (loopback included) without keys, refused before connecting
 // A REPLY with ok false is returned as it is: its status and error are the operation's.
 // Thread-safety: each call has its own ZeroMQ context; calls may run in parallel.
@@ -29,6 +30,9 @@ struct ClientOptions {
   std::optional<ClientKeys> keys;
   std::string client;                              // the name claimed without CURVE; "" = $USER
   double timeout = kChannelTiming.client_timeout;  // seconds
+  // > 0: a request larger than this (encoded) is refused here, status 65, before it is
+  // sent -- the controller would refuse it unread (its controller.max_request_bytes).
+  std::size_t max_request_bytes = 0;
 };
 
 // Sends `request` (an id is made up when it has none) and waits for its REPLY.

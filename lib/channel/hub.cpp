@@ -434,8 +434,27 @@ struct Hub::Impl {
     }
   }
 
+  // A client's message over max_request_bytes is refused before it is read: building it
+  // would cost many times its size, and a job it holds would be copied into the journal,
+  // the rounds and the nodes. An agent's messages are bounded by the transport only; an
+  // unauthenticated (ipc://) peer's READY is an agent's.
+  bool oversized(const std::string& rid, const std::optional<Identity>& auth,
+                 std::string_view payload) {
+    if (payload.size() <= opt.max_request_bytes) return false;
+    if (auth ? auth->is_agent() : (rid_node.count(rid) > 0 || says_ready(payload))) {
+      return false;
+    }
+    refuse(rid,
+           who(rid, auth) + " sent a message of " + std::to_string(payload.size()) +
+               " bytes, over the limit of " + std::to_string(opt.max_request_bytes) +
+               " for a request (controller.max_request_bytes)",
+           "too_large");
+    return true;
+  }
+
   void on_message(const std::string& rid, const std::optional<Identity>& auth,
                   std::string_view payload, os::Clock::TimePoint now) {
+    if (oversized(rid, auth, payload)) return;
     Message m;
     try {
       m = decode(payload);

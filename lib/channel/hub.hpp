@@ -13,7 +13,7 @@
 //     fenced loses its unacknowledged ASSIGN;
 //   - hands out REPORT lines once each, deduplicated by (node, job, offset);
 //   - answers client requests (SUBMIT, STATUS, ...) through the RequestHandler, from
-//     poll(), and refuses them from agent keys;
+//     poll(), and refuses them from agent keys, and unread when over max_request_bytes;
 //   - answers LOGS requests later (set_log_planner): it sends the agent of the node that
 //     holds the log a LOG_FETCH and replies to the client when that agent's LOG arrives,
 //     or with status 69 when the node is not connected or does not answer in time.
@@ -59,6 +59,10 @@ struct HubOptions {
   // caller journals them in between); false: only confirm_reports() confirms.
   bool confirm_on_poll = true;
   std::int64_t first_seq = 1;  // the first ASSIGN's seq
+  // The largest message a client (any peer but an agent) may send: a larger one is
+  // refused unread with an ERROR "too_large" (the client exits 65). Agents' messages are
+  // bounded by the transport (64 MiB, ZMQ_MAXMSGSIZE), as every message is.
+  std::size_t max_request_bytes = 1 << 20;
   // Where log lines go (one line, no newline); null: the library log (core/log.hpp).
   std::function<void(const std::string&)> log;
 };

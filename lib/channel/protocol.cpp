@@ -330,6 +330,10 @@ std::string encode(const Message& message) {
   return dump(j);
 }
 
+bool says_ready(std::string_view frame) {
+  return frame.find(R"("type":"READY")") != std::string_view::npos;
+}
+
 std::string type_name(const Message& message) {
   return std::visit(
       [](const auto& m) -> std::string {

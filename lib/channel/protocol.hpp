@@ -177,7 +177,8 @@ struct Reply {
 };
 
 // ERROR: the hub could not take a message. Codes: "version", "malformed", "not_ready" (say
-// READY first), "refused" (the key may not do this).
+// READY first), "refused" (the key may not do this), "too_large" (a request over the
+// controller's max_request_bytes).
 struct ErrorMessage {
   std::string code;
   std::string error;
@@ -188,6 +189,12 @@ using Message = std::variant<Ready, Assign, Ack, Report, Heartbeat, Bye, Request
 
 std::string encode(const Message& message);
 Message decode(std::string_view frame);
+
+// Whether `frame` holds "type":"READY" as encode() writes it, found without parsing (so
+// at the cost of a scan, whatever its size). A hint, not a decode: a frame that says so
+// may be anything; the hub uses it only for peers it trusts already (ipc://), to let an
+// agent's READY past the request size limit.
+bool says_ready(std::string_view frame);
 
 // "READY", "ASSIGN", ..., "SUBMIT", ... for logs.
 std::string type_name(const Message& message);

@@ -6,6 +6,7 @@ sia_module(channel
   channel/keys.cpp
   channel/allow_list.cpp
   channel/security.cpp
+  channel/ipc_trust.cpp
   channel/zap_handler.cpp
   channel/hub.cpp
   channel/sia_run_node.cpp

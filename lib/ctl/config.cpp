@@ -96,6 +96,12 @@ const Def kDefs[] = {
      "controller's secret key file"},
     {"controller.allow", SIA_FIELD(controller.allow), true, "SIA_CTL_ALLOW", "",
      "allow-list of agent and client keys"},
+    {"controller.max_request_bytes", SIA_FIELD(controller.max_request_bytes), false,
+     "SIA_CTL_MAX_REQUEST_BYTES", "", "largest client request, bytes"},
+    {"controller.max_command_bytes", SIA_FIELD(controller.max_command_bytes), false,
+     "SIA_CTL_MAX_COMMAND_BYTES", "", "largest job command line, bytes (arguments summed)"},
+    {"controller.max_job_bytes", SIA_FIELD(controller.max_job_bytes), false,
+     "SIA_CTL_MAX_JOB_BYTES", "", "largest job spec, bytes (as JSON)"},
     {"controller.checkpoint_root", SIA_FIELD(controller.checkpoint_root), true,
      "SIA_CHECKPOINT_ROOT", "", "where jobs checkpoint (ROOT/JOB), the same path on every node"},
     {"controller.silent_after", SIA_FIELD(controller.silent_after), false, "SIA_CTL_SILENT_AFTER",
@@ -125,6 +131,8 @@ const Def kDefs[] = {
      "controller's public key file"},
     {"agent.secret_key", SIA_FIELD(agent.secret_key), true, "SIA_AGENT_SECRET_KEY", "--secret-key",
      "node's secret key file"},
+    {"agent.controller_user", SIA_FIELD(agent.controller_user), false, "SIA_AGENT_CONTROLLER_USER",
+     "--controller-user", "user the controller runs as (trusted for an ipc:// socket)"},
     {"client.connect", SIA_FIELD(client.connect), false, "SIA_CLIENT_CONNECT", "--connect",
      "controller endpoint"},
     {"client.server_key", SIA_FIELD(client.server_key), true, "SIA_CLIENT_SERVER_KEY",
@@ -329,6 +337,17 @@ void check(const Settings& c, const std::function<std::string(const std::string&
     fail("controller.hung_retries", "expected an integer from 0 to 1000");
   }
   seconds("nodes.timeout", c.nodes.timeout, 1e6);
+  // The transport takes messages up to 64 MiB (channel/hub.cpp); a limit above it could
+  // never be reached.
+  if (k.max_request_bytes < 4096 || k.max_request_bytes > (64 << 20)) {
+    fail("controller.max_request_bytes", "expected bytes from 4096 to 67108864 (64 MiB)");
+  }
+  if (k.max_job_bytes < 1024 || k.max_job_bytes > k.max_request_bytes) {
+    fail("controller.max_job_bytes", "expected bytes from 1024 to controller.max_request_bytes");
+  }
+  if (k.max_command_bytes < 256 || k.max_command_bytes > k.max_job_bytes) {
+    fail("controller.max_command_bytes", "expected bytes from 256 to controller.max_job_bytes");
+  }
   if (!find_policy(k.policy)) {
     fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + policy_list() + ")");
   }

@@ -59,6 +59,12 @@ struct ControllerSettings {
   int hung_retries = 2;
   std::string secret_key;
   std::string allow;
+  // What one client may cost (sia-config(5), "Limits"): the largest request a client may
+  // send (bytes of the message; refused with status 65 before it is read), and per job the
+  // largest command line (its arguments' bytes summed) and JobSpec (as JSON).
+  int max_request_bytes = 1 << 20;
+  int max_command_bytes = 64 << 10;
+  int max_job_bytes = 128 << 10;
   // Where jobs checkpoint: a job's SIA_CKPT_DIR is ROOT/JOB on whichever node runs it, so
   // it must be storage every node mounts at this path (default STATE_DIR/ckpt). Sent to
   // the nodes with each job; a node's own sia-run --ckpt-root overrides it.
@@ -94,6 +100,9 @@ struct AgentSettings {
   std::string state_dir;  // "" = sia-run's default
   std::string server_key;
   std::string secret_key;
+  // ipc://: the user (name or uid) the controller runs as, trusted besides root and the
+  // agent's own user to own the socket's directories (channel/ipc_trust.hpp). "": none.
+  std::string controller_user;
 };
 
 struct ClientSettings {

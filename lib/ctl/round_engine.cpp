@@ -187,7 +187,7 @@ void RoundEngine::take_inbox(Pass& r) {
           const JobSpec& s = sub.jobs[i];
           names.push_back(s.name);
           const std::string at = where + ": jobs[" + std::to_string(i) + "]";
-          validate_submission(s, r.catalog, at);
+          validate_submission(s, r.catalog, at, job_limits(config_.controller));
           check_admissible(s, r.catalog, cluster_, at);
         }
         validate_apps(sub, where);

@@ -76,9 +76,14 @@ StageOutput Stages::run(const StageInput& in) {
 
 namespace {
 
+// Without the jobs' commands: the scheduler does not read them, and this document is kept
+// every round (rounds/) -- a command reaches only the nodes that run its job.
 std::string jobs_document(const json& meta, const std::vector<JobState>& list) {
   json arr = json::array();
-  for (const auto& j : list) arr.push_back(job_state_to_json(j));
+  for (const auto& j : list) {
+    arr.push_back(job_state_to_json(j));
+    arr.back().erase("command");
+  }
   return dump_document("Jobs", meta, json{{"jobs", arr}}, true) + "\n";
 }
 

@@ -21,11 +21,32 @@ constexpr const char* kNoCommand = "expected the program and arguments sia-run s
 
 }  // namespace
 
-void validate_submission(const JobSpec& spec, const Catalog& catalog, const std::string& where) {
+JobLimits job_limits(const ControllerSettings& controller) {
+  return {static_cast<std::size_t>(controller.max_command_bytes),
+          static_cast<std::size_t>(controller.max_job_bytes)};
+}
+
+void validate_submission(const JobSpec& spec, const Catalog& catalog, const std::string& where,
+                         const JobLimits& limits) {
   ErrorList errors;  // every field's mistake at once
   auto fail = [&](const std::string& field, const std::string& what) {
     errors.add(Error(ExitStatus::data, located(where, field, what)));
   };
+  auto over = [&](const std::string& field, const std::string& what, std::size_t bytes,
+                  std::size_t limit, const char* setting) {
+    fail(field, what + std::to_string(bytes) + " bytes, over the limit of " +
+                    std::to_string(limit) + " (controller." + setting + ")");
+  };
+  std::size_t command_bytes = 0;
+  for (const auto& arg : spec.command) command_bytes += arg.size();
+  if (command_bytes > limits.command_bytes) {
+    over("command", "", command_bytes, limits.command_bytes, "max_command_bytes");
+  }
+  const std::size_t job_bytes =
+      job_spec_to_json(spec).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size();
+  if (job_bytes > limits.job_bytes) {
+    over("", "the job spec is ", job_bytes, limits.job_bytes, "max_job_bytes");
+  }
   if (!valid_job_name(spec.name)) {
     fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
   }
@@ -200,13 +221,13 @@ Submission parse_submission_body(const Node& body) {
 }
 
 Submission read_submissions(const std::vector<std::string>& files, const Catalog& catalog,
-                            const Cluster* cluster) {
+                            const Cluster* cluster, const JobLimits& limits) {
   Submission out;
   std::set<std::string> names;
   ErrorList errors;  // the mistakes of every file and job, reported at once
   auto add = [&](const JobSpec& spec, const std::string& where) {
     const bool valid = errors.check([&] {
-      validate_submission(spec, catalog, where);
+      validate_submission(spec, catalog, where, limits);
       if (cluster) check_admissible(spec, catalog, *cluster, where);
     });
     if (!names.insert(spec.name).second) {

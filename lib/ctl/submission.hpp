@@ -16,12 +16,28 @@
 #include "core/app_spec.hpp"
 #include "core/cluster.hpp"
 #include "core/job_spec.hpp"
+#include "ctl/config.hpp"
 #include "model/catalog.hpp"
 
 namespace sia::ctl {
 
-// Throws Error(65) naming `where` ("job.toml: jobs[1]") and the field.
-void validate_submission(const JobSpec& spec, const Catalog& catalog, const std::string& where);
+// What one job may weigh (controller.max_command_bytes and max_job_bytes, sia-config(5)):
+// its command line (the arguments' bytes summed) and its JobSpec as JSON. A job is copied
+// into the journal, the snapshot, every round it is scheduled in and every node that runs
+// it, so one huge job would cost the whole cluster.
+struct JobLimits {
+  std::size_t command_bytes = 64 << 10;
+  std::size_t job_bytes = 128 << 10;
+};
+
+// The limits of `controller` (max_command_bytes, max_job_bytes).
+JobLimits job_limits(const ControllerSettings& controller);
+
+// Throws Error(65) naming `where` ("job.toml: jobs[1]") and the field, a job over `limits`
+// included ("SUBMIT: jobs[0]: command: 70000 bytes, over the limit of 65536
+// (controller.max_command_bytes)").
+void validate_submission(const JobSpec& spec, const Catalog& catalog, const std::string& where,
+                         const JobLimits& limits = {});
 
 // Admission, as sbatch refuses a request no partition can satisfy: why `spec` can never run
 // on `cluster`, as "FIELD: why", or "" when some GPU type of the cluster can hold it. A
@@ -57,7 +73,7 @@ Submission parse_submission_body(const Node& body);
 // anything is returned. Duplicate names across files: 65. With a cluster, every job is
 // also checked for admission (check_admissible).
 Submission read_submissions(const std::vector<std::string>& files, const Catalog& catalog,
-                            const Cluster* cluster = nullptr);
+                            const Cluster* cluster = nullptr, const JobLimits& limits = {});
 
 // Gives every job of `s` without a workdir `cwd` (the submitter's working directory, so
 // that a relative command -- ["python3", "train.py"] -- runs where it was submitted from).

@@ -9,6 +9,7 @@ using nlohmann::json;
 
 RemoteBackend::RemoteBackend(const ctl::Settings& config) {
   options_.endpoint = config.client.connect;
+  options_.max_request_bytes = static_cast<std::size_t>(config.controller.max_request_bytes);
   options_.keys = channel::load_client_keys(config.client.server_key, config.client.secret_key);
   if (!options_.keys && !channel::is_local_endpoint(options_.endpoint)) {
     options_.keys = channel::local_admin_keys(config.controller.state_dir);

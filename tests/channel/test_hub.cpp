@@ -587,3 +587,97 @@ TEST_CASE("a LOGS request is answered when the node's agent has read the log", "
   }
   CHECK(hub.agent("t4-0")->run_status["jobs"][0]["name"] == "f");
 }
+
+TEST_CASE("a request over max_request_bytes is refused unread, status 65", "[hub][limits]") {
+  CurveSetup s;
+  int handled = 0;
+  HubOptions o = fast_options("tcp://127.0.0.1:*");
+  o.server_key = s.server;
+  o.allow = s.allow;
+  o.max_request_bytes = 4096;
+  Hub hub(o, [&](const Identity&, const Request&) {
+    ++handled;
+    return Reply{};
+  });
+  ClientOptions co;
+  co.endpoint = hub.endpoint();
+  co.timeout = 5;
+  co.keys = s.keys(s.alice);
+  Request big;
+  big.kind = RequestKind::submit;
+  big.args = {{"jobs", json::array({{{"name", "j"}, {"command", {std::string(8000, 'x')}}}})}};
+
+  SECTION("by the controller: an ERROR too_large, logged, the handler never called") {
+    std::vector<HubEvent> events;
+    auto [status, message] = while_polling(
+        hub, [&] { return error_of([&] { call(co, big); }); }, &events);
+    CHECK(status == 65);
+    CHECK(message.find(co.endpoint + " did not take the request: client:alice (key ") == 0);
+    CHECK(message.find("bytes, over the limit of 4096 for a request "
+                       "(controller.max_request_bytes)") != std::string::npos);
+    CHECK(handled == 0);
+    CHECK(has_event(events, HubEventType::refused));
+    // A small request on the same hub still goes through.
+    Reply r = while_polling(hub, [&] { return call(co, Request{}); });
+    CHECK(r.ok);
+    CHECK(handled == 1);
+  }
+  SECTION("by the client, before sending, with the same limit") {
+    co.max_request_bytes = 4096;
+    auto [status, message] = error_of([&] { call(co, big); });
+    CHECK(status == 65);
+    CHECK(message.find("the SUBMIT request is ") == 0);
+    CHECK(message.find(" bytes, over the limit of 4096 (controller.max_request_bytes)") !=
+          std::string::npos);
+    CHECK(handled == 0);
+  }
+}
+
+TEST_CASE("an agent's messages are not held to the request limit", "[hub][limits]") {
+  TempDir tmp;
+  HubOptions o = fast_options("ipc://" + tmp / "ctl");
+  o.max_request_bytes = 4096;
+  Hub hub(o, nullptr);
+  RawPeer agent(hub.endpoint());
+  Ready r;
+  r.node = "n0";
+  r.run_status = {{"node", "n0"}, {"note", std::string(10000, 'r')}};
+  agent.send(r);  // unauthenticated (ipc): a READY is an agent's
+  bool found = false;
+  drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 5000, &found);
+  CHECK(found);
+  Heartbeat h;
+  h.node = "n0";
+  h.run_status = {{"node", "n0"}, {"note", std::string(10000, 'h')}};
+  agent.send(h);  // on the connection that said READY
+  auto end = std::chrono::steady_clock::now() + milliseconds(5000);
+  while (std::chrono::steady_clock::now() < end) {
+    hub.poll(milliseconds(5));
+    auto v = hub.agent("n0");
+    if (v && v->run_status.contains("note") && v->run_status["note"].get<std::string>()[0] == 'h')
+      break;
+  }
+  auto v = hub.agent("n0");
+  REQUIRE(v);
+  CHECK(v->run_status["note"] == std::string(10000, 'h'));
+  // A request from an unknown ipc peer is held to it.
+  RawPeer client(hub.endpoint());
+  Request q;
+  q.id = "q";
+  q.args = {{"pad", std::string(5000, 'p')}};
+  client.send(q);
+  auto e = next_of<ErrorMessage>(client, &hub);
+  REQUIRE(e);
+  CHECK(e->code == "too_large");
+}
+
+TEST_CASE("says_ready finds a READY without parsing the frame", "[protocol][limits]") {
+  CHECK(says_ready(encode(Ready{})));
+  Request q;
+  q.kind = RequestKind::submit;
+  CHECK_FALSE(says_ready(encode(q)));
+  CHECK_FALSE(says_ready(encode(Heartbeat{})));
+  CHECK_FALSE(says_ready("not json"));
+  CHECK_FALSE(says_ready(""));
+}

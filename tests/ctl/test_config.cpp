@@ -33,6 +33,14 @@ ConfigSources sources(const std::map<std::string, std::string>& env, const std::
   return s;
 }
 
+// `text` as the --config file (dir/c.toml), with no system file and no environment.
+Settings load_text(const TempDir& dir, const std::string& text) {
+  write_text(dir / "c.toml", text);
+  auto s = sources({}, "");
+  s.config_file = dir / "c.toml";
+  return load_config(s);
+}
+
 }  // namespace
 
 TEST_CASE("settings come from defaults, files, environment and flags in that order", "[config]") {
@@ -87,12 +95,7 @@ TEST_CASE("SIA_CONFIG names the file when --config does not", "[config]") {
 
 TEST_CASE("a bad configuration names the file and the field", "[config]") {
   TempDir dir;
-  auto load_file = [&](const std::string& text) {
-    write_text(dir / "c.toml", text);
-    auto s = sources({}, "");
-    s.config_file = dir / "c.toml";
-    return load_config(s);
-  };
+  auto load_file = [&](const std::string& text) { return load_text(dir, text); };
   auto e = sia::test::error_of([&] { load_file("[controller]\nrond = 3\n"); });
   CHECK(e.first == 78);
   CHECK(e.second.find("c.toml: controller.rond: unknown key \"rond\" in [controller]") !=
@@ -223,4 +226,37 @@ TEST_CASE("a setting's flag, help and default come from its one row", "[config]"
   // A value that does not fit its integer field is refused, never wrapped.
   auto big = sources({{"SIA_CTL_RETENTION", "99999999999"}}, "");
   CHECK(sia::test::error_of([&] { load_config(big); }).first == 78);
+}
+
+TEST_CASE("the request and job limits are settings with sane bounds", "[config][limits]") {
+  TempDir dir;
+  auto load_file = [&](const std::string& text) { return load_text(dir, text); };
+  Settings c = load_config(sources({}, ""));
+  CHECK(c.controller.max_request_bytes == 1048576);
+  CHECK(c.controller.max_command_bytes == 65536);
+  CHECK(c.controller.max_job_bytes == 131072);
+  CHECK(c.agent.controller_user.empty());
+  c = load_file(
+      "[controller]\nmax_request_bytes = 65536\nmax_job_bytes = 8192\nmax_command_bytes = 4096\n"
+      "[agent]\ncontroller_user = \"sia\"\n");
+  CHECK(c.controller.max_request_bytes == 65536);
+  CHECK(c.controller.max_job_bytes == 8192);
+  CHECK(c.controller.max_command_bytes == 4096);
+  CHECK(c.agent.controller_user == "sia");
+  c = load_config(sources({{"SIA_CTL_MAX_REQUEST_BYTES", "200000"}}, ""));
+  CHECK(c.controller.max_request_bytes == 200000);
+  auto e = sia::test::error_of([&] { load_file("[controller]\nmax_request_bytes = 100\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("controller.max_request_bytes (") != std::string::npos);
+  CHECK(e.second.find("expected bytes from 4096 to 67108864 (64 MiB)") != std::string::npos);
+  e = sia::test::error_of([&] { load_file("[controller]\nmax_request_bytes = 100000000\n"); });
+  CHECK(e.first == 78);
+  e = sia::test::error_of(
+      [&] { load_file("[controller]\nmax_request_bytes = 65536\nmax_job_bytes = 70000\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("expected bytes from 1024 to controller.max_request_bytes") !=
+        std::string::npos);
+  e = sia::test::error_of([&] { load_file("[controller]\nmax_command_bytes = 200000\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("expected bytes from 256 to controller.max_job_bytes") != std::string::npos);
 }

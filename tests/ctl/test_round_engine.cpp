@@ -613,3 +613,44 @@ TEST_CASE("a submission's mistakes are all reported, each with its file and fiel
                         ": jobs[2]: batch_size: expected a batch from 1 to 512 (its "
                         "max_batch_size), got 1024");
 }
+
+TEST_CASE("a command line or job spec over its limit is refused at submit and in the inbox",
+          "[round][limits]") {
+  Fixture f;
+  Catalog catalog(sia::test::catalog_dir());
+  JobLimits limits{1000, 4000};
+  JobSpec spec = ct::spec("long", 1);
+  spec.command = {"/bin/echo", std::string(995, 'a')};  // 1004 bytes
+  auto e = sia::test::error_of([&] { validate_submission(spec, catalog, "job.toml", limits); });
+  CHECK(e.first == 65);
+  CHECK(e.second ==
+        "job.toml: command: 1004 bytes, over the limit of 1000 (controller.max_command_bytes)");
+  spec.command = {"/bin/echo"};
+  spec.allowed_gpu_types.assign(1000, "t4");
+  e = sia::test::error_of([&] { validate_submission(spec, catalog, "job.toml", limits); });
+  CHECK(e.first == 65);
+  CHECK(e.second.rfind("job.toml: the job spec is ", 0) == 0);
+  CHECK(e.second.find(" bytes, over the limit of 4000 (controller.max_job_bytes)") !=
+        std::string::npos);
+  spec.allowed_gpu_types = {"t4"};
+  CHECK(sia::test::error_of([&] {
+          validate_submission(spec, catalog, "job.toml", limits);
+        }).first == 0);
+  // The defaults: 64 KiB of command line, 128 KiB of spec; the settings give them.
+  CHECK(JobLimits{}.command_bytes == 65536);
+  CHECK(job_limits(f.config.controller).command_bytes == 65536);
+  CHECK(job_limits(f.config.controller).job_bytes == 131072);
+
+  // The round applies the controller's limits to what it finds in the inbox.
+  f.config.controller.max_command_bytes = 1000;
+  JobSpec huge = ct::spec("huge", 1);
+  huge.command = {"/bin/echo", std::string(5000, 'b')};
+  f.store.write_inbox(
+      inbox_request("submit", "local:one", 1, {{"jobs", {job_spec_to_json(huge)}}}));
+  json r = f.round();
+  REQUIRE(r["rejected"].size() == 1);
+  CHECK(r["rejected"][0]["reason"].get<std::string>().find(
+            "command: 5009 bytes, over the limit of 1000 (controller.max_command_bytes)") !=
+        std::string::npos);
+  CHECK_FALSE(f.book().find("huge"));
+}

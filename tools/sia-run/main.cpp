@@ -127,6 +127,10 @@ void add_agent_flags(CLI::App& cmd, Flags& f) {
                    "The controller's public key file, for CURVE with --secret-key");
   add_setting_flag(cmd, f.agent_settings, "agent.secret_key",
                    "This agent's key file, mode 0600, for CURVE with --server-key");
+  add_setting_flag(cmd, f.agent_settings, "agent.controller_user",
+                   "With ipc://, the user (name or uid) the controller runs as, trusted "
+                   "besides root and this user to own the socket's directories",
+                   "none");
   sia::cli::add_cluster_flag(cmd, agent.cluster, "Cluster file giving this node's inventory");
   cmd.add_option("--heartbeat-interval", agent.heartbeat_interval, "Seconds between heartbeats")
       ->check(CLI::Range(0.001, 3600.0))

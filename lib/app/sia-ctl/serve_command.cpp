@@ -89,6 +89,7 @@ channel::HubOptions hub_options(const ctl::ControllerSettings& cc) {
   ho.heartbeat_interval = cc.heartbeat_interval;
   ho.heartbeat_liveness = cc.heartbeat_liveness;
   ho.fence_after = cc.fence_after;
+  ho.max_request_bytes = static_cast<std::size_t>(cc.max_request_bytes);
   ho.confirm_on_poll = true;  // every line handed out is journaled before the next poll
   // ASSIGN sequence numbers keep growing across restarts.
   ho.first_seq = static_cast<std::int64_t>(ctl::wall_clock() * 1000);

@@ -12,6 +12,7 @@
 #include "core/log.hpp"
 #include "exec/node_apply.hpp"
 #include "exec/state_dir.hpp"
+#include "os/account.hpp"
 
 namespace sia::channel {
 
@@ -30,6 +31,17 @@ Inventory inventory_of(const Cluster& cluster, const std::string& node, const st
                                       cluster.name + " (" + names + "); give --node");
 }
 
+// --controller-user: a uid, or a user name the password database knows (78 otherwise).
+std::optional<uid_t> controller_uid(const std::string& user) {
+  if (user.empty()) return std::nullopt;
+  if (user.find_first_not_of("0123456789") == std::string::npos && user.size() <= 9) {
+    return static_cast<uid_t>(std::stoul(user));
+  }
+  if (auto account = os::find_account(user)) return account->uid;
+  throw Error(ExitStatus::config,
+              "--controller-user: no user \"" + user + "\" on this machine (give a name or a uid)");
+}
+
 }  // namespace
 
 int run_agent(const AgentArgs& args) {
@@ -43,6 +55,7 @@ int run_agent(const AgentArgs& args) {
   o.heartbeat_liveness = args.heartbeat_liveness;
   o.fence_after = args.fence_after;
   o.keys = load_client_keys(args.server_key, args.secret_key);
+  o.controller_uid = controller_uid(args.controller_user);
   require_curve(o.connect, o.keys.has_value(), "connect",
                 "an agent pins the controller's public key: give --server-key FILE -- "
                 "`sia-ctl serve` writes it to STATE_DIR/keys/server.pub -- and --secret-key "

@@ -5,7 +5,9 @@
 // once.
 // Errors: 64 usage, 66 a missing key or cluster file, 77 a secret key file not 0600 (or
 // unreadable), 78 a bad cluster file, a node not in it, a state directory of another node,
-// a tcp endpoint without keys, a controller that refuses the node (not in its cluster).
+// a tcp endpoint without keys, an abstract ipc://@NAME endpoint, an unknown
+// --controller-user, a controller that refuses the node (not in its cluster); 77 an
+// ipc:// socket in a directory someone untrusted could change (channel/ipc_trust.hpp).
 // Returns 0 after a signal.
 // Thread-safety: process-wide (signal handlers, children).
 #pragma once
@@ -22,7 +24,10 @@ struct AgentArgs {
   std::string state_dir;   // "" = sia-run's default
   std::string server_key;  // file with the controller's public key
   std::string secret_key;  // this agent's key file (0600)
-  std::string cluster;     // "" = no inventory but the node name
+  // ipc://: the controller's user (a name or uid), trusted besides root and this process's
+  // user to own the socket's directories; "" = none.
+  std::string controller_user;
+  std::string cluster;  // "" = no inventory but the node name
   double heartbeat_interval = kChannelTiming.heartbeat_interval;
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
   double fence_after = kChannelTiming.fence_after;

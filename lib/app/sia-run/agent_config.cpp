@@ -13,6 +13,7 @@ void apply_agent_config(channel::AgentArgs& args, const std::string& config_file
   args.state_dir = agent.state_dir;
   args.server_key = agent.server_key;
   args.secret_key = agent.secret_key;
+  args.controller_user = agent.controller_user;
 }
 
 }  // namespace sia::ctl
