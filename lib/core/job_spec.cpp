@@ -50,7 +50,7 @@ JobSpec parse_job_spec(const Node& data) {
                   "quality"});
   Node name = data.at("name");
   s.name = name.as_string();
-  if (!valid_job_name(s.name)) name.expected("a job name of letters, digits, '-', '_', '.'");
+  if (!valid_job_name(s.name)) name.expected("a job name of " + std::string(kNameRule));
   s.model = data.string_or("model", "");
   if (auto a = data.get("adaptivity")) {
     std::string v = a->one_of({"adaptive", "strong-scaling", "rigid", "scale-gpus"});
@@ -82,7 +82,7 @@ JobSpec parse_job_spec(const Node& data) {
   if (auto p = data.get("profile")) s.profile = parse_profile(*p);
   if (auto a = data.get("app")) {
     s.app = a->as_string();
-    if (!valid_job_name(s.app)) a->expected("an app name of letters, digits, '-', '_', '.'");
+    if (!valid_job_name(s.app)) a->expected("an app name of " + std::string(kNameRule));
   }
   if (auto h = data.get("hparams")) {
     if (!h->is_object()) h->expected("an object of hyper-parameter values (numbers)");

@@ -223,8 +223,12 @@ nlohmann::json tree(JsonCursor& c) {
     case '{': {
       json j = json::object();
       auto& members = j.get_ref<json::object_t&>();
-      // nlohmann's parser keeps the last of two equal keys; so does assignment.
-      c.object<false>([&](std::string_view k) { members[std::string(k)] = tree(c); });
+      // A key named twice declines: sia refuses it (json_limits.hpp), with nlohmann's help.
+      c.object<false>([&](std::string_view k) {
+        auto [it, fresh] = members.emplace(std::string(k), nullptr);
+        if (!fresh) JsonCursor::decline();
+        it->second = tree(c);
+      });
       return j;
     }
     case '[': {

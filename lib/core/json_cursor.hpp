@@ -137,7 +137,7 @@ void JsonCursor::array(F&& on_element) {
 }
 
 // The value nlohmann::json::parse(text) returns, or nullopt where the cursor declines
-// (including every text nlohmann refuses).
+// (including every text nlohmann refuses, and an object that names a key twice).
 std::optional<nlohmann::json> parse_json_fast(std::string_view text);
 
 }  // namespace sia

@@ -4,6 +4,7 @@ sia_module(core
   core/error.cpp
   core/compat.cpp
   core/node.cpp
+  core/input.cpp
   core/document.cpp
   core/toml_json.cpp
   core/csv.cpp

@@ -173,6 +173,15 @@ void JobBook::forget_inbox_except(const std::set<std::string>& present) {
   }
 }
 
+bool known_record_type(const std::string& type) {
+  // The types apply() dispatches on below, in its order.
+  for (const char* t : {"submit", "report", "round", "delivered", "app-phase", "rejected",
+                        "job-silent", "node-seen", "job-ended"}) {
+    if (type == t) return true;
+  }
+  return parse_job_request(type).has_value();
+}
+
 bool JobBook::apply(const json& r) {
   if (!r.is_object()) return false;
   if (auto s = r.find("seq"); s != r.end() && s->is_number_integer()) seq_ = s->get<std::int64_t>();
@@ -404,6 +413,8 @@ bool JobBook::apply_report(const json& r) {
   const bool current =
       node == b.report_node && b.generation > 0 && int_of(rep, "round", -1) == b.generation;
   auto step = in_range(rep, "step", -kMaxExactInteger, kMaxExactInteger);
+  // Progress (samples, sia-worker(7)) past what any counter holds (1e300) is not a position.
+  auto progress = in_range(rep, "progress", 0, kMaxExactInteger);
   if (current && step && *step >= 0 && *step < static_cast<double>(b.step)) {
     const auto at = static_cast<std::int64_t>(*step);
     b.lost_steps += b.step - at;
@@ -412,10 +423,10 @@ bool JobBook::apply_report(const json& r) {
                std::to_string(b.step - at) + " steps lost" +
                (b.notice.rfind("no checkpoint", 0) == 0 ? " (" + b.notice + ")" : "");
     b.step = at;
-    b.progress = std::max(0.0, finite(rep, "progress").value_or(0));
+    b.progress = progress.value_or(0);
     b.fraction = in_range(rep, "fraction", 0, 1).value_or(0);
   } else if (current || b.restoring || b.generation == 0) {
-    if (auto p = finite(rep, "progress"); p && *p > b.progress) b.progress = *p;
+    if (progress && *progress > b.progress) b.progress = *progress;
     if (step && *step > static_cast<double>(b.step)) b.step = static_cast<std::int64_t>(*step);
     if (auto f = in_range(rep, "fraction", 0, 1); f && *f > b.fraction) b.fraction = *f;
   }

@@ -216,6 +216,9 @@ struct Rejection {
   std::string reason;
 };
 
+// A journal record type JobBook::apply reads (a job request's too); the others it skips.
+bool known_record_type(const std::string& type);
+
 class JobBook {
  public:
   // Applies one record; returns false when it changed nothing (a duplicate report, an

@@ -8,6 +8,7 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/names.hpp"
 #include "exec/state_dir.hpp"
 #include "model/job_state.hpp"
 
@@ -18,7 +19,7 @@ void validate_submission(const JobSpec& spec, const Catalog& catalog, const std:
     throw Error(ExitStatus::data, located(where, field, what));
   };
   if (!valid_job_name(spec.name)) {
-    fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
+    fail("name", "\"" + spec.name + "\" cannot name a job (" + std::string(kNameRule) + ")");
   }
   if (spec.command.empty()) {
     fail("command", "expected the program and arguments sia-run starts, got none");

@@ -124,6 +124,16 @@ TEST_CASE("a report's numbers out of range are ignored, not cast", "[book]") {
   REQUIRE(a.observations.size() == 1);
   CHECK(a.observations[0].point.nodes == 1);
   CHECK(a.step == 7);
+  CHECK(a.progress == 2);
+  // Progress past what any counter holds is not a position either.
+  rep["progress"] = 1e300;
+  rep["step"] = 8;
+  CHECK(book.apply(make_report("t4-0", "a", 400, 500, rep)));
+  CHECK(a.progress == 2);
+  CHECK(a.step == 8);
+  rep["progress"] = -5.0;
+  CHECK(book.apply(make_report("t4-0", "a", 500, 600, rep)));
+  CHECK(a.progress == 2);
 }
 
 TEST_CASE("a resize keeps the generation; a start behind the last step is noticed", "[book]") {
