@@ -96,6 +96,22 @@ double silent_for(const BookJob& b, double now) {
   return since > 0 ? std::max(0.0, now - since) : 0;
 }
 
+std::optional<double> undelivered_for(const JobBook& book, const BookJob& b, double now) {
+  if (!b.placed || b.generation != 0 || is_ended(b.state)) return std::nullopt;
+  auto n = book.nodes().find(b.report_node);
+  if (n == book.nodes().end() || n->second.delivery_error.empty()) return std::nullopt;
+  // Placed on that node since the earliest of the latest run of rounds that put rank 0 there.
+  double since = 0;
+  for (auto it = b.history.rbegin(); it != b.history.rend(); ++it) {
+    if (!it->placed || it->placed->nodes.empty() ||
+        it->placed->nodes.front().node != b.report_node) {
+      break;
+    }
+    since = it->time;
+  }
+  return since > 0 ? std::max(0.0, now - since) : 0.0;
+}
+
 const BookJob* JobBook::find(const std::string& job) const {
   auto it = jobs_.find(job);
   return it == jobs_.end() ? nullptr : &it->second;

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "ctl/client_docs.hpp"
 #include "ctl/job_book.hpp"
 #include "ctl_test_util.hpp"
 #include "test_util.hpp"
@@ -307,4 +308,25 @@ TEST_CASE("the work a job needs follows the fraction its workers report", "[book
       "t4-0", "a", 0, 50,
       {{"type", "report"}, {"round", 1}, {"step", 30}, {"progress", 12.0}, {"fraction", 0.25}}));
   CHECK(book.job_state(*book.find("a"), 200).target_progress == Approx(48));
+}
+
+TEST_CASE("a job whose node refuses its delivery is undelivered, not running", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  json failed = delivered("t4-0", "a", "start", 1);
+  failed["ok"] = false;
+  failed["error"] = "sia-run: error: placement.json: bad (exit status 65)";
+  failed["actions"] = json::array();
+  book.apply(failed);
+  auto row = [&] { return job_status_list(book, {}, {"a"}, 200, 90)["data"]["jobs"][0]; };
+  CHECK(row()["state"] == "running");
+  CHECK(row()["reason_code"] == "undelivered");
+  CHECK(row()["reason"] ==
+        "not started: node t4-0 refused it 40s ago and since: sia-run: error: placement.json: "
+        "bad (exit status 65)");
+  CHECK(undelivered_for(book, *book.find("a"), 200) == 40);
+  book.apply(delivered("t4-0", "a", "start", 1));
+  CHECK(row()["reason_code"] == "restoring");
+  CHECK_FALSE(undelivered_for(book, *book.find("a"), 200));
 }
