@@ -66,7 +66,7 @@ class JsonCursor {
   bool boolean();
   std::string string();
   Number number();
-  // Any value, checked and passed over; its text.
+  // Any value, checked and passed over (an object naming a key twice declines); its text.
   std::string_view skip();
 
  private:
