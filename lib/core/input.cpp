@@ -1,5 +1,6 @@
 #include "core/input.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -80,6 +81,10 @@ void read_fd(int fd, const std::string& name, std::size_t limit, std::string& te
     if (text.size() > limit) too_large(name, limit);
     const std::size_t old = text.size();
     const std::size_t want = std::min(kChunk, limit + 1 - old);
+    // Doubling, but never past the limit: an input at the limit costs it about twice.
+    if (old + want > text.capacity()) {
+      text.reserve(std::min(limit + 1, std::max(old + want, 2 * text.capacity())));
+    }
     text.resize(old + want);
     const ssize_t n = ::read(fd, text.data() + old, want);
     text.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
