@@ -78,16 +78,18 @@ void read_fd(int fd, const std::string& name, std::size_t limit, std::string& te
     if (left > 0) text.reserve(static_cast<std::size_t>(left) + 1);
   }
   for (;;) {
-    if (text.size() > limit) too_large(name, limit);
     const std::size_t old = text.size();
-    const std::size_t want = std::min(kChunk, limit + 1 - old);
+    // Full: one byte more (read aside, not into a buffer grown past the limit) is too much.
+    char extra = 0;
+    const std::size_t want = old >= limit ? 1 : std::min(kChunk, limit - old);
     // Doubling, but never past the limit: an input at the limit costs it about twice.
-    if (old + want > text.capacity()) {
-      text.reserve(std::min(limit + 1, std::max(old + want, 2 * text.capacity())));
+    if (old < limit && old + want > text.capacity()) {
+      text.reserve(std::min(limit, std::max(old + want, 2 * text.capacity())));
     }
-    text.resize(old + want);
-    const ssize_t n = ::read(fd, text.data() + old, want);
-    text.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
+    if (old < limit) text.resize(old + want);
+    const ssize_t n = ::read(fd, old >= limit ? &extra : text.data() + old, want);
+    if (old >= limit && n > 0) too_large(name, limit);
+    if (old < limit) text.resize(old + (n > 0 ? static_cast<std::size_t>(n) : 0));
     if (n == 0) return;
     if (n < 0) {
       if (errno == EINTR) continue;

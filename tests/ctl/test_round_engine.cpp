@@ -476,7 +476,7 @@ TEST_CASE("a job its node never takes is undelivered, then restarted, then faile
   CHECK(row["reason"].get<std::string>().find("the placement is refused") != std::string::npos);
   int silent_rounds = 0;
   json r;
-  for (int i = 0; i < 20 && f.book().find("a")->state == Lifecycle::running; ++i) {
+  for (int i = 0; i < 20 && !is_ended(f.book().find("a")->state); ++i) {
     r = f.round();
     silent_rounds += static_cast<int>(r["silent"].size());
   }
