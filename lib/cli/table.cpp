@@ -59,15 +59,21 @@ std::string Table::render() const {
   return out;
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // Beyond this many seconds (about 31.7 million years) a duration or a time is not one a
 // person can use, and it would not fit the integers it is printed through.
 constexpr double kMaxSeconds = 1e15;
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  if (std::isnan(v)) return "-";
+  // A number past 1e15 (a worker's 1e300) in fixed point would be hundreds of digits wide.
+  if (!(std::fabs(v) < kMaxSeconds)) {
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  }
+  return buf;
+}
 
 std::string duration(double seconds) {
   char buf[64];

@@ -22,7 +22,8 @@ class Table {
   std::vector<bool> right_;
 };
 
-// Fixed-point with `digits` decimals, trimming nothing ("1.50").
+// Fixed-point with `digits` decimals, trimming nothing ("1.50"); from 1e15 in magnitude in
+// three significant digits ("1e+300"), NaN as "-".
 std::string fixed(double v, int digits);
 // Human duration: "42s", "3m20s", "2h05m", "1d03h"; "-" for NaN or beyond 10^15 s.
 std::string duration(double seconds);

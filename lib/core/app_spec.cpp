@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/error_list.hpp"
 #include "core/hash64.hpp"
+#include "core/names.hpp"
 
 namespace sia {
 
@@ -146,7 +147,7 @@ AppSpec parse_app_spec(const Node& data) {
     Node name = data.at("name");
     a.name = name.as_string();
     if (!valid_job_name(a.name) || a.name.size() > kMaxJobName - 8) {
-      name.expected("an app name of letters, digits, '-', '_', '.' (at most 192 characters)");
+      name.expected("an app name of " + std::string(kNameRule) + " (at most 192 characters)");
     }
   });
   check([&] {

@@ -60,7 +60,7 @@ Cluster parse_cluster(const Node& data) {
       Node name = t.at("name");
       g.name = name.as_string();
       if (!valid_name(g.name, kMaxClusterName))
-        name.expected("a GPU type name of letters, digits, '-', '_', '.'");
+        name.expected("a GPU type name of " + std::string(kNameRule));
       if (c.type_index(g.name) >= 0) name.fail("duplicate GPU type \"" + g.name + "\"");
       g.description = t.string_or("description", "");
       if (auto m = t.get("memory_gb")) {
@@ -83,7 +83,7 @@ Cluster parse_cluster(const Node& data) {
         type.fail("unknown GPU type \"" + ng.gpu_type + "\" (declared: " + c.type_names() + ")");
       }
       if (!valid_name(ng.gpu_type, kMaxClusterName))
-        type.expected("a GPU type name of letters, digits, '-', '_', '.'");
+        type.expected("a GPU type name of " + std::string(kNameRule));
       GpuType t;
       t.name = ng.gpu_type;
       c.types.push_back(t);
@@ -138,6 +138,20 @@ void Cluster::finalize(const std::string& file, ExitStatus status) {
       ClusterNode n;
       n.name = g.names.empty() ? g.name_prefix + std::to_string(types[ti].node_count) : g.names[k];
       n.address = g.addresses.empty() ? n.name : g.addresses[k];
+      const std::string where = "node_groups[" + std::to_string(gi) + "]";
+      if (!valid_node_name(n.name)) {
+        throw Error(status,
+                    located(file, where + (g.names.empty() ? ".name_prefix" : ".names"),
+                            "\"" + n.name + "\" cannot name a node (" + std::string(kNameRule) +
+                                ", at most " + std::to_string(kMaxNodeName) + " characters)"));
+      }
+      if (!valid_node_address(n.address)) {
+        throw Error(status,
+                    located(file, where + ".addresses",
+                            "\"" + n.address +
+                                "\" is not a node address (a host name or address: no white "
+                                "space, not starting with '-')"));
+      }
       n.type = ti;
       n.gpus = g.gpus_per_node;
       n.index_in_type = types[ti].node_count++;

@@ -5,6 +5,7 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/json_limits.hpp"
 
 namespace sia {
 
@@ -43,6 +44,7 @@ static std::vector<std::string> split_line(std::string_view line) {
 
 CsvTable::CsvTable(std::string_view text, std::string file, ExitStatus status)
     : file_(std::move(file)), status_(status) {
+  text = skip_bom(text);  // as in JSON and TOML (json_limits.hpp)
   std::size_t line_no = 0;
   bool have_header = false;
   for (std::size_t start = 0; start <= text.size();) {

@@ -6,8 +6,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <sys/stat.h>
-
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
@@ -35,43 +33,6 @@ Node Document::metadata() const {
     return *m;
   }
   return Node(empty, file, "metadata", status);
-}
-
-std::string display_name(const std::string& file) {
-  return file == "-" ? "<stdin>" : file;
-}
-
-namespace {
-// Appends all of `f` to `text`, reserving its size first when it is a regular file (a
-// 3 MB matrix read in 64 KiB pieces otherwise reallocates and copies a dozen times).
-bool read_all(std::FILE* f, std::string& text) {
-  struct stat st {};
-  if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    text.reserve(static_cast<std::size_t>(st.st_size) + 1);
-  }
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  return !std::ferror(f);
-}
-}  // namespace
-
-std::string read_input(const std::string& file) {
-  std::string text;
-  if (file == "-") {
-    if (!read_all(stdin, text)) throw Error(ExitStatus::io, "<stdin>: read error");
-    return text;
-  }
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) throw Error(ExitStatus::no_input, file + ": cannot open: " + std::strerror(errno));
-  bool ok = read_all(f, text);
-  int err = errno;
-  std::fclose(f);
-  if (!ok) {
-    throw Error(err == EISDIR ? ExitStatus::no_input : ExitStatus::io,
-                file + ": read error: " + std::strerror(err));
-  }
-  return text;
 }
 
 static bool looks_like_toml(std::string_view text, const std::string& file) {
@@ -146,23 +107,6 @@ static Document make_document(std::shared_ptr<json> root, const std::string& nam
   return d;
 }
 
-static std::string json_parse_message(const json::parse_error& e) {
-  std::string what = e.what();
-  // nlohmann messages look like "[json.exception.parse_error.101] parse error at line 1,
-  // column 2: syntax error while parsing value - invalid literal; last read: 'x'".
-  auto pos = what.find("parse error");
-  if (pos != std::string::npos) what = what.substr(pos);
-  return "invalid JSON: " + what;
-}
-
-// A number too large for a double ("1e400") is bad data like any other parse error.
-static std::string json_range_message(const json::out_of_range& e) {
-  std::string what = e.what();
-  auto pos = what.find("number overflow");
-  if (pos != std::string::npos) what = what.substr(pos);
-  return "invalid JSON: " + what;
-}
-
 // A TOML file names its kind only when it is not the one the reader assumes; guess the
 // kind of one that does not from its keys, so a file of the wrong kind is named as such.
 static std::string guess_toml_kind(const json& data, const std::string& assumed) {
@@ -186,6 +130,7 @@ static std::string guess_toml_kind(const json& data, const std::string& assumed)
 std::vector<Document> parse_documents(std::string_view text, const std::string& file,
                                       const std::vector<std::string>& kinds, ExitStatus status) {
   const std::string name = display_name(file);
+  text = skip_bom(text);  // in JSON, JSON Lines and TOML alike
   // Nothing at all: an empty file, or a program that printed nothing.
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw Error(status, name + ": empty input, expected a sia document");
@@ -236,39 +181,22 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
     return docs;
   }
   // JSON: one document, or JSON Lines. Try one document first.
-  json parsed;
-  bool single = true;
-  // The fast parser first (it declines nesting deeper than kMaxJsonDepth); nlohmann's for
-  // what it declines, and for the messages.
-  if (auto fast = parse_json_fast(text)) {
-    parsed = std::move(*fast);
-  } else {
-    if (!json_depth_ok(text)) {
-      throw Error(
-          status,
-          located(name, "", "nested more than " + std::to_string(kMaxJsonDepth) + " levels deep"));
-    }
-    try {
-      parsed = json::parse(text.begin(), text.end());
-    } catch (const json::out_of_range& e) {
-      throw Error(status, located(name, "", json_range_message(e)));
-    } catch (const json::parse_error& e) {
-      // JSON Lines only if the first non-empty line is a complete value on its own;
-      // otherwise this is one broken document and its own error is the useful one.
-      single = false;
-      std::size_t start = text.find_first_not_of(" \t\r\n");
-      std::size_t end = text.find('\n', start);
-      std::string_view first =
-          text.substr(start, end == std::string_view::npos ? end : end - start);
-      bool lines = end != std::string_view::npos &&
-                   text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
-                   json::accept(first.begin(), first.end());
-      if (!lines) throw Error(status, located(name, "", json_parse_message(e)));
-    }
+  JsonParse whole = parse_json_checked(text);
+  const bool single = whole.error.empty();
+  if (!single) {
+    // JSON Lines only if the first non-empty line is a complete value on its own;
+    // otherwise this is one broken document and its own error is the useful one.
+    std::size_t start = text.find_first_not_of(" \t\r\n");
+    std::size_t end = text.find('\n', start);
+    std::string_view first = text.substr(start, end == std::string_view::npos ? end : end - start);
+    bool lines = whole.syntax && end != std::string_view::npos &&
+                 text.find_first_not_of(" \t\r\n", end) != std::string_view::npos &&
+                 json::accept(first.begin(), first.end());
+    if (!lines) throw Error(status, located(name, "", whole.error));
   }
   if (single) {
     docs.push_back(
-        make_document(std::make_shared<json>(std::move(parsed)), name, kinds, status, ""));
+        make_document(std::make_shared<json>(std::move(whole.value)), name, kinds, status, ""));
     return docs;
   }
   std::size_t line_no = 0;
@@ -280,15 +208,10 @@ std::vector<Document> parse_documents(std::string_view text, const std::string& 
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     std::string where = name + ":" + std::to_string(line_no);
-    json one;
-    try {
-      one = json::parse(line.begin(), line.end());
-    } catch (const json::parse_error& e) {
-      throw Error(status, located(where, "", json_parse_message(e)));
-    } catch (const json::out_of_range& e) {
-      throw Error(status, located(where, "", json_range_message(e)));
-    }
-    docs.push_back(make_document(std::make_shared<json>(std::move(one)), where, kinds, status, ""));
+    JsonParse one = parse_json_checked(line);
+    if (!one.error.empty()) throw Error(status, located(where, "", one.error));
+    docs.push_back(
+        make_document(std::make_shared<json>(std::move(one.value)), where, kinds, status, ""));
   }
   return docs;
 }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/input.hpp"  // read_input, display_name: documents are read through it
 #include "core/node.hpp"
 
 namespace sia {
@@ -30,10 +31,6 @@ struct Document {
   Node data() const;      // root.data (required)
   Node metadata() const;  // root.metadata, or an empty object
 };
-
-// Reads the whole of a file ("-" = stdin). Missing/unreadable -> Error(no_input).
-std::string read_input(const std::string& file);
-std::string display_name(const std::string& file);
 
 // Parses one or more documents from a file: a JSON envelope, JSON Lines of envelopes, or a
 // TOML file (decided by extension, or by content for stdin). `kinds` lists what the caller

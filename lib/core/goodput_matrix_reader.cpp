@@ -86,7 +86,7 @@ void optional_choice(Cursor& c, T& out,
 template <class F>
 auto via_tree(Cursor& c, F read) {
   std::string_view text = c.skip();
-  const nlohmann::json value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  const nlohmann::json value = parse_json_bounded(text);
   if (value.is_discarded()) decline();
   try {
     return read(Node(value, "", ""));

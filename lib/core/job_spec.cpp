@@ -60,7 +60,7 @@ JobSpec parse_job_spec(const Node& data) {
   check([&] {
     Node name = data.at("name");
     s.name = name.as_string();
-    if (!valid_job_name(s.name)) name.expected("a job name of letters, digits, '-', '_', '.'");
+    if (!valid_job_name(s.name)) name.expected("a job name of " + std::string(kNameRule));
   });
   check([&] { s.model = data.string_or("model", ""); });
   check([&] {
@@ -105,7 +105,7 @@ JobSpec parse_job_spec(const Node& data) {
   field("profile", [&](const Node& n) { s.profile = parse_profile(n); });
   field("app", [&](const Node& n) {
     s.app = n.as_string();
-    if (!valid_job_name(s.app)) n.expected("an app name of letters, digits, '-', '_', '.'");
+    if (!valid_job_name(s.app)) n.expected("an app name of " + std::string(kNameRule));
   });
   field("hparams", [&](const Node& h) {
     if (!h.is_object()) h.expected("an object of hyper-parameter values (numbers)");

@@ -1,7 +1,9 @@
 #include "core/json_cursor.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 namespace sia {
 
@@ -194,9 +196,17 @@ JsonCursor::Number JsonCursor::number() {
 std::string_view JsonCursor::skip() {
   const char* start = (peek(), p_);
   switch (*p_) {
-    case '{':
-      object<false>([&](std::string_view) { skip(); });
+    case '{': {
+      // A key named twice declines here too, however many keys the object has.
+      std::vector<std::string_view> keys;
+      object<false>([&](std::string_view k) {
+        keys.push_back(k);
+        skip();
+      });
+      std::sort(keys.begin(), keys.end());
+      if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) decline();
       break;
+    }
     case '[':
       array([&] { skip(); });
       break;
@@ -223,8 +233,12 @@ nlohmann::json tree(JsonCursor& c) {
     case '{': {
       json j = json::object();
       auto& members = j.get_ref<json::object_t&>();
-      // nlohmann's parser keeps the last of two equal keys; so does assignment.
-      c.object<false>([&](std::string_view k) { members[std::string(k)] = tree(c); });
+      // A key named twice declines: sia refuses it (json_limits.hpp), with nlohmann's help.
+      c.object<false>([&](std::string_view k) {
+        auto [it, fresh] = members.emplace(std::string(k), nullptr);
+        if (!fresh) JsonCursor::decline();
+        it->second = tree(c);
+      });
       return j;
     }
     case '[': {

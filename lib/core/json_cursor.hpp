@@ -66,7 +66,7 @@ class JsonCursor {
   bool boolean();
   std::string string();
   Number number();
-  // Any value, checked and passed over; its text.
+  // Any value, checked and passed over (an object naming a key twice declines); its text.
   std::string_view skip();
 
  private:
@@ -137,7 +137,7 @@ void JsonCursor::array(F&& on_element) {
 }
 
 // The value nlohmann::json::parse(text) returns, or nullopt where the cursor declines
-// (including every text nlohmann refuses).
+// (including every text nlohmann refuses, and an object that names a key twice).
 std::optional<nlohmann::json> parse_json_fast(std::string_view text);
 
 }  // namespace sia

@@ -5,6 +5,7 @@ sia_module(core
   core/error_list.cpp
   core/compat.cpp
   core/node.cpp
+  core/input.cpp
   core/document.cpp
   core/toml_json.cpp
   core/csv.cpp

@@ -40,7 +40,7 @@ static json convert(const toml::node& node, int depth) {
 
 json toml_to_json(std::string_view text, const std::string& file, ExitStatus status) {
   try {
-    toml::table table = toml::parse(text, file);
+    toml::table table = toml::parse(skip_bom(text), file);
     return convert(table, 0);
   } catch (const TooDeep&) {
     throw Error(status, file + ": invalid TOML: nested more than " + std::to_string(kMaxJsonDepth) +

@@ -87,6 +87,13 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
                         "; it waits for the app's other trials"};
   }
   if (b.placed) {
+    // Placed but not (re)started on its node: the node's last delivery failed, and keeps
+    // failing until it is fixed or its node is fenced -- not "running".
+    if (auto waited = undelivered_for(book, b, now)) {
+      return {"undelivered",
+              "not started: node " + b.report_node + " refused it " + cli::duration(*waited) +
+                  " ago and since: " + book.nodes().at(b.report_node).delivery_error};
+    }
     if (b.done_reported) return {"finishing", "its workers reported done; ending"};
     if (auto quiet = silence(b, now, silent_after); !quiet.empty()) return {"silent", quiet};
     if (b.restoring) {

@@ -15,6 +15,8 @@
 //                    resources  no room: fewer GPUs of any one allowed type are up, or
 //                               free, than it needs
 //                    priority   there is room, but fairness and goodput put others first
+//                    undelivered  placed, but its node's last delivery failed: not
+//                               started there
 //                    restoring  (re)started; no report from its new workers yet
 //                    silent     running, but its workers stopped reporting
 //                    finishing  its workers reported done; it ends when they exit

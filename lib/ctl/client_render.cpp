@@ -89,7 +89,7 @@ std::string jobs_table(const json& d) {
                                     std::to_string(j.value("gpus", 0)),
                                     where.empty() ? "-" : where,
                                     std::to_string(j.value("restarts", 0)),
-                                    std::to_string(j.value("step", 0)),
+                                    std::to_string(j.value("step", std::int64_t{0})),
                                     cli::fixed(j.value("progress", 0.0), 1),
                                     rho_text(j),
                                     cli::duration(j.value("age", 0.0)),

@@ -309,16 +309,21 @@ void check(const Settings& c, const std::function<std::string(const std::string&
     errors.add(Error(ExitStatus::config, where(key) + ": " + what));
   };
   const auto& k = c.controller;
-  // Durations become std::chrono values and deadlines: bounded, so none overflows into an
-  // instant expiry.
-  auto seconds = [&](const std::string& key, double v, double most) {
-    if (!(v > 0 && v <= most)) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%g", most);
-      fail(key, "expected seconds > 0 and at most " + std::string(buf));
+  // Durations become std::chrono values and deadlines: bounded above, so none overflows into
+  // an instant expiry, and below, so that no loop spins (a round of 1e-300 s, a heartbeat
+  // of 1e-9 s). The least is the agent's (sia-run agent --heartbeat-interval, --fence-after).
+  constexpr double kLeast = 0.001;
+  auto bounded = [&](const std::string& key, double v, double least, double most) {
+    if (!(v >= least && v <= most)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.15g to %.15g", least, most);
+      fail(key, "expected seconds from " + std::string(buf));
     }
   };
-  seconds("controller.round", k.round, 86400);
+  auto seconds = [&](const std::string& key, double v, double most) {
+    bounded(key, v, kLeast, most);
+  };
+  bounded("controller.round", k.round, 0.01, 86400);
   if (k.retention < 0) fail("controller.retention", "expected an integer >= 0");
   if (!(k.history_days >= 0 && k.history_days <= 36500)) {
     fail("controller.history_days", "expected days from 0 (forever) to 36500");
@@ -330,8 +335,8 @@ void check(const Settings& c, const std::function<std::string(const std::string&
   }
   seconds("controller.fence_after", k.fence_after, 1e6);
   seconds("controller.silent_after", k.silent_after, 1e6);
-  if (!(k.hung_timeout >= 0 && k.hung_timeout <= 1e6)) {
-    fail("controller.hung_timeout", "expected seconds from 0 (never) to 1000000");
+  if (k.hung_timeout != 0 && !(k.hung_timeout >= kLeast && k.hung_timeout <= 1e6)) {
+    fail("controller.hung_timeout", "expected 0 (never) or seconds from 0.001 to 1000000");
   }
   if (k.hung_retries < 0 || k.hung_retries > 1000) {
     fail("controller.hung_retries", "expected an integer from 0 to 1000");

@@ -11,6 +11,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
+#include "core/names.hpp"
 #include "ctl/journal.hpp"
 #include "model/shared_profiles.hpp"
 
@@ -61,6 +62,44 @@ std::string describe_record(std::string_view line) {
   }
   for (std::size_t i = 0; i < names.size(); ++i) what += (i ? ", " : ": ") + names[i];
   return out + " (" + what + ")";
+}
+
+// Beyond this (the year 5138) a record's time is not one the controller wrote.
+constexpr double kMaxRecordTime = 1e11;
+
+// What an intact record (CRC, sequence and type present) holds that the controller never
+// writes: a type this build does not know, a job, app or node name outside the rule
+// (core/names.hpp), a time that is not a number from 0 to kMaxRecordTime. "" when sound.
+std::string record_problem(const json& rec) {
+  const std::string type = rec["type"].get<std::string>();
+  if (!known_record_type(type)) return "a record type this build does not know (\"" + type + "\")";
+  if (auto t = rec.find("time"); t != rec.end()) {
+    if (!t->is_number() || !(t->get<double>() >= 0 && t->get<double>() <= kMaxRecordTime)) {
+      return "time: expected seconds from 0 to 1e11, got " + t->dump();
+    }
+  }
+  auto bad_name = [&](const char* key, bool (*valid)(std::string_view)) -> std::string {
+    auto v = rec.find(key);
+    if (v == rec.end()) return "";
+    if (v->is_string() && valid(v->get<std::string>())) return "";
+    return std::string(key) + ": expected a name of " + std::string(kNameRule) + ", got " +
+           v->dump();
+  };
+  for (const char* key : {"job", "app"}) {
+    if (auto why = bad_name(key, valid_job_name); !why.empty()) return why;
+  }
+  if (auto why = bad_name("node", valid_node_name); !why.empty()) return why;
+  // A request's jobs (a rejected submission's may be what it was rejected for).
+  if (type != "rejected" && type != "submit") {
+    if (auto jobs = rec.find("jobs"); jobs != rec.end() && jobs->is_array()) {
+      for (const auto& j : *jobs) {
+        if (!j.is_string() || !valid_job_name(j.get<std::string>())) {
+          return "jobs: expected names of " + std::string(kNameRule) + ", got " + j.dump();
+        }
+      }
+    }
+  }
+  return "";
 }
 
 // Renames `file` to FILE.damaged-<stamp> (FILE.damaged-<stamp>-N when that exists) and
@@ -114,6 +153,11 @@ JournalScan scan_journal(const std::string& path, bool snapshot_damaged, JobBook
       continue;
     }
     json& rec = parsed.record;
+    if (const std::string why = record_problem(rec); !why.empty()) {
+      problem(line, offset, why, describe_record(body));
+      dropped_since_applied = true;
+      continue;
+    }
     const std::int64_t seq = rec["seq"].get<std::int64_t>();
     if (prev >= 0 && seq <= prev) {
       problem(line, offset,

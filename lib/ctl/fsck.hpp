@@ -1,8 +1,10 @@
 // fsck: checks every file of a controller state directory that the controller reads when
 // it starts (sia-ctl(1), "fsck"; state_store.hpp says what each file is):
 //   journal.jsonl   every line: its framing (a newline ends it), that it is a JSON object,
-//                   its CRC, its sequence number and type, that its sequence follows the
-//                   previous record's, and that it applies to the book
+//                   its CRC, its sequence number and type, a type this build knows with
+//                   job, app and node names by the rule (core/names.hpp) and a time from 0
+//                   to 1e11 s, that its sequence follows the previous record's, and that it
+//                   applies to the book
 //   snapshot.json   that it parses, its checksum, that it reads as a JobBook
 //   inbox/*.json    that each request reads as the round engine reads it
 //   rounds/*.json   that each kept round document parses as a sia document

@@ -96,6 +96,22 @@ double silent_for(const BookJob& b, double now) {
   return since > 0 ? std::max(0.0, now - since) : 0;
 }
 
+std::optional<double> undelivered_for(const JobBook& book, const BookJob& b, double now) {
+  if (!b.placed || b.generation != 0 || is_ended(b.state)) return std::nullopt;
+  auto n = book.nodes().find(b.report_node);
+  if (n == book.nodes().end() || n->second.delivery_error.empty()) return std::nullopt;
+  // Placed on that node since the earliest of the latest run of rounds that put rank 0 there.
+  double since = 0;
+  for (auto it = b.history.rbegin(); it != b.history.rend(); ++it) {
+    if (!it->placed || it->placed->nodes.empty() ||
+        it->placed->nodes.front().node != b.report_node) {
+      break;
+    }
+    since = it->time;
+  }
+  return since > 0 ? std::max(0.0, now - since) : 0.0;
+}
+
 const BookJob* JobBook::find(const std::string& job) const {
   auto it = jobs_.find(job);
   return it == jobs_.end() ? nullptr : &it->second;
@@ -171,6 +187,15 @@ void JobBook::forget_inbox_except(const std::set<std::string>& present) {
   for (auto it = inbox_.begin(); it != inbox_.end();) {
     it = present.count(*it) ? std::next(it) : inbox_.erase(it);
   }
+}
+
+bool known_record_type(const std::string& type) {
+  // The types apply() dispatches on below, in its order.
+  for (const char* t : {"submit", "report", "round", "delivered", "app-phase", "rejected",
+                        "job-silent", "node-seen", "job-ended"}) {
+    if (type == t) return true;
+  }
+  return parse_job_request(type).has_value();
 }
 
 bool JobBook::apply(const json& r) {
@@ -424,6 +449,8 @@ void JobBook::take_position(BookJob& b, const json& rep, const std::string& node
   const bool current =
       node == b.report_node && b.generation > 0 && int_of(rep, "round", -1) == b.generation;
   auto step = in_range(rep, "step", -kMaxExactInteger, kMaxExactInteger);
+  // Progress (samples, sia-worker(7)) past what any counter holds (1e300) is not a position.
+  auto progress = in_range(rep, "progress", 0, kMaxExactInteger);
   if (current && step && *step >= 0 && *step < static_cast<double>(b.step)) {
     const auto at = static_cast<std::int64_t>(*step);
     b.lost_steps += b.step - at;
@@ -432,10 +459,10 @@ void JobBook::take_position(BookJob& b, const json& rep, const std::string& node
                std::to_string(b.step - at) + " steps lost" +
                (b.notice.rfind("no checkpoint", 0) == 0 ? " (" + b.notice + ")" : "");
     b.step = at;
-    b.progress = std::max(0.0, finite(rep, "progress").value_or(0));
+    b.progress = progress.value_or(0);
     b.fraction = in_range(rep, "fraction", 0, 1).value_or(0);
   } else if (current || b.restoring || b.generation == 0) {
-    if (auto p = finite(rep, "progress"); p && *p > b.progress) b.progress = *p;
+    if (progress && *progress > b.progress) b.progress = *progress;
     if (step && *step > static_cast<double>(b.step)) b.step = static_cast<std::int64_t>(*step);
     if (auto f = in_range(rep, "fraction", 0, 1); f && *f > b.fraction) b.fraction = *f;
   }

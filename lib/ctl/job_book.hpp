@@ -232,6 +232,9 @@ struct Rejection {
   std::string reason;
 };
 
+// A journal record type JobBook::apply reads (a job request's too); the others it skips.
+bool known_record_type(const std::string& type);
+
 class JobBook {
  public:
   // Applies one record; returns false when it changed nothing (a duplicate report, an
@@ -314,6 +317,13 @@ class JobBook {
   nlohmann::json last_allocation_;
   nlohmann::json last_placement_;
 };
+
+// When `job` is placed but was never started on its report node because that node's last
+// delivery failed (sia-run apply refused the placement, say): the seconds since the job was
+// placed on that node, at `now`. nullopt otherwise (not placed, started there, or the
+// node's last delivery went through). Such a job is "undelivered", not running, and the
+// hung-job timer (controller.hung_timeout) counts for it as for a silent one.
+std::optional<double> undelivered_for(const JobBook& book, const BookJob& job, double now);
 
 // Finish-time fairness, rho = T_sh / T_id (policy/fairness_estimate.hpp). A finished job's
 // is measured: its JCT over its last T_id; an active job's is the last round's estimate;

@@ -330,17 +330,22 @@ void RoundEngine::leave_out_hung(Pass& r) {
   json silent = json::array();
   const auto& cc = config_.controller;
   for (const BookJob* b : r.book.active()) {
-    const double quiet = silent_for(*b, r.now);
+    // A job its node never started because every delivery since it was placed failed
+    // counts as silent too: not "running" forever.
+    const std::optional<double> undelivered = undelivered_for(r.book, *b, r.now);
+    const double quiet = undelivered ? *undelivered : silent_for(*b, r.now);
     if (cc.hung_timeout <= 0 || quiet <= cc.hung_timeout || !r.up_set.count(b->report_node)) {
       continue;
     }
     // A node whose last delivery failed may run the job without having said so.
     if (auto n = r.book.nodes().find(b->report_node);
-        n != r.book.nodes().end() && !n->second.delivery_error.empty()) {
+        !undelivered && n != r.book.nodes().end() && !n->second.delivery_error.empty()) {
       continue;
     }
     const std::string secs = std::to_string(static_cast<long long>(quiet)) + " s";
-    const std::string what = "its workers sent no report for " + secs;
+    const std::string what =
+        undelivered ? "node " + b->report_node + " has refused its delivery for " + secs
+                    : "its workers sent no report for " + secs;
     if (b->done_reported) {  // it reached its end but does not exit: it is done
       std::string reason =
           "its workers reported done but had not exited after " + secs + "; stopped";

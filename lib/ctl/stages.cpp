@@ -11,6 +11,7 @@
 #include "model/estimator.hpp"
 #include "model/shared_profiles.hpp"
 #include "os/atomic_file.hpp"
+#include "os/make_dirs.hpp"
 #include "place/placer.hpp"
 #include "policy/policy.hpp"
 
@@ -64,6 +65,9 @@ StageOutput Stages::run(const StageInput& in) {
   const json meta = {{"generator", "sia-ctl round"}, {"round", in.round}};
   const std::string cluster_doc =
       dump_document("Cluster", meta, cluster_to_json(in.cluster), true) + "\n";
+  // STATE/run is recreated each round: removed under a running daemon, it would fail every
+  // round from then on.
+  os::make_dirs(state_dir_ + "/run");
   os::write_file_atomic(state_dir_ + "/run/cluster.json", cluster_doc);
   out.documents.push_back({"cluster", cluster_doc});
   GoodputMatrix matrix;

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/error_list.hpp"
 #include "exec/job_launch.hpp"
+#include "core/names.hpp"
 #include "exec/state_dir.hpp"
 #include "model/job_state.hpp"
 
@@ -48,7 +49,7 @@ void validate_submission(const JobSpec& spec, const Catalog& catalog, const std:
     over("", "the job spec is ", job_bytes, limits.job_bytes, "max_job_bytes");
   }
   if (!valid_job_name(spec.name)) {
-    fail("name", "\"" + spec.name + "\" cannot name a job (letters, digits, '-', '_', '.')");
+    fail("name", "\"" + spec.name + "\" cannot name a job (" + std::string(kNameRule) + ")");
   }
   if (spec.command.empty()) {
     fail("command", kNoCommand);

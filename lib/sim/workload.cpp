@@ -6,6 +6,7 @@
 #include "core/csv.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/names.hpp"
 
 namespace sia {
 
@@ -20,8 +21,7 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
   for (std::size_t r = 0; r < t.rows(); ++r) {
     JobSpec s;
     s.name = t.cell(r, cn);
-    if (!valid_job_name(s.name))
-      t.fail(r, cn, "expected a job name of letters, digits, '-', '_', '.'");
+    if (!valid_job_name(s.name)) t.fail(r, cn, "expected a job name of " + std::string(kNameRule));
     if (!names.insert(s.name).second) t.fail(r, cn, "duplicate job \"" + s.name + "\"");
     s.submit_time = t.number(r, ct);
     if (!(s.submit_time >= 0 && s.submit_time <= kMaxSeconds)) {

@@ -38,7 +38,17 @@ ExitInfo run_subprocess(const Subprocess& p) {
 }
 
 std::string tail_of_file(const std::string& path, int lines) {
-  std::ifstream in(path);
+  // Only the last 64 KiB: a worker's log may be gigabytes long.
+  constexpr std::streamoff kMaxTail = 64 << 10;
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in ? static_cast<std::streamoff>(in.tellg()) : 0;
+  if (size > kMaxTail) {
+    in.seekg(size - kMaxTail);
+    std::string partial;
+    std::getline(in, partial);  // a line cut by the seek
+  } else {
+    in.seekg(0);
+  }
   std::vector<std::string> all;
   for (std::string line; std::getline(in, line);) all.push_back(line);
   std::string out;

@@ -20,3 +20,13 @@ TEST_CASE("durations and times people can read; the rest is '-'", "[cli]") {
     CHECK(cli::utc_time(v) == "-");
   }
 }
+
+TEST_CASE("fixed point stays narrow for absurd numbers", "[cli]") {
+  CHECK(cli::fixed(1.5, 2) == "1.50");
+  CHECK(cli::fixed(-3, 1) == "-3.0");
+  CHECK(cli::fixed(123456789012345.0, 1) == "123456789012345.0");
+  CHECK(cli::fixed(1e300, 1) == "1e+300");
+  CHECK(cli::fixed(-1e16, 1) == "-1e+16");
+  CHECK(cli::fixed(std::numeric_limits<double>::infinity(), 1) == "inf");
+  CHECK(cli::fixed(std::nan(""), 1) == "-");
+}

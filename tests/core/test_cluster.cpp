@@ -77,6 +77,38 @@ TEST_CASE("cluster errors name the field and exit 78", "[cluster]") {
   CHECK(e.second == "cluster.toml: node_groups[0].names: expected 2 names (count), got 1");
   e = error_of([] { cluster_from_toml("name = \"x\"\n"); });
   CHECK(e.second == "cluster.toml: node_groups: missing required field");
+  // Node names and addresses reach command lines ([nodes] commands: ssh {address},
+  // sia-run --node {node}) and paths (STATE/nodes/{node}): never a flag, never a path.
+  e = error_of([] {
+    cluster_from_toml(
+        "[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 1\nnames = [\"-x\"]\n");
+  });
+  CHECK(e.first == 78);
+  CHECK(e.second ==
+        "cluster.toml: node_groups[0].names: \"-x\" cannot name a node (letters, digits, '.', "
+        "'_' or '-', not starting with '.' or '-', at most 253 characters)");
+  e = error_of([] {
+    cluster_from_toml(
+        "[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 1\n"
+        "name_prefix = \"../\"\n");
+  });
+  CHECK(e.second.rfind("cluster.toml: node_groups[0].name_prefix: \"../0\" cannot name a node",
+                       0) == 0);
+  for (const char* address : {"-oProxyCommand=touch /tmp/x", "a b", ""}) {
+    INFO(address);
+    e = error_of([&] {
+      cluster_from_toml(
+          "[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 1\n"
+          "addresses = [\"" +
+          std::string(address) + "\"]\n");
+    });
+    CHECK(e.first == 78);
+    CHECK(e.second.find("node_groups[0].addresses: ") != std::string::npos);
+  }
+  CHECK(cluster_from_toml("[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 1\n"
+                          "addresses = [\"root@10.0.0.1\"]\n")
+            .nodes[0]
+            .address == "root@10.0.0.1");
 }
 
 TEST_CASE("an unknown key in a cluster is an error; what cluster_to_json writes reads back",

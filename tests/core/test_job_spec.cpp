@@ -39,10 +39,18 @@ TEST_CASE("job spec errors name the field", "[job_spec]") {
   CHECK(error_of([] { spec_from_toml("model = \"x\"\n"); }).second ==
         "job.toml: name: missing required field");
   CHECK(error_of([] { spec_from_toml("name = \"a b\"\nmodel = \"x\"\n"); }).second ==
-        "job.toml: name: expected a job name of letters, digits, '-', '_', '.', got the string "
-        "\"a b\"");
+        "job.toml: name: expected a job name of letters, digits, '.', '_' or '-', not starting "
+        "with '.' or '-', got the string \"a b\"");
   CHECK(!valid_job_name("."));
   CHECK(!valid_job_name(".."));
+  // Never a flag where a name reaches a command line (sia-run logs JOB, --node NAME).
+  CHECK(!valid_job_name("-rf"));
+  CHECK(!valid_job_name("--help"));
+  CHECK(!valid_node_name("-oProxyCommand=x"));
+  CHECK(valid_job_name("a-"));
+  CHECK(error_of([] { spec_from_toml("name = \"--help\"\nmodel = \"x\"\n"); }).second ==
+        "job.toml: name: expected a job name of letters, digits, '.', '_' or '-', not starting "
+        "with '.' or '-', got the string \"--help\"");
   CHECK(valid_job_name("resnet-50.v2_a"));
   CHECK(error_of([] { spec_from_toml("name = \"..\"\nmodel = \"x\"\n"); }).first == 65);
   CHECK(error_of([] { spec_from_toml("name = \"a\"\n"); }).second ==

@@ -22,7 +22,6 @@ TEST_CASE("parse_json_fast reads JSON as nlohmann does", "[json-cursor]") {
       "[]",
       " \t\r\n{ \"a\" : [ 1 , -2 , 3.5 , -0 , -0.0 , 0 , 1e2 , 1E-2 , 2.5e+3 ] } \n",
       R"({"b":true,"a":false,"c":null,"d":"x\"\\\/\b\f\n\r\ty"})",
-      R"({"a":1,"a":[2]})",  // the last of two equal keys
       "[9223372036854775807,-9223372036854775808,18446744073709551615]",
       "[9223372036854775808,-9223372036854775809,18446744073709551616]",  // past int64/uint64
       "[0.1,0.30000000000000004,1.7976931348623157e308,5e-324,123456789012345678901234567890]",
@@ -52,6 +51,7 @@ TEST_CASE("parse_json_fast declines what it does not take on", "[json-cursor]") 
   const std::vector<std::string> declined = {
       "", "   ",
       "\xef\xbb\xbf{}",                             // a byte order mark (nlohmann skips it)
+      R"({"a":1,"a":[2]})",                         // a key twice (sia refuses it)
       "[\"\\u00e9\"]",                              // \u escapes
       "{\"\\u0061\":1}",                            // an escape in a key
       "[1e-400]",                                   // underflow (nlohmann reads 0)

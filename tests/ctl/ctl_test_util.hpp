@@ -89,6 +89,7 @@ class FakeDriver : public NodeDriver {
   }
 
   std::set<std::string> up;
+  std::set<std::string> refuse;  // up, but every delivery fails (its sia-run apply refuses)
   std::vector<ReportLine> pending_reports;
   std::vector<std::pair<std::int64_t, Placement>> deliveries;
   // node -> job -> {state, generation, placement part}
@@ -135,8 +136,8 @@ class FakeDriver : public NodeDriver {
     for (const auto& n : cluster_.nodes) {
       NodeResult r;
       r.node = n.name;
-      if (!up.count(n.name)) {
-        r.error = "down";
+      if (!up.count(n.name) || refuse.count(n.name)) {
+        r.error = up.count(n.name) ? "sia-run: error: the placement is refused" : "down";
         out.push_back(r);
         continue;
       }

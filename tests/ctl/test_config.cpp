@@ -149,6 +149,34 @@ TEST_CASE("a bad configuration names the file and the field", "[config]") {
   CHECK(e.second.find("unknown policy \"best\"") != std::string::npos);
 }
 
+TEST_CASE("durations have a lower bound as well as an upper one", "[config]") {
+  TempDir dir;
+  auto error_for = [&](const std::string& text) {
+    write_text(dir / "c.toml", text);
+    auto s = sources({}, "");
+    s.config_file = dir / "c.toml";
+    return sia::test::error_of([&] { load_config(s); });
+  };
+  const std::string where = " (" + dir / "c.toml" + "): ";
+  auto e = error_for("[controller]\nround = 1e-300\n");
+  CHECK(e.first == 78);
+  CHECK(e.second == "controller.round" + where + "expected seconds from 0.01 to 86400");
+  e = error_for("[controller]\nheartbeat_interval = 1e-9\n");
+  CHECK(e.first == 78);
+  CHECK(e.second ==
+        "controller.heartbeat_interval" + where + "expected seconds from 0.001 to 3600");
+  e = error_for("[controller]\nfence_after = 0.0001\n");
+  CHECK(e.second == "controller.fence_after" + where + "expected seconds from 0.001 to 1000000");
+  e = error_for("[controller]\nhung_timeout = 1e-6\n");
+  CHECK(e.second ==
+        "controller.hung_timeout" + where + "expected 0 (never) or seconds from 0.001 to 1000000");
+  e = error_for("[nodes]\ntimeout = 1e-5\n");
+  CHECK(e.second == "nodes.timeout" + where + "expected seconds from 0.001 to 1000000");
+  // The bounds themselves are taken, and hung_timeout's 0 (never).
+  e = error_for("[controller]\nround = 0.01\nheartbeat_interval = 0.001\nhung_timeout = 0\n");
+  CHECK(e.first == 0);
+}
+
 TEST_CASE("the Sia+ knobs and the profile store are settings", "[config]") {
   TempDir dir;
   Settings d = load_config(sources({}, ""));

@@ -162,6 +162,31 @@ TEST_CASE("fsck: a line that is not JSON and a record out of order", "[fsck]") {
   CHECK(f.store.load(true, nullptr).find("c"));
 }
 
+TEST_CASE("fsck: intact records the controller never writes: type, names, time", "[fsck]") {
+  Fixture f;
+  JobBook book = f.store.load(true, nullptr);
+  f.store.commit(book, {json{{"type", "mystery"}, {"time", 1}},
+                        make_node_seen("-oProxyCommand=x", true, "", 200),
+                        make_job_silent("../a", 5, 300), make_node_seen("n3", true, "", 1e300),
+                        json{{"type", "cancel"}, {"time", 1}, {"jobs", {"a", "--all"}}},
+                        make_node_seen("n4", true, "", 400)});
+  FsckReport r = fsck(f.store, false, kNow);
+  REQUIRE(r.problems.size() == 5);
+  CHECK(r.problems[0].line == 6);
+  CHECK(r.problems[0].what == "a record type this build does not know (\"mystery\")");
+  CHECK(r.problems[1].what ==
+        "node: expected a name of letters, digits, '.', '_' or '-', not starting with '.' or "
+        "'-', got \"-oProxyCommand=x\"");
+  CHECK(r.problems[2].what.rfind("job: expected a name of ", 0) == 0);
+  CHECK(r.problems[3].what == "time: expected seconds from 0 to 1e11, got 1e+300");
+  CHECK(r.problems[4].what.rfind("jobs: expected names of ", 0) == 0);
+  CHECK(r.problems[4].lost == "record 10 (cancel: a, --all)");
+  CHECK(r.journal_intact == 6);  // the five of the fixture, and n4 seen
+  FsckReport fixed = fsck(f.store, true, kNow);
+  CHECK(fixed.repaired);
+  CHECK(fsck(f.store, false, kNow).clean());
+}
+
 TEST_CASE("fsck: a bad snapshot is moved aside, the journal's records kept", "[fsck]") {
   Fixture f;
   JobBook book = f.store.load(true, nullptr);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "ctl/client_docs.hpp"
 #include "ctl/job_book.hpp"
 #include "ctl_test_util.hpp"
 #include "test_util.hpp"
@@ -124,6 +125,16 @@ TEST_CASE("a report's numbers out of range are ignored, not cast", "[book]") {
   REQUIRE(a.observations.size() == 1);
   CHECK(a.observations[0].point.nodes == 1);
   CHECK(a.step == 7);
+  CHECK(a.progress == 2);
+  // Progress past what any counter holds is not a position either.
+  rep["progress"] = 1e300;
+  rep["step"] = 8;
+  CHECK(book.apply(make_report("t4-0", "a", 400, 500, rep)));
+  CHECK(a.progress == 2);
+  CHECK(a.step == 8);
+  rep["progress"] = -5.0;
+  CHECK(book.apply(make_report("t4-0", "a", 500, 600, rep)));
+  CHECK(a.progress == 2);
 }
 
 TEST_CASE("a resize keeps the generation; a start behind the last step is noticed", "[book]") {
@@ -424,4 +435,25 @@ TEST_CASE("just after a batch change the measured rate scales the nearest step t
   book.apply(make_report("t4-0", "a", 10, 20, rep));
   REQUIRE(measured_rate(*book.find("a")));
   CHECK(*measured_rate(*book.find("a")) == Approx(0.5));  // 0.5 per step, 1 s a step at 32
+}
+
+TEST_CASE("a job whose node refuses its delivery is undelivered, not running", "[book]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  json failed = delivered("t4-0", "a", "start", 1);
+  failed["ok"] = false;
+  failed["error"] = "sia-run: error: placement.json: bad (exit status 65)";
+  failed["actions"] = json::array();
+  book.apply(failed);
+  auto row = [&] { return job_status_list(book, {}, {"a"}, 200, 90)["data"]["jobs"][0]; };
+  CHECK(row()["state"] == "running");
+  CHECK(row()["reason_code"] == "undelivered");
+  CHECK(row()["reason"] ==
+        "not started: node t4-0 refused it 40s ago and since: sia-run: error: placement.json: "
+        "bad (exit status 65)");
+  CHECK(undelivered_for(book, *book.find("a"), 200) == 40);
+  book.apply(delivered("t4-0", "a", "start", 1));
+  CHECK(row()["reason_code"] == "restoring");
+  CHECK_FALSE(undelivered_for(book, *book.find("a"), 200));
 }

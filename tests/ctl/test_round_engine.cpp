@@ -464,6 +464,29 @@ TEST_CASE("a job whose workers stop reporting is flagged, restarted, then failed
   CHECK(f.book().find("a")->state == Lifecycle::failed);
 }
 
+TEST_CASE("a job its node never takes is undelivered, then restarted, then failed", "[round]") {
+  Fixture f({{"controller.hung_timeout", "150"}, {"controller.hung_retries", "1"}});
+  for (const auto& n : f.cluster.nodes) f.driver.refuse.insert(n.name);
+  LocalBackend client(f.config, "local:tester");
+  client.submit({ct::spec("a")});
+  f.round();  // placed; the delivery fails
+  const json row = job_status_list(f.book(), {}, {"a"}, f.now, 90)["data"]["jobs"][0];
+  CHECK(row["state"] == "running");
+  CHECK(row["reason_code"] == "undelivered");
+  CHECK(row["reason"].get<std::string>().find("the placement is refused") != std::string::npos);
+  int silent_rounds = 0;
+  json r;
+  for (int i = 0; i < 20 && !is_ended(f.book().find("a")->state); ++i) {
+    r = f.round();
+    silent_rounds += static_cast<int>(r["silent"].size());
+  }
+  CHECK(silent_rounds == 1);  // left out once, then failed after the retry
+  REQUIRE(f.book().find("a")->state == Lifecycle::failed);
+  REQUIRE(r["ended"].size() == 1);
+  CHECK(r["ended"][0]["reason"].get<std::string>().find("has refused its delivery for") !=
+        std::string::npos);
+}
+
 TEST_CASE("a job that keeps reporting is never taken for hung", "[round]") {
   Fixture f(std::map<std::string, std::string>{{"controller.hung_timeout", "100"}});
   LocalBackend client(f.config, "local:tester");
