@@ -24,6 +24,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A checkpoint is the worker's own file, as large as its model: not held to the 64 MiB an
+// input document may have (read_input's default), only to a bound no model reaches.
+constexpr std::size_t kMaxCheckpointBytes = std::size_t{1} << 40;
+
 constexpr char kMagic[8] = {'S', 'I', 'A', 'C', 'K', 'P', 'T', '\0'};
 constexpr std::uint32_t kVersion = 1;
 constexpr std::size_t kHeader = 8 + 4 + 4 + 8;  // magic, version, reserved, payload length
@@ -245,7 +249,7 @@ std::optional<TrainState> load_checkpoint(const std::string& dir, std::string* n
   }
   const std::string path = (fs::path(dir) / name).string();
   try {
-    return decode_state(read_input(path), path);
+    return decode_state(read_input(path, kMaxCheckpointBytes), path);
   } catch (const Error& damaged) {
     // The newest other checkpoint that is intact, said aloud; none: the first error.
     std::vector<std::string> others;
@@ -257,7 +261,7 @@ std::optional<TrainState> load_checkpoint(const std::string& dir, std::string* n
     for (const auto& n : others) {
       const std::string other = (fs::path(dir) / n).string();
       try {
-        TrainState st = decode_state(read_input(other), other);
+        TrainState st = decode_state(read_input(other, kMaxCheckpointBytes), other);
         if (note) {
           *note = std::string(damaged.what()) + "; restoring the newest intact checkpoint, " + n +
                   " (step " + std::to_string(st.step) + "), instead";
