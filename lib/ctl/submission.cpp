@@ -9,8 +9,8 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/error_list.hpp"
-#include "exec/job_launch.hpp"
 #include "core/names.hpp"
+#include "exec/job_launch.hpp"
 #include "exec/state_dir.hpp"
 #include "model/job_state.hpp"
 

@@ -110,7 +110,7 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
   std::optional<Cluster> cluster;
   if (!config.controller.cluster.empty()) cluster = read_cluster(config.controller.cluster);
   Submission submission = read_submissions(files, catalog, cluster ? &*cluster : nullptr,
-                                                 job_limits(config.controller));
+                                           job_limits(config.controller));
   std::error_code ec;
   const auto cwd = std::filesystem::current_path(ec);
   if (ec) {  // a deleted directory: nowhere a relative command could run
