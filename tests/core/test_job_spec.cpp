@@ -176,8 +176,8 @@ TEST_CASE("a job spec with several mistakes reports them all, one a line", "[job
   CHECK(e.first == 65);
   CHECK(e.second ==
         "job.toml: max_gpu: unknown key \"max_gpu\" (did you mean \"max_gpus\"?)\n"
-        "job.toml: name: expected a job name of letters, digits, '-', '_', '.', got the string "
-        "\"a b\"\n"
+        "job.toml: name: expected a job name of letters, digits, '.', '_' or '-', not starting "
+        "with '.' or '-', got the string \"a b\"\n"
         "job.toml: adaptivity: expected one of \"adaptive\", \"strong-scaling\", \"rigid\", "
         "\"scale-gpus\", got the string \"elastic\"\n"
         "job.toml: min_gpus: expected an integer from 1 to 1000000, got the number 0\n"
