@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/error_list.hpp"
 #include "core/toml_json.hpp"
+#include "policy/knobs.hpp"
 
 namespace sia::ctl {
 
@@ -23,23 +24,27 @@ using nlohmann::json;
 namespace {
 
 // Where a setting's value lives in Settings; its type is the setting's type.
-using Field = std::variant<std::string*, double*, int*, bool*, std::vector<std::string>*>;
+using Field =
+    std::variant<std::string*, double*, int*, unsigned*, bool*, std::vector<std::string>*>;
 
 // One row per key, in documentation order (sia-config(5) follows it): where the value
 // lives, whether it is a path (relative ones are taken from the file's directory), its
-// environment variable and flag ("" when none), and what it is.
+// environment variable and flag ("" when none), and what it is. The policy knobs' rows are
+// made from their table (policy/knobs.hpp): `knob` names the row, `field` is null.
 struct Def {
-  const char* key;
+  std::string key;
   Field (*field)(Settings&);
   bool path;
-  const char* env;
-  const char* flag;
-  const char* description;
+  std::string env;
+  std::string flag;
+  std::string description;
+  const Knob* knob = nullptr;
 };
 
 #define SIA_FIELD(member) [](Settings& s) -> Field { return &s.member; }
 
-const Def kDefs[] = {
+// The rows before the policy knobs' and after them.
+const Def kBeforeKnobs[] = {
     {"controller.state_dir", SIA_FIELD(controller.state_dir), true, "SIA_CTL_STATE_DIR",
      "--state-dir", "controller state directory"},
     {"controller.cluster", SIA_FIELD(controller.cluster), true, "SIA_CLUSTER", "--cluster",
@@ -56,34 +61,11 @@ const Def kDefs[] = {
      "", "days an ended job stays in the book and in history (0: forever)"},
     {"controller.policy", SIA_FIELD(controller.policy), false, "SIA_CTL_POLICY", "--policy",
      "scheduling policy"},
-    {"controller.p", SIA_FIELD(controller.policy_options.p), false, "SIA_CTL_P", "",
-     "Sia's fairness power"},
-    {"controller.lambda_n", SIA_FIELD(controller.policy_options.lambda_n), false,
-     "SIA_CTL_LAMBDA_N", "", "Sia's lambda_n"},
-    {"controller.lambda_a", SIA_FIELD(controller.policy_options.lambda_a), false,
-     "SIA_CTL_LAMBDA_A", "", "Sia's lambda_a"},
-    {"controller.min_efficiency", SIA_FIELD(controller.policy_options.min_efficiency), false,
-     "SIA_CTL_MIN_EFFICIENCY", "", "Sia+: the efficiency floor (0: none)"},
-    {"controller.hysteresis", SIA_FIELD(controller.policy_options.hysteresis), false,
-     "SIA_CTL_HYSTERESIS", "", "Sia+: extra weight of a job's current configuration"},
-    {"controller.remaining_scale", SIA_FIELD(controller.policy_options.remaining_scale), false,
-     "SIA_CTL_REMAINING_SCALE", "", "Sia+: remaining-work weighting, GPU-seconds (0: none)"},
-    {"controller.remaining_floor", SIA_FIELD(controller.policy_options.remaining_floor), false,
-     "SIA_CTL_REMAINING_FLOOR", "", "Sia+: the least remaining-work weight"},
-    {"controller.remaining_aging", SIA_FIELD(controller.policy_options.remaining_aging), false,
-     "SIA_CTL_REMAINING_AGING", "", "Sia+: seconds of age that lift the weight to 1 (0: never)"},
-    {"controller.gpu_price", SIA_FIELD(controller.policy_options.gpu_price), false,
-     "SIA_CTL_GPU_PRICE", "", "Sia+: value per GPU a configuration must beat (0: none)"},
-    {"controller.restart_remaining", SIA_FIELD(controller.policy_options.restart_remaining), false,
-     "SIA_CTL_RESTART_REMAINING", "", "Sia+: restarts priced against the work left"},
+};
+
+const Def kAfterKnobs[] = {
     {"controller.profile_store", SIA_FIELD(controller.profile_store), false,
      "SIA_CTL_PROFILE_STORE", "", "Sia+: the profile store (off, fit or scale-up)"},
-    {"controller.time_limit", SIA_FIELD(controller.policy_options.time_limit), false,
-     "SIA_CTL_TIME_LIMIT", "", "solver time limit, seconds (a safety net)"},
-    {"controller.node_limit", SIA_FIELD(controller.policy_options.node_limit), false,
-     "SIA_CTL_NODE_LIMIT", "", "branch-and-bound nodes per MIP solve (0: none)"},
-    {"controller.iteration_limit", SIA_FIELD(controller.policy_options.iteration_limit), false,
-     "SIA_CTL_ITERATION_LIMIT", "", "simplex iterations per LP solve (0: none)"},
     {"controller.stage_timeout", SIA_FIELD(controller.stage_timeout), false,
      "SIA_CTL_STAGE_TIMEOUT", "", "seconds an external stage may run"},
     {"controller.heartbeat_interval", SIA_FIELD(controller.heartbeat_interval), false,
@@ -143,8 +125,27 @@ const Def kDefs[] = {
 
 #undef SIA_FIELD
 
+const std::vector<Def>& defs() {
+  static const std::vector<Def> rows = [] {
+    std::vector<Def> v(std::begin(kBeforeKnobs), std::end(kBeforeKnobs));
+    for (const Knob& k : knob_table()) {
+      v.push_back({std::string("controller.") + k.key, nullptr, false, k.env, "", k.what, &k});
+    }
+    v.insert(v.end(), std::begin(kAfterKnobs), std::end(kAfterKnobs));
+    return v;
+  }();
+  return rows;
+}
+
+// Where the row's value lives in `s`.
+Field field_of(const Def& d, Settings& s) {
+  if (!d.knob) return d.field(s);
+  return std::visit([&](auto m) -> Field { return &(s.controller.policy_options.*m); },
+                    d.knob->field);
+}
+
 const Def* find_def(const std::string& key) {
-  for (const auto& d : kDefs) {
+  for (const auto& d : defs()) {
     if (key == d.key) return &d;
   }
   return nullptr;
@@ -169,21 +170,21 @@ std::string kind_text(const Def& d) {
         using T = std::remove_pointer_t<decltype(p)>;
         if constexpr (std::is_same_v<T, std::string>) return "a string";
         if constexpr (std::is_same_v<T, double>) return "a number";
-        if constexpr (std::is_same_v<T, int>) return "an integer";
+        if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned>) return "an integer";
         if constexpr (std::is_same_v<T, bool>) return "true or false";
         return "a list of strings";
       },
-      d.field(built_in()));
+      field_of(d, built_in()));
 }
 
 // A setting's value as JSON, read from its field.
 json field_value(const Def& d, Settings& s) {
-  return std::visit([](auto* p) { return json(*p); }, d.field(s));
+  return std::visit([](auto* p) { return json(*p); }, field_of(d, s));
 }
 
 // The built-in layer: each field's initial value, and the state directory's default.
 json default_value(const Def& d, const ConfigSources& s) {
-  if (std::string(d.key) == "controller.state_dir") {
+  if (d.key == "controller.state_dir") {
     if (auto x = env_or(s, "XDG_STATE_HOME"); !x.empty()) return x + "/sia/ctl";
     if (auto h = env_or(s, "HOME"); !h.empty()) return h + "/.local/state/sia/ctl";
     return "";
@@ -202,11 +203,17 @@ void store(const Def& d, const json& v, Settings& s, const std::string& where) {
             throw Error(ExitStatus::config, where + ": expected an integer of a sensible size");
           }
           *p = static_cast<int>(x);
+        } else if constexpr (std::is_same_v<T, unsigned>) {
+          double x = v.get<double>();
+          if (!(x >= 0 && x <= 4294967295.0)) {
+            throw Error(ExitStatus::config, where + ": expected an integer from 0 to 4294967295");
+          }
+          *p = static_cast<unsigned>(x);
         } else {
           *p = v.get<T>();
         }
       },
-      d.field(s));
+      field_of(d, s));
 }
 
 // Checks a value read from a file (already JSON) against the key's type.
@@ -224,7 +231,7 @@ json from_file(const Def& d, const Node& n, const std::string& file) {
           return v;
         } else if constexpr (std::is_same_v<T, double>) {
           return n.as_number();
-        } else if constexpr (std::is_same_v<T, int>) {
+        } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned>) {
           return n.as_int();
         } else if constexpr (std::is_same_v<T, bool>) {
           return n.as_bool();
@@ -234,7 +241,7 @@ json from_file(const Def& d, const Node& n, const std::string& file) {
           return v;
         }
       },
-      d.field(built_in()));
+      field_of(d, built_in()));
 }
 
 // Converts a value typed on the command line or in the environment.
@@ -253,7 +260,7 @@ json from_text(const Def& d, const std::string& text, const std::string& where, 
           double v = std::strtod(text.c_str(), &end);
           if (text.empty() || *end != '\0' || !std::isfinite(v)) return bad();
           return v;
-        } else if constexpr (std::is_same_v<T, int>) {
+        } else if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned>) {
           char* end = nullptr;
           long long v = std::strtoll(text.c_str(), &end, 10);
           if (text.empty() || *end != '\0') return bad();
@@ -268,7 +275,7 @@ json from_text(const Def& d, const std::string& text, const std::string& where, 
           return v;
         }
       },
-      d.field(built_in()));
+      field_of(d, built_in()));
 }
 
 void read_file_layer(const std::string& file, std::map<std::string, Setting>& out) {
@@ -281,8 +288,8 @@ void read_file_layer(const std::string& file, std::map<std::string, Setting>& ou
     errors.check([&] {
       Node sec = r.at(section);
       bool known_section = false;
-      for (const auto& d : kDefs) {
-        known_section = known_section || std::string(d.key).rfind(section + ".", 0) == 0;
+      for (const auto& d : defs()) {
+        known_section = known_section || d.key.rfind(section + ".", 0) == 0;
       }
       if (!known_section) {
         sec.fail("unknown section [" + section +
@@ -356,31 +363,17 @@ void check(const Settings& c, const std::function<std::string(const std::string&
   if (!find_policy(k.policy)) {
     fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + policy_list() + ")");
   }
-  // The library's checks say "--flag-name: what"; that is setting controller.flag_name.
-  // Whether `msg` named one (and was reported as that setting's).
-  auto fail_as_setting = [&](const std::string& msg) {
-    const std::size_t colon = msg.find(": ");
-    if (msg.rfind("--", 0) != 0 || colon == std::string::npos) return false;
-    std::string key = "controller." + msg.substr(2, colon - 2);
-    std::replace(key.begin(), key.end(), '-', '_');
-    if (!find_def(key)) return false;
-    fail(key, msg.substr(colon + 2));
-    return true;
-  };
   try {
     parse_profile_store(k.profile_store);
   } catch (const Error& e) {
-    if (!fail_as_setting(e.what())) errors.add(e);
-  }
-  try {
-    validate_policy_options(k.policy_options);
-  } catch (const Error& e) {
-    // The sign rules of p and lambda_n name both settings; any other knob its own.
+    // "--profile-store: expected ...": the setting's name, then what.
     const std::string msg = e.what();
-    if (msg.rfind("--p:", 0) == 0 || msg.rfind("--lambda-n:", 0) == 0 || !fail_as_setting(msg)) {
-      errors.add(Error(ExitStatus::config, std::string("policy knobs (") + where("controller.p") +
-                                               ", " + where("controller.lambda_n") + "): " + msg));
-    }
+    fail("controller.profile_store", msg.substr(msg.find(": ") + 2));
+  }
+  for (const KnobProblem& p : knob_problems(k.policy_options)) {
+    errors.add(Error(ExitStatus::config, describe(p, [&](const Knob& knob) {
+                       return where("controller." + std::string(knob.key));
+                     })));
   }
   errors.throw_if_any();
 }
@@ -405,7 +398,7 @@ std::vector<std::string> split_command(const std::string& command) {
 const std::vector<SettingInfo>& setting_infos() {
   static const std::vector<SettingInfo> infos = [] {
     std::vector<SettingInfo> v;
-    for (const auto& d : kDefs) v.push_back({d.key, d.env, d.flag, d.description});
+    for (const auto& d : defs()) v.push_back({d.key, d.env, d.flag, d.description});
     return v;
   }();
   return infos;
@@ -433,7 +426,7 @@ void ConfigSources::add_flags(const SettingFlags& values) {
 
 Settings load_config(const ConfigSources& sources) {
   std::map<std::string, Setting> layer;
-  for (const auto& d : kDefs) layer[d.key] = Setting{d.key, default_value(d, sources), "default"};
+  for (const auto& d : defs()) layer[d.key] = Setting{d.key, default_value(d, sources), "default"};
   Settings c;
   auto add_file = [&](const std::string& file) {
     read_file_layer(file, layer);
@@ -458,13 +451,12 @@ Settings load_config(const ConfigSources& sources) {
     }
     add_file(explicit_file);
   }
-  for (const auto& d : kDefs) {
-    if (!*d.env) continue;
-    const char* v = sources.getenv ? sources.getenv(d.env) : std::getenv(d.env);
+  for (const auto& d : defs()) {
+    if (d.env.empty()) continue;
+    const char* v = sources.getenv ? sources.getenv(d.env.c_str()) : std::getenv(d.env.c_str());
     if (!v || !*v) continue;
-    layer[d.key] =
-        Setting{d.key, from_text(d, v, std::string("environment ") + d.env, ExitStatus::config),
-                std::string("environment ") + d.env};
+    layer[d.key] = Setting{d.key, from_text(d, v, "environment " + d.env, ExitStatus::config),
+                           "environment " + d.env};
   }
   for (const auto& [key, flag] : sources.flags) {
     const Def* d = find_def(key);
@@ -481,12 +473,12 @@ Settings load_config(const ConfigSources& sources) {
     ckpt.value = (fs::path(state_dir) / "ckpt").lexically_normal().string();
   }
   ErrorList errors;
-  for (const auto& d : kDefs) {
+  for (const auto& d : defs()) {
     const Setting& s = layer.at(d.key);
-    errors.check([&] { store(d, s.value, c, std::string(d.key) + " (" + s.source + ")"); });
+    errors.check([&] { store(d, s.value, c, d.key + " (" + s.source + ")"); });
   }
   errors.throw_if_any();
-  for (const auto& d : kDefs) c.settings.push_back(layer.at(d.key));
+  for (const auto& d : defs()) c.settings.push_back(layer.at(d.key));
   check(c, [&](const std::string& key) { return key + " (" + layer.at(key).source + ")"; });
   return c;
 }
@@ -498,7 +490,7 @@ json config_to_json(const Settings& config) {
     settings.push_back({{"key", s.key},
                         {"value", s.value},
                         {"source", s.source},
-                        {"env", d && *d->env ? json(d->env) : json(nullptr)}});
+                        {"env", d && !d->env.empty() ? json(d->env) : json(nullptr)}});
   }
   return {{"files", config.files}, {"settings", settings}};
 }

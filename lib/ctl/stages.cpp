@@ -13,6 +13,7 @@
 #include "os/atomic_file.hpp"
 #include "os/make_dirs.hpp"
 #include "place/placer.hpp"
+#include "policy/knobs.hpp"
 #include "policy/policy.hpp"
 
 namespace sia::ctl {
@@ -41,8 +42,12 @@ std::string Stages::run_external(const std::string& stage, const std::string& co
   }
   const std::string what = "stage " + stage + " (" + command + ")";
   if (argv.empty()) throw Error(ExitStatus::config, what + ": empty command");
-  PipedResult r =
-      run_piped(argv, input, config_.controller.stage_timeout, {{"SIA_CLUSTER", cluster_file}});
+  // The solve stage also receives the policy knobs, each in its variable (sia-config(5)).
+  std::vector<std::pair<std::string, std::string>> env = {{"SIA_CLUSTER", cluster_file}};
+  if (stage == "solve") {
+    for (const auto& kv : knob_environment(config_.controller.policy_options)) env.push_back(kv);
+  }
+  PipedResult r = run_piped(argv, input, config_.controller.stage_timeout, env);
   if (r.timed_out) {
     throw Error(ExitStatus::temp_fail, what + ": timed out after " +
                                            std::to_string(config_.controller.stage_timeout) +

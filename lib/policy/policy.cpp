@@ -1,77 +1,14 @@
 #include "policy/policy.hpp"
 
-#include <cmath>
-#include <cstdio>
-
 #include "core/error.hpp"
 #include "policy/baselines.hpp"
+#include "policy/knobs.hpp"
 #include "policy/sia_policy.hpp"
 
 namespace sia {
 
-static std::string format_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 void validate_policy_options(const PolicyOptions& o) {
-  if (!std::isfinite(o.p) || o.p == 0) {
-    throw Error(ExitStatus::usage, "--p: the fairness power must be non-zero");
-  }
-  if (!std::isfinite(o.lambda_n) || (o.lambda_n > 0) == (o.p > 0) || o.lambda_n == 0) {
-    throw Error(ExitStatus::usage,
-                "--lambda-n: must have the opposite sign of --p (p = " + format_number(o.p) +
-                    "): with the same sign leaving jobs waiting would score better than running "
-                    "them");
-  }
-  if (std::fabs(o.lambda_n) <= 1) {
-    throw Error(ExitStatus::usage,
-                "--lambda-n: |lambda_n| must exceed 1, the smallest value of any allocation; "
-                "otherwise jobs may be left waiting while GPUs idle");
-  }
-  if (!(o.lambda_a >= 0)) throw Error(ExitStatus::usage, "--lambda-a: must be >= 0");
-  if (!(o.min_efficiency >= 0 && o.min_efficiency <= 1)) {
-    throw Error(ExitStatus::usage, "--min-efficiency: must be between 0 and 1");
-  }
-  if (!(o.remaining_scale >= 0 && o.remaining_scale <= 1e12)) {
-    throw Error(ExitStatus::usage, "--remaining-scale: must be >= 0 GPU-seconds and at most 1e12");
-  }
-  if (!(o.remaining_floor >= 0 && o.remaining_floor <= 1)) {
-    throw Error(ExitStatus::usage, "--remaining-floor: must be between 0 and 1");
-  }
-  if (!(o.remaining_aging >= 0 && o.remaining_aging <= 1e12)) {
-    throw Error(ExitStatus::usage, "--remaining-aging: must be >= 0 seconds and at most 1e12");
-  }
-  if (!(o.gpu_price >= 0 && o.gpu_price <= 1)) {
-    throw Error(ExitStatus::usage, "--gpu-price: must be between 0 and 1");
-  }
-  if (!(o.hysteresis >= 0 && o.hysteresis <= 10)) {
-    throw Error(ExitStatus::usage, "--hysteresis: must be between 0 and 10");
-  }
-  if (!(o.time_limit > 0 && o.time_limit <= 86400)) {
-    throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds and at most 86400");
-  }
-  if (!(o.mip_gap >= 0)) throw Error(ExitStatus::usage, "--mip-gap: must be >= 0");
-  if (o.node_limit < 0) throw Error(ExitStatus::usage, "--node-limit: must be >= 0 (0: none)");
-  if (o.iteration_limit < 0) {
-    throw Error(ExitStatus::usage, "--iteration-limit: must be >= 0 (0: none)");
-  }
-  if (!(o.gavel_reset >= 0 && o.gavel_reset <= 1e9)) {
-    throw Error(ExitStatus::usage, "--gavel-reset: must be >= 0 seconds and at most 1e9");
-  }
-  if (!(o.themis_f >= 0 && o.themis_f <= 1)) {
-    throw Error(ExitStatus::usage, "--themis-f: must be between 0 and 1");
-  }
-  if (!(o.themis_lease > 0 && o.themis_lease <= 1e9)) {
-    throw Error(ExitStatus::usage, "--themis-lease: must be > 0 seconds and at most 1e9");
-  }
-  if (o.pollux_generations < 1) {
-    throw Error(ExitStatus::usage, "--pollux-generations: must be >= 1");
-  }
-  if (o.pollux_population < 2) {
-    throw Error(ExitStatus::usage, "--pollux-population: must be >= 2");
-  }
+  check_knobs(o, {});
 }
 
 SolveLimits solve_limits(const PolicyOptions& o) {

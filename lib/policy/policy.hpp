@@ -72,8 +72,8 @@ struct PolicyOptions {
   double themis_lease = 600;
 };
 
-// Checks the knobs (p != 0, sign(lambda_n) != sign(p), |lambda_n| > 1, time limit, work
-// limits >= 0, the baselines' ranges); throws Error(usage). make_policy calls it for every policy.
+// Checks the knobs (each row's range in policy/knobs.hpp, p != 0, sign(lambda_n) != sign(p),
+// |lambda_n| > 1); throws Error(usage) naming the flag. make_policy calls it for every policy.
 void validate_policy_options(const PolicyOptions& options);
 
 // The limits a policy's solves run under: time_limit when wall_clock (else none), and the

@@ -6,6 +6,7 @@
 
 #include "ctl/config.hpp"
 #include "ctl_test_util.hpp"
+#include "policy/knobs.hpp"
 #include "test_util.hpp"
 
 using namespace sia::ctl;
@@ -219,6 +220,48 @@ TEST_CASE("the Sia+ knobs and the profile store are settings", "[config]") {
   CHECK(e.first == 78);
   CHECK(e.second ==
         "controller.min_efficiency (environment SIA_CTL_MIN_EFFICIENCY): must be between 0 and 1");
+}
+
+TEST_CASE("every policy knob is a setting, from its row of the knob table", "[config][knobs]") {
+  TempDir dir;
+  const Settings d = load_config(sources({}, ""));
+  for (const sia::Knob& k : sia::knob_table()) {
+    INFO(k.key);
+    const SettingInfo& info = setting_info(std::string("controller.") + k.key);
+    CHECK(info.env == k.env);
+    CHECK(info.description == k.what);
+    CHECK(setting(d, info.key).source == "default");
+  }
+  // The baselines' knobs, from a file and from the environment.
+  write_text(dir / "c.toml", "[controller]\nthemis_f = 0.5\nseed = 7\npollux_population = 10\n");
+  auto s = sources({{"SIA_CTL_GAVEL_RESET", "3600"}, {"SIA_CTL_MIP_GAP", "0.01"}}, "");
+  s.config_file = dir / "c.toml";
+  const Settings c = load_config(s);
+  CHECK(c.controller.policy_options.themis_f == 0.5);
+  CHECK(c.controller.policy_options.seed == 7u);
+  CHECK(c.controller.policy_options.pollux_population == 10);
+  CHECK(c.controller.policy_options.gavel_reset == 3600);
+  CHECK(c.controller.policy_options.mip_gap == 0.01);
+  // A value out of range: one line naming the key and where it came from, status 78.
+  const std::string where = " (" + dir / "c.toml" + ")";
+  auto error_for = [&](const std::string& text) {
+    write_text(dir / "c.toml", text);
+    auto s2 = sources({}, "");
+    s2.config_file = dir / "c.toml";
+    return sia::test::error_of([&] { load_config(s2); });
+  };
+  CHECK(
+      error_for("[controller]\nthemis_f = 2\n") ==
+      std::pair<int, std::string>{78, "controller.themis_f" + where + ": must be between 0 and 1"});
+  CHECK(error_for("[controller]\nseed = -1\n").first == 78);
+  CHECK(error_for("[controller]\nnode_limit = 1.5\n").first == 78);
+  // The sign rule names both keys, each with its source.
+  auto e = error_for("[controller]\np = 1\n");
+  CHECK(e.first == 78);
+  CHECK(
+      e.second.rfind("controller.lambda_n (default): must have the opposite sign of controller.p" +
+                         where + " (p = 1)",
+                     0) == 0);
 }
 
 TEST_CASE("stage commands split on spaces", "[config]") {

@@ -5,6 +5,7 @@ sia_test(ctl
   ctl/test_fsck.cpp
   ctl/test_job_book.cpp
   ctl/test_round_engine.cpp
+  ctl/test_stage_knobs.cpp
   ctl/test_app_scheduler.cpp
   ctl/test_pipe_process.cpp
   ctl/test_command_driver.cpp

@@ -9,7 +9,7 @@
 #include "app/sia-ctl/plot.hpp"
 #include "app/sia-ctl/serve_command.hpp"
 #include "app/sia-ctl/simulate.hpp"
-#include "common/policy_flags.hpp"
+#include "common/knob_flags.hpp"
 #include "common/setting_flags.hpp"
 #include "common/shared_flags.hpp"
 #include "common/subcommands.hpp"
@@ -50,9 +50,7 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
       ->capture_default_str();
   s.add_option("--round", sim.round,
                "Round length in seconds (default: the policy's, 60 s for Sia)");
-  sia::cli::add_sia_objective_flags(s, sim.options.policy_options);
-  sia::cli::add_solver_limit_flags(s, sim.options.policy_options, false);
-  sia::cli::add_baseline_flags(s, sim.options.policy_options);
+  sia::cli::add_knob_flags(s, sim.options.policy_options, sia::kSimulateFlag);
   sia::cli::add_compat_flag(s, sim.compat);
   s.add_option("--jobs", sim.jobs_out, "Write per-job results here (JSON Lines)");
   s.add_option("--events", sim.events_out, "Write per-round records here (JSON Lines)");
@@ -68,7 +66,6 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
                "throughputs per type) or oracle (every measured placement)")
       ->capture_default_str();
   sia::cli::add_profile_store_flag(s, sim.profile_store);
-  sia::cli::add_sia_plus_flags(s, sim.options.policy_options);
   s.add_option("--rigid-share", sim.rigid_share,
                "Make this fraction of the jobs rigid (tuned GPU count and batch; a seeded draw)")
       ->capture_default_str();

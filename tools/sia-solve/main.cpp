@@ -4,7 +4,7 @@
 #include "app/sia-solve/solve.hpp"
 #include "cli/heap_hint.hpp"
 #include "common/cli_app.hpp"
-#include "common/policy_flags.hpp"
+#include "common/knob_flags.hpp"
 #include "common/shared_flags.hpp"
 #include "core/document.hpp"
 
@@ -25,23 +25,19 @@ int main(int argc, char** argv) {
   app.add_option("matrix", a.input, "GoodputMatrix file, or - for stdin (default: stdin)");
   app.add_option("--policy", a.policy, "Scheduling policy (" + sia::policy_list() + ")")
       ->capture_default_str();
-  sia::cli::add_sia_objective_flags(app, a.options);
-  sia::cli::add_sia_plus_flags(app, a.options);
-  sia::cli::add_solver_limit_flags(app, a.options, true);
-  app.add_option("--mip-gap", a.options.mip_gap, "Relative optimality gap to stop at")
-      ->capture_default_str();
+  const auto knobs = sia::cli::add_knob_flags(app, a.options, sia::kSolveFlag);
   app.add_flag(
       "--no-glpk", [&](std::int64_t) { a.options.use_glpk = false; },
       "Without GLPK: skip its LP rounding and branch and cut");
   app.add_option("--round", a.options.round,
                  "Round length in seconds, for time-sharing policies (default: the policy's)");
-  sia::cli::add_baseline_flags(app, a.options);
   app.add_option("--previous", a.previous, "The previous round's Allocation");
   sia::cli::add_compat_flag(app, a.compat);
   app.add_flag("--explain", a.options.explain, "Say why each job got its configuration or waits");
   sia::cli::add_common_flags(app, common);
   if (int rc = sia::cli::parse(app, argc, argv, common, program); rc >= 0) return rc;
   a.format = common.format();
+  a.knob_flags = sia::cli::given_knobs(knobs);
   return sia::cli::run(program, [&] {
     if (a.input == "-" && isatty(0)) {
       throw sia::Error(sia::ExitStatus::usage, "no goodput matrix given and stdin is a terminal");

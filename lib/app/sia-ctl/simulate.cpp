@@ -264,16 +264,22 @@ constexpr double kMaxRound = 86400;  // as sia-solve --round
 // Progress shows once a run has lasted this long, then at most once a second.
 constexpr double kProgressAfter = 3;
 
-int run_simulate(const SimulateArgs& a) {
-  const bool reference = parse_compat(a.compat) == Compat::reference;
-  const std::string data = default_data_dir();
-  // Not $SIA_CLUSTER (the live cluster's, sia-config(5)): the default workload is the bundled
-  // cluster's, and a simulation does not change with the environment it runs in.
-  const std::string cluster_file =
-      a.cluster.empty() ? (fs::path(data) / "clusters" / "sia-hetero-64.toml").string() : a.cluster;
-  const std::string workload_path =
-      a.workload.empty() ? (fs::path(data) / "workloads" / "philly" / "workload-1.csv").string()
-                         : a.workload;
+namespace {
+
+// What a run simulates, read and checked before any simulation starts.
+struct Plan {
+  bool reference = false;
+  std::string workload_path;
+  std::vector<std::string> policies;
+  Profiling profiling = Profiling::bootstrap;
+  ProfileStore profile_store = kDefaultProfileStore;
+  std::vector<std::string> files;
+  std::vector<std::vector<JobSpec>> workloads;
+  std::vector<std::vector<AppSpec>> apps;  // per workload
+};
+
+// The flags' checks that need no file.
+void check_flags(const SimulateArgs& a) {
   // Seconds above 0 and at most `max` ("86400", "1e+09" as %g writes them).
   auto check_seconds = [](const char* flag, const std::optional<double>& v, double max) {
     if (!v || (*v > 0 && *v <= max)) return;
@@ -287,158 +293,204 @@ int run_simulate(const SimulateArgs& a) {
   if (a.report_out == "-") {
     throw Error(ExitStatus::usage, "--report: expected a file name (stdout holds the result)");
   }
-  const std::vector<std::string> policies = split_list(a.options.policy);
-  if (policies.empty()) throw Error(ExitStatus::usage, "--policy: expected a policy name");
-  const Profiling profiling = parse_profiling(a.profiling);
-  const ProfileStore profile_store = parse_profile_store(a.profile_store);
-  const Cluster cluster = scale_cluster(read_cluster(cluster_file), a.scale);
-  Catalog catalog(a.catalog.empty() ? default_catalog_dir() : a.catalog);
-  // Check every policy and its knobs before any simulation starts.
-  for (const auto& p : policies) {
+}
+
+// One workload file's jobs (and its apps, to which --searches adds), transformed as the
+// flags say.
+std::vector<JobSpec> read_one_workload(const SimulateArgs& a, const std::string& f,
+                                       const Catalog& catalog, std::vector<AppSpec>& apps) {
+  std::vector<JobSpec> jobs = read_workload(f, catalog, &apps);
+  if (a.scale > 1 && !apps.empty()) {
+    throw Error(ExitStatus::usage, display_name(f) +
+                                       ": --scale copies jobs, not apps: a "
+                                       "workload with App documents runs at "
+                                       "--scale 1");
+  }
+  jobs = scale_workload(std::move(jobs), a.scale);
+  if (static_cast<long>(jobs.size()) > a.max_jobs) {
+    throw Error(ExitStatus::data, display_name(f) + ": " + std::to_string(jobs.size()) +
+                                      " jobs, more than the limit of " +
+                                      std::to_string(a.max_jobs) + " (--max-jobs raises it)");
+  }
+  assign_categories(jobs, a.rigid_share, a.strong_share, a.category_seed);
+  if (a.searches) {
+    // After the categories: a search's trials take its first job's settings, category too.
+    SearchOptions so;
+    so.share = *a.searches;
+    so.seed = a.search_seed;
+    if (a.search_scheduler == "hyperband") so.scheduler.kind = AppSchedulerKind::hyperband;
+    for (auto& app : add_searches(jobs, so)) apps.push_back(app);
+  }
+  return jobs;
+}
+
+// What the flags say, checked; no file is read.
+Plan make_plan(const SimulateArgs& a) {
+  Plan plan;
+  plan.reference = parse_compat(a.compat) == Compat::reference;
+  plan.workload_path =
+      a.workload.empty()
+          ? (fs::path(default_data_dir()) / "workloads" / "philly" / "workload-1.csv").string()
+          : a.workload;
+  plan.policies = split_list(a.options.policy);
+  if (plan.policies.empty()) throw Error(ExitStatus::usage, "--policy: expected a policy name");
+  plan.profiling = parse_profiling(a.profiling);
+  plan.profile_store = parse_profile_store(a.profile_store);
+  return plan;
+}
+
+// Checks every policy and its knobs, then reads the workloads into `plan`.
+void read_workloads(const SimulateArgs& a, const Catalog& catalog, Plan& plan) {
+  for (const auto& p : plan.policies) {
     PolicyOptions po = a.options.policy_options;
-    po.reference = reference;
+    po.reference = plan.reference;
     make_policy(p, po);
   }
-  const auto files = workload_files(workload_path);
-  std::vector<std::vector<JobSpec>> workloads;
-  std::vector<std::vector<AppSpec>> workload_apps(files.size());
-  for (std::size_t w = 0; w < files.size(); ++w) {
-    const std::string& f = files[w];
-    std::vector<JobSpec> jobs = read_workload(f, catalog, &workload_apps[w]);
-    if (a.scale > 1 && !workload_apps[w].empty()) {
-      throw Error(ExitStatus::usage, display_name(f) +
-                                         ": --scale copies jobs, not apps: a "
-                                         "workload with App documents runs at "
-                                         "--scale 1");
-    }
-    jobs = scale_workload(std::move(jobs), a.scale);
-    if (static_cast<long>(jobs.size()) > a.max_jobs) {
-      throw Error(ExitStatus::data, display_name(f) + ": " + std::to_string(jobs.size()) +
-                                        " jobs, more than the limit of " +
-                                        std::to_string(a.max_jobs) + " (--max-jobs raises it)");
-    }
-    assign_categories(jobs, a.rigid_share, a.strong_share, a.category_seed);
-    if (a.searches) {
-      // After the categories: a search's trials take its first job's settings, category too.
-      SearchOptions so;
-      so.share = *a.searches;
-      so.seed = a.search_seed;
-      if (a.search_scheduler == "hyperband") so.scheduler.kind = AppSchedulerKind::hyperband;
-      for (auto& app : add_searches(jobs, so)) workload_apps[w].push_back(app);
-    }
-    workloads.push_back(std::move(jobs));
+  plan.files = workload_files(plan.workload_path);
+  plan.apps.resize(plan.files.size());
+  for (std::size_t w = 0; w < plan.files.size(); ++w) {
+    plan.workloads.push_back(read_one_workload(a, plan.files[w], catalog, plan.apps[w]));
   }
-  for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it
+}
 
-  // One task per (policy, workload), run on the machine's cores.
+// The simulations, one task per (policy, workload), run on the machine's cores, with their
+// progress on stderr.
+class Runner {
+ public:
+  Runner(const SimulateArgs& a, const Plan& plan, const Cluster& cluster, const Catalog& catalog)
+      : a_(a), plan_(plan), cluster_(cluster), catalog_(catalog) {
+    for (std::size_t p = 0; p < plan.policies.size(); ++p) {
+      for (std::size_t w = 0; w < plan.files.size(); ++w) tasks_.push_back({p, w});
+    }
+    results_.assign(plan.policies.size(), std::vector<SimResult>(plan.files.size()));
+    errors_.resize(tasks_.size());
+  }
+
+  // results[policy][workload]; the first failure is thrown, naming its task.
+  std::vector<std::vector<SimResult>> run() {
+    const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                             static_cast<unsigned>(tasks_.size())));
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) pool.emplace_back([this] { work(); });
+    work();
+    for (auto& t : pool) t.join();
+    if (progress_shown_ || (tty_ && tasks_.size() > 1)) cli::write_stderr("\n");
+    for (std::size_t k = 0; k < tasks_.size(); ++k) {
+      if (!errors_[k]) continue;
+      try {
+        std::rethrow_exception(errors_[k]);
+      } catch (const Error& e) {
+        throw Error(e.status(), name(tasks_[k]) + ": " + e.what());
+      }
+    }
+    return std::move(results_);
+  }
+
+ private:
   struct Task {
     std::size_t policy, workload;
   };
-  std::vector<Task> tasks;
-  for (std::size_t p = 0; p < policies.size(); ++p) {
-    for (std::size_t w = 0; w < files.size(); ++w) tasks.push_back({p, w});
+
+  std::string name(const Task& t) const {
+    return plan_.policies[t.policy] + " on " + display_name(plan_.files[t.workload]);
   }
-  std::vector<std::vector<SimResult>> results(policies.size(),
-                                              std::vector<SimResult>(files.size()));
-  std::vector<std::exception_ptr> errors(tasks.size());
-  const bool tty = cli::stderr_is_tty() && cli::verbosity() >= 0;
-  const auto started = std::chrono::steady_clock::now();
-  bool progress_shown = false;  // a progress line waits for its newline
-  std::mutex mu;
-  std::size_t next = 0;
-  int finished = 0;
-  auto options_for = [&](const Task& t) {
-    SimOptions o = a.options;
-    o.policy = policies[t.policy];
-    o.reference = reference;
-    o.profiling = profiling;
-    o.profile_store = profile_store;
-    o.horizon = a.horizon ? *a.horizon : 0;
-    o.record_rounds = !a.events_out.empty();
-    o.apps = workload_apps[t.workload];
-    o.round = a.round ? *a.round : a.options.round > 0 ? a.options.round : default_round(o.policy);
-    if (!a.options.save_rounds_dir.empty()) {
-      fs::path d = a.options.save_rounds_dir;
-      if (policies.size() > 1) d /= o.policy;
-      if (files.size() > 1) d /= fs::path(files[t.workload]).stem();
+
+  SimOptions options_for(const Task& t) {
+    SimOptions o = a_.options;
+    o.policy = plan_.policies[t.policy];
+    o.reference = plan_.reference;
+    o.profiling = plan_.profiling;
+    o.profile_store = plan_.profile_store;
+    o.horizon = a_.horizon ? *a_.horizon : 0;
+    o.record_rounds = !a_.events_out.empty();
+    o.apps = plan_.apps[t.workload];
+    o.round = a_.round               ? *a_.round
+              : a_.options.round > 0 ? a_.options.round
+                                     : default_round(o.policy);
+    if (!a_.options.save_rounds_dir.empty()) {
+      fs::path d = a_.options.save_rounds_dir;
+      if (plan_.policies.size() > 1) d /= o.policy;
+      if (plan_.files.size() > 1) d /= fs::path(plan_.files[t.workload]).stem();
       o.save_rounds_dir = d.string();
     }
     // One simulation: after kProgressAfter seconds, a line a second at most -- rewritten in
     // place on a terminal, one after the other with -v.
-    if ((tty || cli::verbosity() >= 1) && tasks.size() == 1) {
-      o.progress = [&, rounds = 0L, last = 0.0](double now, int done, int total) mutable {
+    if ((tty_ || cli::verbosity() >= 1) && tasks_.size() == 1) {
+      o.progress = [this, rounds = 0L, last = 0.0](double now, int done, int total) mutable {
         ++rounds;
         const double wall =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
         if (wall < kProgressAfter || wall - last < 1) return;
         last = wall;
         const std::string line = "simulated " + cli::duration(now) + ": " + std::to_string(done) +
                                  "/" + std::to_string(total) + " jobs done, " +
                                  std::to_string(rounds) + " rounds, " + cli::duration(wall) +
                                  " wall";
-        cli::write_stderr(tty ? "\r" + line + "   " : line + "\n");
-        progress_shown = tty;
+        cli::write_stderr(tty_ ? "\r" + line + "   " : line + "\n");
+        progress_shown_ = tty_;
       };
     }
     return o;
-  };
-  auto worker = [&] {
+  }
+
+  void work() {
     for (;;) {
       std::size_t k;
       {
-        std::lock_guard<std::mutex> lock(mu);
-        if (next >= tasks.size()) return;
-        k = next++;
+        std::lock_guard<std::mutex> lock(mu_);
+        if (next_ >= tasks_.size()) return;
+        k = next_++;
       }
-      const Task& t = tasks[k];
+      const Task& t = tasks_[k];
       try {
-        SimResult r = simulate(cluster, catalog, workloads[t.workload], options_for(t));
-        r.workload = display_name(files[t.workload]);
-        results[t.policy][t.workload] = std::move(r);
+        SimResult r = simulate(cluster_, catalog_, plan_.workloads[t.workload], options_for(t));
+        r.workload = display_name(plan_.files[t.workload]);
+        results_[t.policy][t.workload] = std::move(r);
       } catch (...) {
-        errors[k] = std::current_exception();
+        errors_[k] = std::current_exception();
       }
-      std::lock_guard<std::mutex> lock(mu);
-      ++finished;
-      if (tty && tasks.size() > 1) {
-        cli::write_stderr("\r" + std::to_string(finished) + "/" + std::to_string(tasks.size()) +
+      std::lock_guard<std::mutex> lock(mu_);
+      ++finished_;
+      if (tty_ && tasks_.size() > 1) {
+        cli::write_stderr("\r" + std::to_string(finished_) + "/" + std::to_string(tasks_.size()) +
                           " simulations done   ");
       }
-      cli::debug("sia-ctl",
-                 policies[t.policy] + " on " + display_name(files[t.workload]) + " done");
-    }
-  };
-  const unsigned workers = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                           static_cast<unsigned>(tasks.size())));
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (progress_shown || (tty && tasks.size() > 1)) cli::write_stderr("\n");
-  for (std::size_t k = 0; k < tasks.size(); ++k) {
-    if (!errors[k]) continue;
-    const std::string where =
-        policies[tasks[k].policy] + " on " + display_name(files[tasks[k].workload]) + ": ";
-    try {
-      std::rethrow_exception(errors[k]);
-    } catch (const Error& e) {
-      throw Error(e.status(), where + e.what());
+      cli::debug("sia-ctl", name(t) + " done");
     }
   }
-  if (a.no_timing) {
-    for (auto& per : results) {
-      for (auto& r : per) {
-        r.policy_runtimes.clear();
-        r.round_runtimes.clear();
-        r.summary.policy_runtime_median = r.summary.policy_runtime_p95 = 0;
-        for (auto& rec : r.rounds) rec.policy_runtime = 0;
-        r.summary.round_runtime_median = r.summary.round_runtime_p95 = 0;
-      }
-    }
-  }
-  std::vector<SimSummary> totals;
-  for (const auto& per : results) totals.push_back(pooled(per, reference));
 
+  const SimulateArgs& a_;
+  const Plan& plan_;
+  const Cluster& cluster_;
+  const Catalog& catalog_;
+  std::vector<Task> tasks_;
+  std::vector<std::vector<SimResult>> results_;
+  std::vector<std::exception_ptr> errors_;
+  const bool tty_ = cli::stderr_is_tty() && cli::verbosity() >= 0;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  bool progress_shown_ = false;  // a progress line waits for its newline
+  std::mutex mu_;
+  std::size_t next_ = 0;
+  int finished_ = 0;
+};
+
+// --no-timing: every wall-clock figure zeroed.
+void clear_timing(std::vector<std::vector<SimResult>>& results) {
+  for (auto& per : results) {
+    for (auto& r : per) {
+      r.policy_runtimes.clear();
+      r.round_runtimes.clear();
+      r.summary.policy_runtime_median = r.summary.policy_runtime_p95 = 0;
+      for (auto& rec : r.rounds) rec.policy_runtime = 0;
+      r.summary.round_runtime_median = r.summary.round_runtime_p95 = 0;
+    }
+  }
+}
+
+// The per-job (and per-app) and per-round records: to --jobs (and stdout with -o jsonl)
+// and --events. Returns them for the report.
+std::pair<std::vector<json>, std::vector<json>> write_records(
+    const SimulateArgs& a, const std::vector<std::vector<SimResult>>& results) {
   std::vector<json> job_records, round_records;
   for (const auto& per : results) {
     for (const auto& r : per) {
@@ -460,26 +512,76 @@ int run_simulate(const SimulateArgs& a) {
     for (const auto& rec : round_records) text += dump_json(rec, false) + "\n";
     os::write_file_atomic(a.events_out, text, os::kPublicFile);
   }
+  return {std::move(job_records), std::move(round_records)};
+}
+
+// The SimResult document's data: the first policy's figures, and every policy's.
+json result_json(const SimulateArgs& a, const Plan& plan, const Cluster& cluster,
+                 const std::vector<std::vector<SimResult>>& results,
+                 const std::vector<SimSummary>& totals) {
   json per_policy = json::array();
-  for (std::size_t p = 0; p < policies.size(); ++p) {
+  for (std::size_t p = 0; p < plan.policies.size(); ++p) {
     json per = json::array();
     for (const auto& r : results[p]) {
       per.push_back({{"workload", r.workload}, {"summary", summary_json(r.summary)}});
     }
     per_policy.push_back(
-        {{"policy", policies[p]},
+        {{"policy", plan.policies[p]},
          {"round", results[p].front().round},
          {"summary", summary_json(totals[p])},
          {"avg_jct_ratio", totals[0].avg_jct > 0 ? totals[p].avg_jct / totals[0].avg_jct : 0.0},
          {"workloads", per}});
   }
-  const json result{{"cluster", cluster.name},
-                    {"policy", a.options.policy},
-                    {"profile", compat_name(reference ? Compat::reference : Compat::standard)},
-                    {"round", results[0].front().round},
-                    {"workloads", per_policy[0]["workloads"]},
-                    {"summary", summary_json(totals[0])},
-                    {"policies", per_policy}};
+  return json{{"cluster", cluster.name},
+              {"policy", a.options.policy},
+              {"profile", compat_name(plan.reference ? Compat::reference : Compat::standard)},
+              {"round", results[0].front().round},
+              {"workloads", per_policy[0]["workloads"]},
+              {"summary", summary_json(totals[0])},
+              {"policies", per_policy}};
+}
+
+// -o table: one policy's summary, or the policies compared.
+std::string result_table(const Plan& plan, const Cluster& cluster,
+                         const std::vector<std::vector<SimResult>>& results,
+                         const std::vector<SimSummary>& totals) {
+  const std::string where =
+      cluster.name + " (" + std::to_string(cluster.total_gpus()) + " GPUs), " +
+      (plan.files.size() == 1 ? display_name(plan.files[0])
+                              : plan.workload_path + " (" + std::to_string(plan.files.size()) +
+                                    " workloads, jobs pooled)") +
+      (plan.reference ? ", reference profile" : "");
+  if (plan.policies.size() == 1) {
+    return summary_table(plan.policies[0] + " on " + where + ", " +
+                             cli::fixed(results[0].front().round, 0) + " s rounds",
+                         totals[0]);
+  }
+  return comparison_table(where, plan.policies, totals);
+}
+
+}  // namespace
+
+int run_simulate(const SimulateArgs& a) {
+  check_flags(a);
+  // Not $SIA_CLUSTER (the live cluster's, sia-config(5)): the default workload is the bundled
+  // cluster's, and a simulation does not change with the environment it runs in.
+  const std::string cluster_file =
+      a.cluster.empty()
+          ? (fs::path(default_data_dir()) / "clusters" / "sia-hetero-64.toml").string()
+          : a.cluster;
+  Plan plan = make_plan(a);
+  const Cluster cluster = scale_cluster(read_cluster(cluster_file), a.scale);
+  Catalog catalog(a.catalog.empty() ? default_catalog_dir() : a.catalog);
+  read_workloads(a, catalog, plan);
+  for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it
+
+  std::vector<std::vector<SimResult>> results = Runner(a, plan, cluster, catalog).run();
+  if (a.no_timing) clear_timing(results);
+  std::vector<SimSummary> totals;
+  for (const auto& per : results) totals.push_back(pooled(per, plan.reference));
+
+  auto [job_records, round_records] = write_records(a, results);
+  const json result = result_json(a, plan, cluster, results, totals);
   const json metadata{{"generator", "sia-ctl simulate"}};
   if (!a.report_out.empty()) {
     const json doc{{"apiVersion", kApiVersion},
@@ -492,19 +594,7 @@ int run_simulate(const SimulateArgs& a) {
   if (a.format == cli::Format::json) {
     cli::print_document("SimResult", metadata, result);
   } else if (a.format == cli::Format::table) {
-    const std::string where =
-        cluster.name + " (" + std::to_string(cluster.total_gpus()) + " GPUs), " +
-        (files.size() == 1
-             ? display_name(files[0])
-             : workload_path + " (" + std::to_string(files.size()) + " workloads, jobs pooled)") +
-        (reference ? ", reference profile" : "");
-    if (policies.size() == 1) {
-      cli::write_stdout(summary_table(policies[0] + " on " + where + ", " +
-                                          cli::fixed(results[0].front().round, 0) + " s rounds",
-                                      totals[0]));
-    } else {
-      cli::write_stdout(comparison_table(where, policies, totals));
-    }
+    cli::write_stdout(result_table(plan, cluster, results, totals));
   }
   return 0;
 }

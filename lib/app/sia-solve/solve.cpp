@@ -1,6 +1,7 @@
 #include "app/sia-solve/solve.hpp"
 
 #include <chrono>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "core/goodput_matrix_reader.hpp"
 #include "core/placement.hpp"
 #include "os/clock.hpp"
+#include "policy/knobs.hpp"
 
 namespace sia::app {
 
@@ -49,6 +51,8 @@ static std::string solve_table(const Allocation& a, bool explain) {
 
 int run_solve(const SolveArgs& args) {
   PolicyOptions o = args.options;
+  check_knobs(
+      o, read_knob_environment(o, args.knob_flags, [](const char* v) { return std::getenv(v); }));
   o.reference = parse_compat(args.compat) == Compat::reference;
   auto policy = make_policy(args.policy, o);  // bad knobs are usage errors, before any input
   GoodputMatrix m = read_goodput_matrix(args.input);

@@ -3,6 +3,7 @@
 // Thread-safety: reads files and writes stdout; no shared state.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "cli/tool.hpp"
@@ -16,6 +17,9 @@ struct SolveArgs {
   std::string policy = "sia";
   std::string compat = "default";
   PolicyOptions options;
+  // The knobs given as flags (by key); the others are read from their environment
+  // variables when set (policy/knobs.hpp), as an external solve stage receives them.
+  std::set<std::string> knob_flags;
   cli::Format format = cli::Format::json;
 };
 
