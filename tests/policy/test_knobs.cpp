@@ -6,19 +6,13 @@
 #include <set>
 #include <sstream>
 
+#include "exec/temp_dir.hpp"
 #include "policy/knobs.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Roff as plain text: font escapes gone, "\-" a dash.
 std::string plain(std::string s) {
@@ -42,13 +36,13 @@ std::string plain(std::string s) {
   return out;
 }
 
-// The paragraph of a page that documents `flag` (from its ".BI --flag"/".BR --flag"/
-// ".B --flag" line to the next paragraph), as plain text; "" when the page has none.
+// The paragraph of a page that documents `flag` (from its tag, a ".BI --flag", ".BR --flag"
+// or ".B --flag" line after ".TP", to the next paragraph), as plain text; "" when none.
 std::string entry(const std::string& page, const std::string& flag) {
   std::istringstream in(page);
-  std::string line, text;
+  std::string line, text, previous;
   bool inside = false;
-  while (std::getline(in, line)) {
+  for (; std::getline(in, line); previous = line) {
     const std::string p = plain(line);
     const bool macro = !line.empty() && line[0] == '.';
     if (inside && macro &&
@@ -209,7 +203,7 @@ TEST_CASE("an external solve stage receives every knob", "[knobs]") {
 TEST_CASE("the man pages agree with the knob table", "[knobs][man]") {
   const std::string man = test::source_dir() + "/man/";
   // sia-config(5): the knobs' entries are the table's, as made.
-  const std::string config = read_text(man + "sia-config.5");
+  const std::string config = exec::test::slurp(man + "sia-config.5");
   const auto begin = config.find(std::string(kManBegin) + "\n");
   const auto end = config.find(std::string(kManEnd) + "\n");
   REQUIRE(begin != std::string::npos);
@@ -223,11 +217,11 @@ TEST_CASE("the man pages agree with the knob table", "[knobs][man]") {
   // sia-solve(1) and sia-ctl(1): each flag's paragraph states the table's default.
   for (const auto& [page, scope] :
        {std::pair{std::string("sia-solve.1"), kSolveFlag}, {"sia-ctl.1", kSimulateFlag}}) {
-    const std::string text = read_text(man + page);
+    const std::string text = exec::test::slurp(man + page);
     for (const Knob& k : knob_table()) {
       if (!(k.scope & scope)) continue;
-      INFO(page << " " << k.flag);
       const std::string e = entry(text, k.flag);
+      INFO(page << " " << k.flag << ":\n" << e);
       CHECK_FALSE(e.empty());
       CHECK(states_default(e, k));
     }
