@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include "exec/temp_dir.hpp"
 #include "policy/knobs.hpp"
@@ -36,9 +37,12 @@ std::string plain(std::string s) {
   return out;
 }
 
-// The paragraph of a page that documents `flag` (from its tag, a ".BI --flag", ".BR --flag"
-// or ".B --flag" line after ".TP", to the next paragraph), as plain text; "" when none.
-std::string entry(const std::string& page, const std::string& flag) {
+// The paragraph of a page that documents knob `k`'s flag (from its tag, after ".TP":
+// ".BI --flag ARG", or for a boolean ".BR --flag , --no-flag"; to the next paragraph), as
+// plain text; "" when none.
+std::string entry(const std::string& page, const Knob& k) {
+  const bool boolean = std::holds_alternative<bool PolicyOptions::*>(k.field);
+  const std::string tag = boolean ? ".BR " : ".BI ";
   std::istringstream in(page);
   std::string line, text, previous;
   bool inside = false;
@@ -50,12 +54,11 @@ std::string entry(const std::string& page, const std::string& flag) {
          line.rfind(".PP", 0) == 0)) {
       break;
     }
-    if (!inside &&
-        (line.rfind(".BI ", 0) == 0 || line.rfind(".BR ", 0) == 0 || line.rfind(".B ", 0) == 0)) {
+    if (!inside && previous.rfind(".TP", 0) == 0 && line.rfind(tag, 0) == 0) {
       std::istringstream words(p);
       std::string macro_name, first;
       words >> macro_name >> first;
-      if (first == flag) inside = true;
+      if (first == k.flag) inside = true;
     }
     if (inside) text += (macro ? p.substr(p.find(' ') + 1) : p) + "\n";
   }
@@ -220,7 +223,7 @@ TEST_CASE("the man pages agree with the knob table", "[knobs][man]") {
     const std::string text = exec::test::slurp(man + page);
     for (const Knob& k : knob_table()) {
       if (!(k.scope & scope)) continue;
-      const std::string e = entry(text, k.flag);
+      const std::string e = entry(text, k);
       INFO(page << " " << k.flag << ":\n" << e);
       CHECK_FALSE(e.empty());
       CHECK(states_default(e, k));
