@@ -8,6 +8,7 @@ sia_module(policy
   policy/mckp_core.cpp
   policy/mckp_glpk.cpp
   policy/policy.cpp
+  policy/policy_quirks.cpp
   policy/sia_policy.cpp
   policy/explain.cpp
   policy/gavel.cpp

@@ -296,7 +296,7 @@ int run_simulate(const SimulateArgs& a) {
   // Check every policy and its knobs before any simulation starts.
   for (const auto& p : policies) {
     PolicyOptions po = a.options.policy_options;
-    po.reference = reference;
+    po.quirks = policy_quirks(reference ? Compat::reference : Compat::standard);
     make_policy(p, po);
   }
   const auto files = workload_files(workload_path);

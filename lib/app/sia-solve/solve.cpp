@@ -49,7 +49,7 @@ static std::string solve_table(const Allocation& a, bool explain) {
 
 int run_solve(const SolveArgs& args) {
   PolicyOptions o = args.options;
-  o.reference = parse_compat(args.compat) == Compat::reference;
+  o.quirks = policy_quirks(parse_compat(args.compat));
   auto policy = make_policy(args.policy, o);  // bad knobs are usage errors, before any input
   GoodputMatrix m = read_goodput_matrix(args.input);
   std::optional<Allocation> previous;
