@@ -182,19 +182,13 @@ void set_batch(JobAllocation& ja, const GoodputRow& row, const Plan& p) {
 // V cells) against what it held (`base`).
 Explanation search_term(const Plan& p, double goodput, const Cell* best, const Cell* base, int V,
                         double scale) {
-  int k = 0, used = 0;
-  bool moved = false;
-  for (int n = 0; n < V; ++n) {
-    k += best[n];
-    used += best[n] > 0;
-    moved |= best[n] != base[n];
-  }
+  const pollux::RowUse u = pollux::row_use(best, base, V);
   Explanation ex;
   ex.restart_factor = p.restart_factor;
   ex.goodput = goodput;
   ex.pinned = p.pinned;
   ex.max_gpus = p.max_replicas;
-  ex.value = plan_speedup(p, used, k) * scale * (moved ? p.restart_factor : 1.0);
+  ex.value = plan_speedup(p, u.vnodes, u.gpus) * scale * (u.moved ? p.restart_factor : 1.0);
   return ex;
 }
 

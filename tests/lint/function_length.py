@@ -146,7 +146,8 @@ def functions(code):
                     pass  # skipped; the head continues to its `;`
                 elif re.search(r"\b(class|struct|union)\b", flat) and "(" not in head:
                     scope(i + 1, end)
-                elif "(" not in head or re.search(r"(^|[^=!<>+\-*/%&|^])=($|[^=])", flat):
+                elif "(" not in head or re.search(r"(^|[^=!<>+\-*/%&|^])=($|[^=])",
+                                                  re.sub(r"\boperator\s*\S*", "", flat)):
                     pass  # an initialiser; the head continues to its `;`
                 elif _member_init_brace(head):
                     pass  # a member initialised with braces in a constructor's list

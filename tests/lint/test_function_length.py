@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests tests/lint/function_length.py on a small sample tree: a long function with a
 multi-line signature and a lambda inside, a long inline method in a class in a namespace,
-a constructor whose initialiser list uses braces, and short neighbours with everything
+a constructor whose initialiser list uses braces, an assignment operator, and short neighbours with everything
 that could fool a brace counter (braces in strings, comments, raw strings, character
 literals and macros; a brace initialiser; an enum). Exits 0 when every check holds."""
 import os
@@ -51,6 +51,11 @@ SAMPLE = (
     "  int x = 0;\n"                                        # 47
     + body(12) +                                            # 48-59
     "}\n"                                                   # 60: ends (16 lines)
+    "Holder& Holder::operator=(const Holder& o) {\n"     # 61: starts
+    "  int x = 0;\n"                                        # 62
+    + body(12) +                                            # 63-74
+    "  return *this;\n"                                     # 75
+    "}\n"                                                   # 76: ends (16 lines)
     "}  // namespace sia\n"
 )
 
@@ -77,6 +82,7 @@ def main():
             "lib/a/sample.cpp:9: long_one is 17 lines (limit 12)",
             "lib/a/sample.cpp:29: inline_long is 14 lines (limit 12)",
             "lib/a/sample.cpp:45: Holder::Holder is 16 lines (limit 12)",
+            "lib/a/sample.cpp:61: Holder::operator= is 16 lines (limit 12)",
         ])
         rc, out, _ = run(["--limit", "17", root])
         check(f"a function of exactly the limit passes, got {rc} {out}", rc == 0 and out == [])
@@ -86,6 +92,7 @@ def main():
         rc, out, _ = run(["--limit", "15", "--allow", allow, root])
         check(f"allowed one skipped, stale entry named, got {out}", rc == 1 and out == [
             "lib/a/sample.cpp:45: Holder::Holder is 16 lines (limit 15)",
+            "lib/a/sample.cpp:61: Holder::operator= is 16 lines (limit 15)",
             f"{allow}: lib/a/sample.cpp gone is not over 15 lines any more (or is gone):"
             " remove it from the list",
         ])

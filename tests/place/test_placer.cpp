@@ -4,6 +4,8 @@
 #include <random>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "place/placer.hpp"
 #include "test_util.hpp"
 
