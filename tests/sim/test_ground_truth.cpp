@@ -177,8 +177,7 @@ TEST_CASE("a rigid job's true throughputs, for the reference Gavel", "[sim_job]"
   CHECK(job.accum_steps() == 0);
 }
 
-TEST_CASE("sim job quirks: the default profile has none, the reference profile all",
-          "[sim_job]") {
+TEST_CASE("sim job quirks: the default profile has none, the reference profile all", "[sim_job]") {
   CHECK_FALSE(sim_job_quirks(Compat::standard).zero_restart_cost_is_30s);
   CHECK(sim_job_quirks(Compat::reference).zero_restart_cost_is_30s);
   STATIC_REQUIRE(sizeof(SimJobQuirks) == sizeof(bool));  // a new flag: add it above
