@@ -400,6 +400,19 @@ Placement place(const Allocation& alloc, const Cluster& cluster,
   return out;
 }
 
+PlacerQuirks placer_quirks(Compat compat) {
+  PlacerQuirks q;
+  q.round_robin = compat == Compat::reference;
+  return q;
+}
+
+Placement place(const Allocation& alloc, const Cluster& cluster,
+                const std::optional<Placement>& previous, const PlacerQuirks& quirks,
+                const std::vector<std::string>* order) {
+  return quirks.round_robin ? reference_placement(alloc, cluster, previous, order)
+                            : place(alloc, cluster, previous);
+}
+
 Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
                               const std::optional<Placement>& previous,
                               const std::vector<std::string>* order) {

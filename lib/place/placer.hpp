@@ -10,7 +10,7 @@
 //   - a job restarts when its GPUs change (new, moved, resized, or another type).
 // `reference_placement` is the published simulator's fast placer instead (jobs sorted by
 // GPU count, whole nodes then any free GPUs round-robin from a moving pointer; small jobs
-// may span nodes, nothing is preserved) for --compat reference.
+// may span nodes, nothing is preserved), PlacerQuirks::round_robin under --compat reference.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -19,6 +19,7 @@
 #include "core/allocation.hpp"
 #include "core/cluster.hpp"
 #include "core/placement.hpp"
+#include "place/placer_quirks.hpp"
 
 namespace sia {
 
@@ -31,6 +32,12 @@ Placement place(const Allocation& allocation, const Cluster& cluster,
 Placement reference_placement(const Allocation& allocation, const Cluster& cluster,
                               const std::optional<Placement>& previous,
                               const std::vector<std::string>* order = nullptr);
+
+// The placer the quirks pick: reference_placement (with `order`) when round_robin, else
+// place().
+Placement place(const Allocation& allocation, const Cluster& cluster,
+                const std::optional<Placement>& previous, const PlacerQuirks& quirks,
+                const std::vector<std::string>* order = nullptr);
 
 // Marks restart on jobs whose GPU set differs from `previous` (or that were not placed).
 void mark_restarts(Placement& placement, const std::optional<Placement>& previous);

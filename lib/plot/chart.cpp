@@ -61,109 +61,228 @@ std::string axis_title(const Axis& axis) {
   return axis.unit.empty() ? axis.label : axis.label + " (" + axis.unit + ")";
 }
 
+namespace {
+
+using Points = std::vector<std::vector<std::pair<double, double>>>;
+
+// Stacked areas: the running totals at every x of any series.
+struct Stack {
+  std::vector<double> xs;
+  std::vector<std::vector<double>> tops;  // tops[k][i]: series 0..k at xs[i]
+};
+
+Stack stack(const Points& pts) {
+  Stack st;
+  for (const auto& p : pts) {
+    for (const auto& pt : p) st.xs.push_back(pt.first);
+  }
+  std::sort(st.xs.begin(), st.xs.end());
+  st.xs.erase(std::unique(st.xs.begin(), st.xs.end()), st.xs.end());
+  std::vector<double> sum(st.xs.size(), 0.0);
+  for (const auto& p : pts) {
+    std::map<double, double> at;
+    for (const auto& pt : p) at[pt.first] += pt.second;
+    for (std::size_t i = 0; i < st.xs.size(); ++i) {
+      auto it = at.find(st.xs[i]);
+      sum[i] += it == at.end() ? 0 : std::max(it->second, 0.0);
+    }
+    st.tops.push_back(sum);
+  }
+  return st;
+}
+
+// The ranges the axes show: the data's (the stack's top included), a default without
+// data, 0 included under bars and areas, then the chart's own limits.
+struct Ranges {
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+};
+
+Ranges ranges(const Chart& c, const Points& pts, const Stack& st, bool has_data) {
+  Ranges r;
+  for (std::size_t k = 0; k < pts.size(); ++k) {
+    for (std::size_t i = 0; i < pts[k].size(); ++i) {
+      r.x0 = std::min(r.x0, pts[k][i].first);
+      r.x1 = std::max(r.x1, pts[k][i].first);
+      r.y0 = std::min(r.y0, pts[k][i].second);
+      r.y1 = std::max(r.y1, pts[k][i].second);
+    }
+  }
+  if (c.mark == Mark::stacked && !st.tops.empty()) {
+    for (double t : st.tops.back()) r.y1 = std::max(r.y1, t);
+  }
+  if (!has_data) {
+    r.x0 = c.x.log ? 1 : 0;
+    r.x1 = c.x.log ? 10 : 1;
+    r.y0 = c.y.log ? 1 : 0;
+    r.y1 = c.y.log ? 10 : 1;
+  }
+  if (c.mark == Mark::stacked || c.mark == Mark::bars) r.y0 = std::min(r.y0, 0.0);
+  if (c.x.min) r.x0 = *c.x.min;
+  if (c.x.max) r.x1 = *c.x.max;
+  if (c.y.min) r.y0 = *c.y.min;
+  if (c.y.max) r.y1 = *c.y.max;
+  return r;
+}
+
+// The legend's items, in rows under the title across the width W; `ly` ends below them.
+std::vector<LegendItem> legend_items(const Chart& c, const std::vector<std::string>& colours,
+                                     double W, double& ly) {
+  std::vector<LegendItem> legend;
+  const bool show_legend =
+      c.series.size() > 1 || (c.series.size() == 1 && !c.series[0].name.empty());
+  if (!show_legend) return legend;
+  double lx = 12;
+  const std::size_t n = std::min(c.series.size(), kMaxLegend);
+  for (std::size_t k = 0; k <= n; ++k) {
+    std::string name;
+    if (k < n) {
+      name = c.series[k].name.empty() ? "(unnamed)" : c.series[k].name;
+    } else if (c.series.size() > n) {
+      name = "+" + std::to_string(c.series.size() - n) + " more";
+    } else {
+      break;
+    }
+    const double w = 18 + name.size() * kCharPx + 14;
+    if (lx + w > W - 8 && lx > 12) lx = 12, ly += kLegendPx;
+    legend.push_back({name, k < n ? colours[k] : std::string("#ffffff"), lx, ly});
+    lx += w;
+  }
+  ly += kLegendPx;
+  return legend;
+}
+
+// The x scale of bars: integer categories, every k-th labelled so that labels keep apart.
+Scale category_scale(const Chart& c, double x0, double x1, double left, double right) {
+  Scale xs = make_scale(std::floor(x0) - 0.5, std::ceil(x1) + 0.5, false, left, right, 2);
+  xs.lo = std::floor(x0) - 0.5;
+  xs.hi = std::ceil(x1) + 0.5;
+  xs.step = 1;
+  xs.ticks.clear();
+  const double slot = (right - left) / (xs.hi - xs.lo);
+  std::size_t chars = format_number(std::ceil(x1), 0).size();
+  for (const auto& cat : c.categories) chars = std::max(chars, cat.size());
+  const double label_w = (chars + 1) * kCharPx + 6;
+  const long every = std::max(1L, static_cast<long>(std::ceil(label_w / slot)));
+  // From the last down, so that the last category (often "N or more") has its label.
+  for (double t = std::ceil(x1); t >= std::floor(x0); t -= every) xs.ticks.push_back(t);
+  std::reverse(xs.ticks.begin(), xs.ticks.end());
+  return xs;
+}
+
+// The plot area: its scales and pixel bounds.
+struct Frame {
+  Scale xs, ys;
+  double left, right, top, bottom;
+};
+
+// Axes: grid lines, ticks, labels, titles.
+std::string axes(const Chart& c, const Frame& f, double H) {
+  std::string s = "<g class=\"axis y\">";
+  for (double t : f.ys.ticks) {
+    const double y = f.ys(t);
+    s += line(f.left, y, f.right, y, "stroke=\"#e4e4e4\"");
+    s += text(f.left - 6, y + 4, f.ys.label(t), "text-anchor=\"end\"");
+  }
+  s += line(f.left, f.top, f.left, f.bottom, "stroke=\"#333333\"");
+  const double ymid = (f.top + f.bottom) / 2;
+  s += text(14, ymid, axis_title(c.y),
+            "text-anchor=\"middle\" transform=\"rotate(-90 14 " + px(ymid) + ")\"");
+  s += "</g><g class=\"axis x\">";
+  for (double t : f.xs.ticks) {
+    const double x = f.xs(t);
+    if (c.mark != Mark::bars) s += line(x, f.top, x, f.bottom, "stroke=\"#f0f0f0\"");
+    s += line(x, f.bottom, x, f.bottom + 4, "stroke=\"#333333\"");
+    const auto i = static_cast<std::size_t>(std::max(t, 0.0));
+    const bool named = c.mark == Mark::bars && t >= 0 && i < c.categories.size();
+    s += text(x, f.bottom + 17, named ? c.categories[i] : f.xs.label(t), "text-anchor=\"middle\"");
+  }
+  s += line(f.left, f.bottom, f.right, f.bottom, "stroke=\"#333333\"");
+  s += text((f.left + f.right) / 2, H - 8, axis_title(c.x), "text-anchor=\"middle\"");
+  s += "</g>";
+  return s;
+}
+
+// Series k's marks: its area, bars, or line (with dots).
+std::string series_marks(const Chart& c, const Points& pts, std::size_t k, const Stack& st,
+                         const std::string& col, const Frame& f) {
+  const auto& p = pts[k];
+  const std::string name = escape(c.series[k].name);
+  auto X = [&](double v) { return px(f.xs(v)); };
+  auto Y = [&](double v) { return px(f.ys(v)); };
+  std::string s;
+  if (c.mark == Mark::stacked) {
+    const auto& xs = st.xs;
+    const auto& tops = st.tops;
+    if (xs.empty()) return s;
+    // Steps: a value holds until the next x (a round's allocation lasts the round).
+    auto base = [&](std::size_t i) { return k ? tops[k - 1][i] : 0.0; };
+    std::string d = "M" + X(xs[0]) + "," + Y(tops[k][0]);
+    for (std::size_t i = 1; i < xs.size(); ++i) d += "H" + X(xs[i]) + "V" + Y(tops[k][i]);
+    d += "V" + Y(base(xs.size() - 1));
+    for (std::size_t i = xs.size() - 1; i-- > 0;) d += "H" + X(xs[i + 1]) + "V" + Y(base(i));
+    d += "H" + X(xs[0]);
+    s += "<path class=\"mark area\" d=\"" + d + "Z\" fill=\"" + col +
+         "\" fill-opacity=\"0.85\" stroke=\"none\"><title>" + name + "</title></path>";
+  } else if (c.mark == Mark::bars) {
+    const double slot = (f.right - f.left) / (f.xs.hi - f.xs.lo);
+    const double bw = slot * 0.8 / std::max<std::size_t>(pts.size(), 1);
+    for (const auto& [x, y] : p) {
+      const double bx = f.xs(x) - slot * 0.4 + k * bw;
+      const double by = f.ys(std::max(y, 0.0)), base = f.ys(std::max(f.ys.lo, 0.0));
+      s += "<rect class=\"mark bar\" x=\"" + px(bx) + "\" y=\"" + px(std::min(by, base)) +
+           "\" width=\"" + px(std::max(bw - 1, 1.0)) + "\" height=\"" + px(std::abs(base - by)) +
+           "\" fill=\"" + col + "\"><title>" + name + ": " + format_number(y, 3) +
+           "</title></rect>";
+    }
+  } else if (!p.empty()) {
+    std::string d = "M" + X(p[0].first) + "," + Y(p[0].second);
+    for (std::size_t i = 1; i < p.size(); ++i) {
+      if (c.mark == Mark::step)
+        d += "H" + X(p[i].first) + "V" + Y(p[i].second);
+      else
+        d += "L" + X(p[i].first) + "," + Y(p[i].second);
+    }
+    s += "<path class=\"mark line\" d=\"" + d + "\" fill=\"none\" stroke=\"" + col +
+         "\" stroke-width=\"2\"><title>" + name + "</title></path>";
+    if (c.markers && p.size() <= kMaxDots) {
+      for (const auto& [x, y] : p) {
+        s += "<circle class=\"mark dot\" cx=\"" + X(x) + "\" cy=\"" + Y(y) + "\" r=\"3\" fill=\"" +
+             col + "\"/>";
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string render_svg(const Chart& c) {
   const double W = std::max(c.width, 200), H = std::max(c.height, 150);
   const auto pts = clean(c);
   bool has_data = false;
   for (const auto& p : pts) has_data = has_data || !p.empty();
-
-  // Stacked areas: the running totals at every x of any series.
-  std::vector<double> xs;
-  std::vector<std::vector<double>> tops;  // tops[k][i]: series 0..k at xs[i]
-  if (c.mark == Mark::stacked) {
-    for (const auto& p : pts) {
-      for (const auto& pt : p) xs.push_back(pt.first);
-    }
-    std::sort(xs.begin(), xs.end());
-    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
-    std::vector<double> sum(xs.size(), 0.0);
-    for (const auto& p : pts) {
-      std::map<double, double> at;
-      for (const auto& pt : p) at[pt.first] += pt.second;
-      for (std::size_t i = 0; i < xs.size(); ++i) {
-        auto it = at.find(xs[i]);
-        sum[i] += it == at.end() ? 0 : std::max(it->second, 0.0);
-      }
-      tops.push_back(sum);
-    }
-  }
-
-  // Data ranges.
-  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-  for (std::size_t k = 0; k < pts.size(); ++k) {
-    for (std::size_t i = 0; i < pts[k].size(); ++i) {
-      x0 = std::min(x0, pts[k][i].first);
-      x1 = std::max(x1, pts[k][i].first);
-      y0 = std::min(y0, pts[k][i].second);
-      y1 = std::max(y1, pts[k][i].second);
-    }
-  }
-  if (c.mark == Mark::stacked && !tops.empty()) {
-    for (double t : tops.back()) y1 = std::max(y1, t);
-  }
-  if (!has_data) {
-    x0 = c.x.log ? 1 : 0;
-    x1 = c.x.log ? 10 : 1;
-    y0 = c.y.log ? 1 : 0;
-    y1 = c.y.log ? 10 : 1;
-  }
-  if (c.mark == Mark::stacked || c.mark == Mark::bars) y0 = std::min(y0, 0.0);
-  if (c.x.min) x0 = *c.x.min;
-  if (c.x.max) x1 = *c.x.max;
-  if (c.y.min) y0 = *c.y.min;
-  if (c.y.max) y1 = *c.y.max;
+  const Stack st = c.mark == Mark::stacked ? stack(pts) : Stack{};
+  const Ranges r = ranges(c, pts, st, has_data);
 
   // Legend rows, then the plot area.
-  std::vector<LegendItem> legend;
-  const bool show_legend =
-      c.series.size() > 1 || (c.series.size() == 1 && !c.series[0].name.empty());
   std::vector<std::optional<std::size_t>> wanted;
   for (const auto& sr : c.series) wanted.push_back(sr.colour);
   const std::vector<std::string> colours = distinct_colours(wanted);
-  double lx = 12, ly = kTitlePx + 8;
-  if (show_legend) {
-    const std::size_t n = std::min(c.series.size(), kMaxLegend);
-    for (std::size_t k = 0; k <= n; ++k) {
-      std::string name;
-      if (k < n) {
-        name = c.series[k].name.empty() ? "(unnamed)" : c.series[k].name;
-      } else if (c.series.size() > n) {
-        name = "+" + std::to_string(c.series.size() - n) + " more";
-      } else {
-        break;
-      }
-      const double w = 18 + name.size() * kCharPx + 14;
-      if (lx + w > W - 8 && lx > 12) lx = 12, ly += kLegendPx;
-      legend.push_back({name, k < n ? colours[k] : std::string("#ffffff"), lx, ly});
-      lx += w;
-    }
-    ly += kLegendPx;
-  }
-  const double top = ly + 6, bottom = H - 44;
+  double ly = kTitlePx + 8;
+  const std::vector<LegendItem> legend = legend_items(c, colours, W, ly);
+  Frame f;
+  f.top = ly + 6;
+  f.bottom = H - 44;
   // The y scale first: the widest of its labels decides the left margin.
-  Scale ys = fitted_scale(y0, y1, c.y.log, bottom, top, false, kLinePx, 10, c.y.integer ? 1 : 0);
+  f.ys =
+      fitted_scale(r.y0, r.y1, c.y.log, f.bottom, f.top, false, kLinePx, 10, c.y.integer ? 1 : 0);
   std::size_t widest = 1;
-  for (double t : ys.ticks) widest = std::max(widest, ys.label(t).size());
-  const double left = 22 + widest * kCharPx + 8, right = W - 16;
-  Scale xs_ =
-      c.mark == Mark::bars
-          ? make_scale(std::floor(x0) - 0.5, std::ceil(x1) + 0.5, false, left, right, 2)
-          : fitted_scale(x0, x1, c.x.log, left, right, true, kCharPx, 12, c.x.integer ? 1 : 0);
-  if (c.mark == Mark::bars) {
-    // Integer categories, every k-th labelled so that labels keep apart.
-    xs_.lo = std::floor(x0) - 0.5;
-    xs_.hi = std::ceil(x1) + 0.5;
-    xs_.step = 1;
-    xs_.ticks.clear();
-    const double slot = (right - left) / (xs_.hi - xs_.lo);
-    std::size_t chars = format_number(std::ceil(x1), 0).size();
-    for (const auto& cat : c.categories) chars = std::max(chars, cat.size());
-    const double label_w = (chars + 1) * kCharPx + 6;
-    const long every = std::max(1L, static_cast<long>(std::ceil(label_w / slot)));
-    // From the last down, so that the last category (often "N or more") has its label.
-    for (double t = std::ceil(x1); t >= std::floor(x0); t -= every) xs_.ticks.push_back(t);
-    std::reverse(xs_.ticks.begin(), xs_.ticks.end());
-  }
+  for (double t : f.ys.ticks) widest = std::max(widest, f.ys.label(t).size());
+  f.left = 22 + widest * kCharPx + 8;
+  f.right = W - 16;
+  f.xs = c.mark == Mark::bars ? category_scale(c, r.x0, r.x1, f.left, f.right)
+                              : fitted_scale(r.x0, r.x1, c.x.log, f.left, f.right, true, kCharPx,
+                                             12, c.x.integer ? 1 : 0);
 
   std::string s;
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" + px(W) +
@@ -174,81 +293,12 @@ std::string render_svg(const Chart& c) {
   s += "<rect class=\"background\" x=\"0\" y=\"0\" width=\"" + px(W) + "\" height=\"" + px(H) +
        "\" fill=\"#ffffff\"/>";
   s += text(12, 18, c.title, "class=\"title\" font-size=\"15\" font-weight=\"bold\"");
-  // Axes: grid lines, ticks, labels, titles.
-  s += "<g class=\"axis y\">";
-  for (double t : ys.ticks) {
-    const double y = ys(t);
-    s += line(left, y, right, y, "stroke=\"#e4e4e4\"");
-    s += text(left - 6, y + 4, ys.label(t), "text-anchor=\"end\"");
-  }
-  s += line(left, top, left, bottom, "stroke=\"#333333\"");
-  const double ymid = (top + bottom) / 2;
-  s += text(14, ymid, axis_title(c.y),
-            "text-anchor=\"middle\" transform=\"rotate(-90 14 " + px(ymid) + ")\"");
-  s += "</g><g class=\"axis x\">";
-  for (double t : xs_.ticks) {
-    const double x = xs_(t);
-    if (c.mark != Mark::bars) s += line(x, top, x, bottom, "stroke=\"#f0f0f0\"");
-    s += line(x, bottom, x, bottom + 4, "stroke=\"#333333\"");
-    const auto i = static_cast<std::size_t>(std::max(t, 0.0));
-    const bool named = c.mark == Mark::bars && t >= 0 && i < c.categories.size();
-    s += text(x, bottom + 17, named ? c.categories[i] : xs_.label(t), "text-anchor=\"middle\"");
-  }
-  s += line(left, bottom, right, bottom, "stroke=\"#333333\"");
-  s += text((left + right) / 2, H - 8, axis_title(c.x), "text-anchor=\"middle\"");
-  s += "</g>";
-
-  // Data.
+  s += axes(c, f, H);
   s += "<g class=\"data\">";
-  auto X = [&](double v) { return px(xs_(v)); };
-  auto Y = [&](double v) { return px(ys(v)); };
-  for (std::size_t k = 0; k < pts.size(); ++k) {
-    const auto& p = pts[k];
-    const std::string col = colours[k];
-    const std::string name = escape(c.series[k].name);
-    if (c.mark == Mark::stacked) {
-      if (xs.empty()) continue;
-      // Steps: a value holds until the next x (a round's allocation lasts the round).
-      auto base = [&](std::size_t i) { return k ? tops[k - 1][i] : 0.0; };
-      std::string d = "M" + X(xs[0]) + "," + Y(tops[k][0]);
-      for (std::size_t i = 1; i < xs.size(); ++i) d += "H" + X(xs[i]) + "V" + Y(tops[k][i]);
-      d += "V" + Y(base(xs.size() - 1));
-      for (std::size_t i = xs.size() - 1; i-- > 0;) d += "H" + X(xs[i + 1]) + "V" + Y(base(i));
-      d += "H" + X(xs[0]);
-      s += "<path class=\"mark area\" d=\"" + d + "Z\" fill=\"" + col +
-           "\" fill-opacity=\"0.85\" stroke=\"none\"><title>" + name + "</title></path>";
-    } else if (c.mark == Mark::bars) {
-      const double slot = (right - left) / (xs_.hi - xs_.lo);
-      const double bw = slot * 0.8 / std::max<std::size_t>(pts.size(), 1);
-      for (const auto& [x, y] : p) {
-        const double bx = xs_(x) - slot * 0.4 + k * bw;
-        const double by = ys(std::max(y, 0.0)), base = ys(std::max(ys.lo, 0.0));
-        s += "<rect class=\"mark bar\" x=\"" + px(bx) + "\" y=\"" + px(std::min(by, base)) +
-             "\" width=\"" + px(std::max(bw - 1, 1.0)) + "\" height=\"" + px(std::abs(base - by)) +
-             "\" fill=\"" + col + "\"><title>" + name + ": " + format_number(y, 3) +
-             "</title></rect>";
-      }
-    } else if (!p.empty()) {
-      std::string d = "M" + X(p[0].first) + "," + Y(p[0].second);
-      for (std::size_t i = 1; i < p.size(); ++i) {
-        if (c.mark == Mark::step)
-          d += "H" + X(p[i].first) + "V" + Y(p[i].second);
-        else
-          d += "L" + X(p[i].first) + "," + Y(p[i].second);
-      }
-      s += "<path class=\"mark line\" d=\"" + d + "\" fill=\"none\" stroke=\"" + col +
-           "\" stroke-width=\"2\"><title>" + name + "</title></path>";
-      if (c.markers && p.size() <= kMaxDots) {
-        for (const auto& [x, y] : p) {
-          s += "<circle class=\"mark dot\" cx=\"" + X(x) + "\" cy=\"" + Y(y) +
-               "\" r=\"3\" fill=\"" + col + "\"/>";
-        }
-      }
-    }
-  }
+  for (std::size_t k = 0; k < pts.size(); ++k) s += series_marks(c, pts, k, st, colours[k], f);
   s += "</g>";
   if (!has_data) {
-    s += text((left + right) / 2, (top + bottom) / 2, "no data",
+    s += text((f.left + f.right) / 2, (f.top + f.bottom) / 2, "no data",
               "class=\"nodata\" text-anchor=\"middle\" font-size=\"16\" fill=\"#888888\"");
   }
   if (!legend.empty()) {

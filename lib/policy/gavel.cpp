@@ -269,12 +269,11 @@ Allocation RoundRobinPolicy::allocate(const GoodputMatrix& m,
       list.push_back({static_cast<int>(j), static_cast<int>(k), priority, x});
     }
   }
-  const bool reference = o_.reference;
   std::sort(list.begin(), list.end(), [&](const Entry& a, const Entry& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
     if (a.x != b.x) return a.x > b.x;
     const int ta = jobs[a.job].options[a.option].type, tb = jobs[b.job].options[b.option].type;
-    if (reference) {
+    if (o_.quirks.gavel_ties_by_submission) {
       if (ta != tb) return ta < tb;
       return jobs[a.job].order < jobs[b.job].order;
     }
@@ -282,7 +281,7 @@ Allocation RoundRobinPolicy::allocate(const GoodputMatrix& m,
     return ta < tb;
   });
 
-  GangPacker packer(cluster, !reference);
+  GangPacker packer(cluster, !o_.quirks.gangs_by_gpu_count);
   std::vector<int> chosen(jobs.size(), -1);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const int p = jobs[j].pinned;
@@ -347,7 +346,7 @@ class GavelPolicy : public RoundRobinPolicy {
  protected:
   LpResult fractions(const std::vector<Job>& jobs, const GoodputMatrix& m) override {
     return baseline::max_sum_throughput(jobs, m.cluster, solve_limits(options()),
-                                        options().reference);
+                                        options().quirks.gavel_analytic_centre);
   }
 };
 
@@ -395,7 +394,7 @@ Allocation QueuePolicy::allocate(const GoodputMatrix& m,
     return m.jobs[jobs[a].row].age > m.jobs[jobs[b].row].age;  // then name: rows are sorted
   });
 
-  GangPacker packer(cluster, !o_.reference);
+  GangPacker packer(cluster, !o_.quirks.gangs_by_gpu_count);
   std::vector<int> chosen(jobs.size(), -1);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const int p = jobs[j].pinned;

@@ -15,8 +15,8 @@
 // Capacity: with `by_nodes` (the default profile) a gang must pack onto the type's nodes
 // as the placer would place it -- whole free nodes for each full node of the gang, the
 // remainder best-fit on one node, the type's gangs re-packed largest first -- so what the
-// policy schedules can be placed; without it (--compat reference, the artifact) only the
-// GPU count of the type matters, and the reference placer may split gangs across nodes.
+// policy schedules can be placed; without it (PolicyQuirks::gangs_by_gpu_count, the artifact) only
+// the GPU count of the type matters, and the reference placer may split gangs across nodes.
 // Thread-safety: plain values and pure functions.
 #pragma once
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "policy/mckp_steps.hpp"
 
@@ -35,6 +36,34 @@ bool mckp_feasible(const MckpProblem& p, const std::vector<int>& pick) {
   }
   return true;
 }
+
+namespace {
+
+// The exact programme for targets below the dual bound `top` (see solve_mckp), within
+// the work budget of the problem's size; absent when it gave up on size or work.
+std::optional<DpResult> exact_dp_below(const Reduced& r, const std::vector<double>& price,
+                                       double top, std::size_t columns, const MckpOptions& options,
+                                       bool dbg) {
+  const std::size_t budget =
+      columns > options.large_columns ? options.dp.large_work : options.dp.work;
+  std::size_t work = 0;
+  std::optional<DpResult> solved;
+  for (double drop = std::max(1e-3 * std::fabs(top), 1e-9);; drop *= 2) {
+    const double target = std::max(0.0, top - drop);
+    DpResult d = exact_dp(r, price, target, {options.dp.states, budget - work});
+    work += d.work;
+    if (d.solved) {
+      solved = std::move(d);
+      break;
+    }
+    // Gave up on size or work (a failed target costs its work, never none).
+    if (target <= 0 || d.work == 0 || work >= budget) break;
+  }
+  if (dbg) std::fprintf(stderr, "mckp: dp work %zu\n", work);
+  return solved;
+}
+
+}  // namespace
 
 MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) {
   const auto t0 = Clock::now();
@@ -89,27 +118,15 @@ MckpSolution solve_mckp(const MckpProblem& problem, const MckpOptions& options) 
   // empty pick is worth): its work grows with the distance from the bound, and the optimum
   // is usually within a few thousandths of it.
   if (options.dp.states > 0) {
-    const double top = bound - r.forced_value;
-    const std::size_t budget =
-        columns > options.large_columns ? options.dp.large_work : options.dp.work;
-    std::size_t work = 0;
-    for (double drop = std::max(1e-3 * std::fabs(top), 1e-9);; drop *= 2) {
-      const double target = std::max(0.0, top - drop);
-      const DpResult d = exact_dp(r, h.price, target, {options.dp.states, budget - work});
-      work += d.work;
-      if (d.solved) {
-        pick = d.pick;
-        value = d.value + r.forced_value;
-        bound = value;
-        proved = true;
-        sol.method = "dp";
-        trace("dp", pick);
-        break;
-      }
-      // Gave up on size or work (a failed target costs its work, never none).
-      if (target <= 0 || d.work == 0 || work >= budget) break;
+    if (std::optional<DpResult> d =
+            exact_dp_below(r, h.price, bound - r.forced_value, columns, options, dbg)) {
+      pick = d->pick;
+      value = d->value + r.forced_value;
+      bound = value;
+      proved = true;
+      sol.method = "dp";
+      trace("dp", pick);
     }
-    if (dbg) std::fprintf(stderr, "mckp: dp work %zu\n", work);
   }
   if (!proved) {
     repair_and_improve(r, pick);

@@ -34,6 +34,79 @@ std::vector<Cell>& kept_cells(std::size_t states) {
   return cells;
 }
 
+// The candidates in flat arrays, job after job in the programme's order: none first (when
+// in play), then the job's choices in order, each with what it adds to the state index, its
+// GPUs per row, and their cost at the prices.
+struct Candidates {
+  std::vector<std::size_t> first;  // per job (in order): its first candidate; one past the end
+  std::vector<int> choice;         // local choice, -1: none
+  std::vector<std::size_t> offset;
+  std::vector<double> value, priced;
+  std::vector<std::size_t> use_first{0};            // per candidate: its first row used
+  std::vector<int> use_row, use_amount, use_limit;  // fits when used[row] <= limit
+
+  // Adds choice c (`ch`; none when null), unless it needs more of a row than the row has.
+  void add(int c, const MckpChoice* ch, const std::vector<int>& cap,
+           const std::vector<std::size_t>& stride, const std::vector<double>& price) {
+    std::size_t off = 0;
+    double cost = 0;
+    if (ch) {
+      for (auto [row, amount] : ch->usage) {
+        if (amount > cap[row]) {
+          use_row.resize(use_first.back());
+          use_amount.resize(use_first.back());
+          use_limit.resize(use_first.back());
+          return;
+        }
+        off += stride[row] * static_cast<std::size_t>(amount);
+        cost += price[row] * amount;
+        use_row.push_back(row);
+        use_amount.push_back(amount);
+        use_limit.push_back(cap[row] - amount);
+      }
+    }
+    choice.push_back(c);
+    offset.push_back(off);
+    value.push_back(ch ? ch->value : 0.0);
+    priced.push_back(cost);
+    use_first.push_back(use_row.size());
+  }
+};
+
+// The state, GPUs used per row, as one index: row k holds cap[k] GPUs and counts
+// stride[k]. Returns the number of states; 0 when over `limit`.
+std::size_t state_space(const Reduced& r, std::size_t limit, std::vector<int>& cap,
+                        std::vector<std::size_t>& stride) {
+  std::size_t states = 1;
+  for (std::size_t k = 0; k < r.capacity.size(); ++k) {
+    cap[k] = static_cast<int>(std::floor(std::max(0.0, r.capacity[k]) + 1e-9));
+    stride[k] = states;
+    states *= static_cast<std::size_t>(cap[k]) + 1;
+    if (states > limit) return 0;
+  }
+  return states;
+}
+
+// The pick that reaches `state` after the last layer, walked back through the candidates
+// kept in each layer (`kept_first[i]` .. `kept_first[i + 1]`: layer i's (state, candidate)).
+std::vector<int> walk_back(std::size_t state, const std::vector<std::size_t>& order,
+                           const Candidates& cand,
+                           const std::vector<std::pair<std::size_t, std::int32_t>>& kept,
+                           const std::vector<std::size_t>& kept_first) {
+  const std::size_t n = order.size();
+  std::vector<int> pick(n, -1);
+  for (std::size_t i = n; i-- > 0;) {
+    // The state's candidate in layer i: every state on the way was kept there.
+    auto k = std::find_if(kept.begin() + static_cast<std::ptrdiff_t>(kept_first[i]),
+                          kept.begin() + static_cast<std::ptrdiff_t>(kept_first[i + 1]),
+                          [&](const auto& e) { return e.first == state; });
+    const std::size_t c = static_cast<std::size_t>(k->second);
+    pick[order[i]] = cand.choice[c];
+    state -= cand.offset[c];
+  }
+  return pick;
+}
+
 }  // namespace
 
 DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double target,
@@ -42,16 +115,10 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   const std::size_t n = r.choices.size();
   const std::size_t rows = r.capacity.size();
   if (n == 0) return out;
-  // The state: GPUs used per row, as one index.
   std::vector<int> cap(rows);
   std::vector<std::size_t> stride(rows);
-  std::size_t states = 1;
-  for (std::size_t k = 0; k < rows; ++k) {
-    cap[k] = static_cast<int>(std::floor(std::max(0.0, r.capacity[k]) + 1e-9));
-    stride[k] = states;
-    states *= static_cast<std::size_t>(cap[k]) + 1;
-    if (states > limits.states) return out;
-  }
+  const std::size_t states = state_space(r, limits.states, cap, stride);
+  if (states == 0) return out;
   // Each choice's reduced value at these prices (once), each job's best, and the dual
   // bound: all the capacity at the prices plus every job's best.
   double room = 0;
@@ -87,50 +154,19 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return count[a] < count[b]; });
-  // The candidates in flat arrays, job after job in that order: none first (when in play),
-  // then the job's choices in order, each with what it adds to the state index, its GPUs
-  // per row, and their cost at the prices.
-  std::vector<std::size_t> first(n + 1, 0);  // per job (in order): its first candidate
-  std::vector<int> choice;                   // local choice, -1: none
-  std::vector<std::size_t> offset;
-  std::vector<double> value, priced;
-  std::vector<std::size_t> use_first{0};            // per candidate: its first row used
-  std::vector<int> use_row, use_amount, use_limit;  // fits when used[row] <= limit
-  auto add = [&](int c, const MckpChoice* ch) {
-    std::size_t off = 0;
-    double cost = 0;
-    if (ch) {
-      for (auto [row, amount] : ch->usage) {
-        if (amount > cap[row]) {
-          use_row.resize(use_first.back());
-          use_amount.resize(use_first.back());
-          use_limit.resize(use_first.back());
-          return;
-        }
-        off += stride[row] * static_cast<std::size_t>(amount);
-        cost += price[row] * amount;
-        use_row.push_back(row);
-        use_amount.push_back(amount);
-        use_limit.push_back(cap[row] - amount);
-      }
-    }
-    choice.push_back(c);
-    offset.push_back(off);
-    value.push_back(ch ? ch->value : 0.0);
-    priced.push_back(cost);
-    use_first.push_back(use_row.size());
-  };
+  Candidates cand;
+  cand.first.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t j = order[i];
-    first[i] = choice.size();
-    if (best[j] <= slack) add(-1, nullptr);
+    cand.first[i] = cand.choice.size();
+    if (best[j] <= slack) cand.add(-1, nullptr, cap, stride, price);
     for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
-      if (in_play(j, c)) add(static_cast<int>(c), r.choices[j][c]);
+      if (in_play(j, c)) cand.add(static_cast<int>(c), r.choices[j][c], cap, stride, price);
     }
-    if (choice.size() == first[i]) return out;  // nothing of it fits
+    if (cand.choice.size() == cand.first[i]) return out;  // nothing of it fits
   }
-  first[n] = choice.size();
-  if (choice.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+  cand.first[n] = cand.choice.size();
+  if (cand.choice.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     return out;
   // What the jobs after each one (in this order) can add at most.
   std::vector<double> rest(n + 1, 0.0);
@@ -164,7 +200,7 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   std::size_t work = 0;
   for (std::size_t i = 0; i < n; ++i) {
     born.clear();
-    const std::size_t c0 = first[i], c1 = first[i + 1];
+    const std::size_t c0 = cand.first[i], c1 = cand.first[i + 1];
     for (const Alive& a : live) {
       const std::size_t s = a.state;
       for (std::size_t k = 0; k < rows; ++k) {
@@ -172,16 +208,16 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
       }
       for (std::size_t c = c0; c < c1; ++c) {
         bool fits = true;
-        for (std::size_t u = use_first[c]; u < use_first[c + 1]; ++u) {
-          fits &= used[use_row[u]] <= use_limit[u];
+        for (std::size_t u = cand.use_first[c]; u < cand.use_first[c + 1]; ++u) {
+          fits &= used[cand.use_row[u]] <= cand.use_limit[u];
         }
         if (!fits) continue;
-        const std::size_t t = s + offset[c];
-        const double w = a.value + value[c];
+        const std::size_t t = s + cand.offset[c];
+        const double w = a.value + cand.value[c];
         Cell& cell = next[t];
         if (cell.value == kNone) {
           born.push_back(t);
-          cell.cost = a.cost + priced[c];
+          cell.cost = a.cost + cand.priced[c];
           cell.value = w;  // whatever w is, the state has a candidate to walk back through
           cell.arg = static_cast<std::int32_t>(c);
         } else if (w > cell.value) {
@@ -219,17 +255,7 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   }
   if (top->value < target - eps) return out;
   out.value = top->value;
-  std::size_t at = top->state;
-  out.pick.assign(n, -1);
-  for (std::size_t i = n; i-- > 0;) {
-    // The state's candidate in layer i: every state on the way was kept there.
-    auto k = std::find_if(kept.begin() + static_cast<std::ptrdiff_t>(kept_first[i]),
-                          kept.begin() + static_cast<std::ptrdiff_t>(kept_first[i + 1]),
-                          [&](const auto& e) { return e.first == at; });
-    const std::size_t c = static_cast<std::size_t>(k->second);
-    out.pick[order[i]] = choice[c];
-    at -= offset[c];
-  }
+  out.pick = walk_back(top->state, order, cand, kept, kept_first);
   out.solved = true;
   return out;
 }

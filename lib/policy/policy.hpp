@@ -13,6 +13,7 @@
 
 #include "core/allocation.hpp"
 #include "core/goodput_matrix.hpp"
+#include "policy/policy_quirks.hpp"
 #include "policy/solve_limits.hpp"
 
 namespace sia {
@@ -21,10 +22,10 @@ struct PolicyOptions {
   double p = -0.5;        // fairness power (p < 0: minimise sum of goodput^p)
   double lambda_n = 1.1;  // value of leaving a job unallocated
   double lambda_a = 0;    // penalty per changed allocation entry
-  // Sia+ (the default profile's; ignored with `reference`): a configuration other than the
-  // job's current one is offered only if its goodput per GPU is at least this fraction of
-  // the best goodput per GPU the job's row offers on that GPU type (0: any). Keeps GPUs
-  // away from jobs that would turn them into little progress (GPU hours per job).
+  // Sia+ (the default profile's; ignored with quirks.sia_without_plus): a configuration other than
+  // the job's current one is offered only if its goodput per GPU is at least this fraction of the
+  // best goodput per GPU the job's row offers on that GPU type (0: any). Keeps GPUs away from jobs
+  // that would turn them into little progress (GPU hours per job).
   double min_efficiency = 0.33;
   // Sia+: the current configuration's goodput counts (1 + hysteresis) times in the
   // objective, so a move must gain more than that to be worth it (0: none).
@@ -57,10 +58,10 @@ struct PolicyOptions {
   // a solve, and a run gives the same bytes on an idle machine and on a saturated one.
   bool wall_clock = true;
   bool explain = false;
-  bool reference = false;  // the published artifact's quirks (--compat reference)
-  bool use_glpk = true;    // false: no GLPK (the Lagrangian step, the exact programme, repairs)
-  double round = 0;        // round length in seconds; 0: the policy's default
-  unsigned seed = 1;       // randomised policies (Pollux's search, Themis' tie-breaks)
+  PolicyQuirks quirks;   // the published artifact's (policy_quirks(Compat::reference))
+  bool use_glpk = true;  // false: no GLPK (the Lagrangian step, the exact programme, repairs)
+  double round = 0;      // round length in seconds; 0: the policy's default
+  unsigned seed = 1;     // randomised policies (Pollux's search, Themis' tie-breaks)
   // Gavel: reset the time-sharing counters at most this often (s); 0: never (the artifact).
   double gavel_reset = 0;
   // Pollux: genetic search.

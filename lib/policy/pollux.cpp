@@ -132,6 +132,66 @@ double single_gpu_rate(const TypeModelInfo& t) {
   return it > 0 ? b / it : 0.0;
 }
 
+// A plan's speedup on `nodes` nodes with `replicas` GPUs, against its base goodput (its
+// fair share, without a model).
+double plan_speedup(const Plan& p, int nodes, int replicas) {
+  if (!p.has_model) return replicas / p.fair_replicas;
+  if (replicas % p.stages != 0) return 0.0;
+  return p.fn->optimize(nodes, replicas / p.stages, p.limits).goodput / p.base_goodput;
+}
+
+// The batch the job would run with on the type and GPUs of ja.config, and its goodput.
+void set_batch(JobAllocation& ja, const GoodputRow& row, const Plan& p) {
+  const Config& cfg = *ja.config;
+  const int t = cfg.type;
+  const TypeModelInfo* tm =
+      t < static_cast<int>(row.model.types.size()) ? &row.model.types[t] : nullptr;
+  BatchLimits lim = p.limits;
+  int stages = p.stages;
+  if (tm && tm->max_local >= 1) {
+    lim.min_local = std::max(1, tm->min_local);
+    lim.max_local = std::max(lim.min_local, tm->max_local);
+    stages = std::max(1, tm->stages);
+  }
+  const int reps = std::max(1, cfg.gpus / stages);
+  BatchChoice bc;
+  const JobModelInfo& mi = row.model;
+  if (mi.init_batch_size > 0 && lim.max_batch > 0 && ((tm && tm->known) || mi.blind_known)) {
+    const auto& params = tm && tm->known ? tm->params : mi.blind_params;
+    GoodputFunction f(PerfParams::from_array(params), mi.gradient, mi.init_batch_size, stages);
+    bc = f.optimize(cfg.nodes, reps, lim);
+  }
+  if (bc.valid()) {
+    ja.batch_size = bc.batch_size;
+    ja.local_bsz = bc.local_bsz;
+    ja.accum_steps = bc.accum_steps;
+    ja.goodput = bc.goodput * row.normalizer;
+  } else {
+    const double batch =
+        lim.tune ? std::max(mi.init_batch_size, static_cast<double>(lim.min_local) * reps)
+                 : lim.max_batch;
+    ja.batch_size = batch;
+    split_batch(batch, reps, lim.max_local, mi.init_batch_size, &ja.local_bsz, &ja.accum_steps);
+  }
+  for (const auto& e : row.entries) {
+    if (e.config == cfg) ja.goodput = e.goodput;
+  }
+}
+
+// The job's term in the search: the scaled speedup of what the search gave it (`best`, its
+// V cells) against what it held (`base`).
+Explanation search_term(const Plan& p, double goodput, const Cell* best, const Cell* base, int V,
+                        double scale) {
+  const pollux::RowUse u = pollux::row_use(best, base, V);
+  Explanation ex;
+  ex.restart_factor = p.restart_factor;
+  ex.goodput = goodput;
+  ex.pinned = p.pinned;
+  ex.max_gpus = p.max_replicas;
+  ex.value = plan_speedup(p, u.vnodes, u.gpus) * scale * (u.moved ? p.restart_factor : 1.0);
+  return ex;
+}
+
 class PolluxPolicy : public Policy {
  public:
   explicit PolluxPolicy(PolicyOptions o) : options_(o) {}
@@ -145,6 +205,12 @@ class PolluxPolicy : public Policy {
   State base_state(const GoodputMatrix& m, const std::vector<Plan>& plans,
                    const std::vector<VNode>& layout) const;
   bool more_powerful(const GoodputMatrix& m, int a, int b) const;
+  void adopt_layout(const std::optional<Allocation>& previous, const std::vector<VNode>& layout,
+                    int v, const std::vector<int>& capacity);
+  std::vector<State> starting_population(const GoodputMatrix& m, const std::vector<Plan>& plans,
+                                         const State& base, int V) const;
+  int majority_type(const GoodputMatrix& m, const std::vector<int>& per_type) const;
+  std::string state_text() const;
 
   PolicyOptions options_;
   int rounds_ = 0;
@@ -344,15 +410,11 @@ bool PolluxPolicy::more_powerful(const GoodputMatrix& m, int a, int b) const {
   return a < b;
 }
 
-Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
-                                  const std::optional<Allocation>& previous) {
-  const Cluster& cluster = m.cluster;
-  int v = 0;
-  const std::vector<VNode> layout = vnodes_of(cluster, &v);
-  const int V = static_cast<int>(layout.size());
-  std::vector<int> capacity(V);
-  int gpus = 0;
-  for (int n = 0; n < V; ++n) gpus += capacity[n] = layout[n].capacity;
+// Carries the state over to this round's layout: all of it when the layout is the last
+// round's, else what `previous` restores, else nothing.
+void PolluxPolicy::adopt_layout(const std::optional<Allocation>& previous,
+                                const std::vector<VNode>& layout, int v,
+                                const std::vector<int>& capacity) {
   if (v != vnode_gpus_ || capacity != capacity_) {
     // A new cluster layout: nothing carried over applies.
     base_.clear();
@@ -370,6 +432,70 @@ Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
   }
   vnode_gpus_ = v;
   capacity_ = capacity;
+}
+
+// The starting population: last round's front, rows moved to this round's jobs (and the
+// base state alone on the first call).
+std::vector<State> PolluxPolicy::starting_population(const GoodputMatrix& m,
+                                                     const std::vector<Plan>& plans,
+                                                     const State& base, int V) const {
+  const int J = static_cast<int>(plans.size());
+  std::vector<State> initial;
+  if (population_.empty()) initial.push_back(base);
+  if (J > 0 && V > 0) {
+    std::map<std::string, int> old_row;
+    for (std::size_t r = 0; r < pop_jobs_.size(); ++r) old_row[pop_jobs_[r]] = static_cast<int>(r);
+    for (const State& old : population_) {
+      State x(static_cast<std::size_t>(J) * V, 0);
+      for (int j = 0; j < J; ++j) {
+        auto it = old_row.find(m.jobs[plans[j].row].job);
+        if (it != old_row.end()) std::copy_n(old.begin() + it->second * V, V, x.begin() + j * V);
+      }
+      initial.push_back(std::move(x));
+    }
+  }
+  return initial;
+}
+
+// The type a job keeps: the one the search gave it most GPUs on, ties to the more
+// powerful type.
+int PolluxPolicy::majority_type(const GoodputMatrix& m, const std::vector<int>& per_type) const {
+  int t = 0;
+  for (int u = 1; u < static_cast<int>(per_type.size()); ++u) {
+    if (per_type[u] > per_type[t] ||
+        (per_type[u] == per_type[t] && per_type[u] > 0 && more_powerful(m, u, t))) {
+      t = u;
+    }
+  }
+  return t;
+}
+
+// The state carried to the next round through Allocation::policy_state.
+std::string PolluxPolicy::state_text() const {
+  nlohmann::json state;
+  state["vnode_gpus"] = vnode_gpus_;
+  state["capacity"] = capacity_;
+  state["round"] = rounds_;
+  nlohmann::json jobs = nlohmann::json::object();
+  for (const auto& [job, cells] : base_) {
+    nlohmann::json list = nlohmann::json::array();
+    for (auto [n, g] : cells) list.push_back({n, g});
+    jobs[job] = std::move(list);
+  }
+  state["base"] = std::move(jobs);
+  return state.dump();
+}
+
+Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
+                                  const std::optional<Allocation>& previous) {
+  const Cluster& cluster = m.cluster;
+  int v = 0;
+  const std::vector<VNode> layout = vnodes_of(cluster, &v);
+  const int V = static_cast<int>(layout.size());
+  std::vector<int> capacity(V);
+  int gpus = 0;
+  for (int n = 0; n < V; ++n) gpus += capacity[n] = layout[n].capacity;
+  adopt_layout(previous, layout, v, capacity);
 
   std::vector<Plan> plans = plan_jobs(m, previous, gpus, V);
   const int J = static_cast<int>(plans.size());
@@ -389,30 +515,11 @@ Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
     g.restart_factor = p.restart_factor;
     prob.jobs.push_back(g);
   }
-  auto speedup = [&plans](int j, int nodes, int replicas) {
-    const Plan& p = plans[j];
-    if (!p.has_model) return replicas / p.fair_replicas;
-    if (replicas % p.stages != 0) return 0.0;
-    return p.fn->optimize(nodes, replicas / p.stages, p.limits).goodput / p.base_goodput;
+  prob.speedup = [&plans](int j, int nodes, int replicas) {
+    return plan_speedup(plans[j], nodes, replicas);
   };
-  prob.speedup = speedup;
   const double scale = prob.scale;
-
-  // The starting population: last round's front, rows moved to this round's jobs.
-  std::vector<State> initial;
-  if (population_.empty()) initial.push_back(base);
-  if (J > 0 && V > 0) {
-    std::map<std::string, int> old_row;
-    for (std::size_t r = 0; r < pop_jobs_.size(); ++r) old_row[pop_jobs_[r]] = static_cast<int>(r);
-    for (const State& old : population_) {
-      State x(static_cast<std::size_t>(J) * V, 0);
-      for (int j = 0; j < J; ++j) {
-        auto it = old_row.find(m.jobs[plans[j].row].job);
-        if (it != old_row.end()) std::copy_n(old.begin() + it->second * V, V, x.begin() + j * V);
-      }
-      initial.push_back(std::move(x));
-    }
-  }
+  std::vector<State> initial = starting_population(m, plans, base, V);
 
   std::seed_seq seq{options_.seed, static_cast<unsigned>(rounds_)};
   std::mt19937 rng(seq);
@@ -448,13 +555,7 @@ Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
     ja.job = row.job;
     std::vector<int> per_type(T, 0);
     for (int n = 0; n < V; ++n) per_type[layout[n].type] += res.best[j * V + n];
-    int t = 0;
-    for (int u = 1; u < T; ++u) {
-      if (per_type[u] > per_type[t] ||
-          (per_type[u] == per_type[t] && per_type[u] > 0 && more_powerful(m, u, t))) {
-        t = u;
-      }
-    }
+    const int t = majority_type(m, per_type);
     std::set<int> nodes;
     std::vector<std::pair<int, int>> kept;
     int total = 0, given = 0;
@@ -485,55 +586,10 @@ Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
     base_[row.job] = std::move(kept);
     const Config cfg{t, static_cast<int>(nodes.size()), total};
     ja.config = cfg;
-    // The batch the job would run with on its type.
-    const TypeModelInfo* tm =
-        t < static_cast<int>(row.model.types.size()) ? &row.model.types[t] : nullptr;
-    BatchLimits lim = p.limits;
-    int stages = p.stages;
-    if (tm && tm->max_local >= 1) {
-      lim.min_local = std::max(1, tm->min_local);
-      lim.max_local = std::max(lim.min_local, tm->max_local);
-      stages = std::max(1, tm->stages);
-    }
-    const int reps = std::max(1, total / stages);
-    BatchChoice bc;
-    const JobModelInfo& mi = row.model;
-    if (mi.init_batch_size > 0 && lim.max_batch > 0 && ((tm && tm->known) || mi.blind_known)) {
-      const auto& params = tm && tm->known ? tm->params : mi.blind_params;
-      GoodputFunction f(PerfParams::from_array(params), mi.gradient, mi.init_batch_size, stages);
-      bc = f.optimize(cfg.nodes, reps, lim);
-    }
-    if (bc.valid()) {
-      ja.batch_size = bc.batch_size;
-      ja.local_bsz = bc.local_bsz;
-      ja.accum_steps = bc.accum_steps;
-      ja.goodput = bc.goodput * row.normalizer;
-    } else {
-      const double batch =
-          lim.tune ? std::max(mi.init_batch_size, static_cast<double>(lim.min_local) * reps)
-                   : lim.max_batch;
-      ja.batch_size = batch;
-      split_batch(batch, reps, lim.max_local, mi.init_batch_size, &ja.local_bsz, &ja.accum_steps);
-    }
-    for (const auto& e : row.entries) {
-      if (e.config == cfg) ja.goodput = e.goodput;
-    }
+    set_batch(ja, row, p);
     if (options_.explain) {
-      // Its term in the search: the scaled speedup of what the search gave it.
-      int k = 0, used = 0;
-      bool moved = false;
-      for (int n = 0; n < V; ++n) {
-        k += res.best[j * V + n];
-        used += res.best[j * V + n] > 0;
-        moved |= res.best[j * V + n] != base[j * V + n];
-      }
-      Explanation ex;
-      ex.restart_factor = p.restart_factor;
-      ex.goodput = ja.goodput;
-      ex.pinned = p.pinned;
-      ex.max_gpus = p.max_replicas;
-      ex.value = speedup(j, used, k) * scale * (moved ? p.restart_factor : 1.0);
-      ja.explain = ex;
+      ja.explain =
+          search_term(p, ja.goodput, res.best.data() + j * V, base.data() + j * V, V, scale);
     }
     out.jobs.push_back(std::move(ja));
   }
@@ -545,18 +601,7 @@ Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
   std::sort(out.jobs.begin(), out.jobs.end(),
             [](const auto& a, const auto& b) { return a.job < b.job; });
 
-  nlohmann::json state;
-  state["vnode_gpus"] = v;
-  state["capacity"] = capacity;
-  state["round"] = rounds_;
-  nlohmann::json jobs = nlohmann::json::object();
-  for (const auto& [job, cells] : base_) {
-    nlohmann::json list = nlohmann::json::array();
-    for (auto [n, g] : cells) list.push_back({n, g});
-    jobs[job] = std::move(list);
-  }
-  state["base"] = std::move(jobs);
-  out.policy_state = state.dump();
+  out.policy_state = state_text();
   return out;
 }
 

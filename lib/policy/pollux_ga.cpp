@@ -282,19 +282,11 @@ std::pair<double, double> GeneticSearch::evaluate(const State& x) const {
   const double p = problem_.p;
   double sum = 0, raw = 0;
   for (int j = 0; j < J; ++j) {
-    const Cell* row = &x[j * V];
-    const Cell* base = &problem_.base[j * V];
-    int k = 0, n = 0;
-    bool moved = false;
-    for (int v = 0; v < V; ++v) {
-      k += row[v];
-      n += row[v] > 0;
-      moved |= row[v] != base[v];
-    }
-    double s = k > 0 ? speedup(j, n, k) : 0.0;
+    const RowUse u = row_use(&x[j * V], &problem_.base[j * V], V);
+    double s = u.gpus > 0 ? speedup(j, u.vnodes, u.gpus) : 0.0;
     raw += s;
     s *= problem_.scale;
-    if (moved) s *= problem_.jobs[j].restart_factor;
+    if (u.moved) s *= problem_.jobs[j].restart_factor;
     sum += p == 0 ? std::log(std::max(s, 1e-3)) : std::pow(s + 1e-3, p);
   }
   const double mean = p == 0 ? std::exp(sum / J) : std::pow(sum / J, 1.0 / p);

@@ -40,6 +40,23 @@ namespace sia::pollux {
 using Cell = std::int16_t;
 using State = std::vector<Cell>;  // jobs x nodes, row-major
 
+// What one job's row of a state (its V cells) holds: its GPUs, the vnodes it uses, and
+// whether it differs from its row of the base state.
+struct RowUse {
+  int gpus = 0;
+  int vnodes = 0;
+  bool moved = false;
+};
+inline RowUse row_use(const Cell* row, const Cell* base, int V) {
+  RowUse u;
+  for (int v = 0; v < V; ++v) {
+    u.gpus += row[v];
+    u.vnodes += row[v] > 0;
+    u.moved |= row[v] != base[v];
+  }
+  return u;
+}
+
 struct GaJob {
   int min_replicas = 0;  // a row with fewer (and more than none) is zeroed
   int max_replicas = 1;

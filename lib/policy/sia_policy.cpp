@@ -27,7 +27,7 @@ std::optional<double> SiaPolicy::seconds_left(const GoodputRow& row) {
 
 double SiaPolicy::priority(const GoodputRow& row, const PolicyOptions& o) {
   const auto left = to_finish(row, row.attained_service);
-  if (o.reference || !(o.remaining_scale > 0) || !left) return 1;
+  if (o.quirks.sia_without_plus || !(o.remaining_scale > 0) || !left) return 1;
   const double work = row.attained_service > 0 ? *left : 0;  // 0 x endless work is no work
   const double w = std::isfinite(work) ? 1 / (1 + work / o.remaining_scale) : 0;
   double floor = o.remaining_floor;
@@ -63,6 +63,64 @@ int find_entry(const GoodputRow& row, const Config& c) {
   return -1;
 }
 
+// The job's configuration last round: the row's current one, else the previous answer's
+// (on a type this cluster has).
+std::optional<Config> previous_config(const GoodputRow& row,
+                                      const std::optional<Allocation>& previous,
+                                      const Cluster& cluster) {
+  if (row.current || !previous) return row.current;
+  if (const JobAllocation* a = previous->find(row.job); a && a->config) {
+    int t = cluster.type_index(previous->cluster.types[a->config->type].name);
+    if (t >= 0) return Config{t, a->config->nodes, a->config->gpus};
+  }
+  return std::nullopt;
+}
+
+// goodput'^p as the objective counts it, absent when the configuration is dropped (no
+// goodput, not the current one); a current one without goodput counts `g` as 1e-9.
+std::optional<double> cost_of(double& g, bool is_prev, const PolicyOptions& o) {
+  if (o.quirks.sia_clipped_cost) {
+    const double a = g > 0 ? std::pow(g, o.p) : (o.p < 0 ? 3000.0 : 0.0);
+    return std::min(std::round(a * 100) / 100, 3000.0);
+  }
+  if (!(g > 0)) {
+    if (!is_prev) return std::nullopt;
+    g = 1e-9;
+  }
+  return std::pow(g, o.p);
+}
+
+// The MCKP choice of `config`: its use of each capacity row, at no value yet.
+MckpChoice choice_of(const std::vector<CapacityRow>& rows, const Cluster& cluster,
+                     const Config& config) {
+  MckpChoice ch;
+  const int gpn = cluster.types[config.type].gpus_per_node;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    int u = row_usage(rows[k], config, gpn);
+    if (u > 0) ch.usage.push_back({static_cast<int>(k), u});
+  }
+  return ch;
+}
+
+// Solves with the pins; when the pinned jobs no longer fit (the cluster shrank), keeps only
+// the jobs inside a checkpoint-restore pinned, then none, and says so in `note`.
+MckpSolution solve_with_pins(const GoodputMatrix& m, MckpProblem& prob, const MckpOptions& mo,
+                             std::vector<bool>& pinned, std::string& note) {
+  MckpSolution sol = solve_mckp(prob, mo);
+  if (sol.status != "infeasible") return sol;
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) {
+    if (!m.jobs[i].restoring) prob.forced[i] = -1;
+  }
+  sol = solve_mckp(prob, mo);
+  if (sol.status == "infeasible") {
+    std::fill(prob.forced.begin(), prob.forced.end(), -1);
+    sol = solve_mckp(prob, mo);
+  }
+  note = "pinned allocations exceed the cluster: pins dropped";
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) pinned[i] = prob.forced[i] >= 0;
+  return sol;
+}
+
 }  // namespace
 
 Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Allocation>& previous) {
@@ -83,16 +141,11 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
 
   for (std::size_t i = 0; i < m.jobs.size(); ++i) {
     const GoodputRow& row = m.jobs[i];
-    prev[i] = row.current;
-    if (!prev[i] && previous) {
-      if (const JobAllocation* a = previous->find(row.job); a && a->config) {
-        int t = cluster.type_index(previous->cluster.types[a->config->type].name);
-        if (t >= 0) prev[i] = Config{t, a->config->nodes, a->config->gpus};
-      }
-    }
+    prev[i] = previous_config(row, previous, cluster);
     pinned[i] = prev[i] && (row.restoring || !row.preemptible);
-    double r = prev[i] && !(pinned[i] && o.reference)
-                   ? restart_factor(row, o.restart_remaining && !o.reference)
+    const PolicyQuirks& q = o.quirks;
+    double r = prev[i] && !(pinned[i] && q.sia_pins_unpriced)
+                   ? restart_factor(row, o.restart_remaining && !q.sia_without_plus)
                    : 1.0;
     factor[i] = r;
     int prev_entry = prev[i] ? find_entry(row, *prev[i]) : -1;
@@ -106,44 +159,32 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
     // Sia+: the GPU price. Every goodput is at least 1 (the row's smallest), so every
     // configuration is worth at least (|lambda_n| - 1) x weight before it; the price stays
     // just under that, so no job prefers waiting to running beside idle GPUs.
-    const double price = o.reference ? 0.0 : o.gpu_price;
+    const double price = q.sia_without_plus ? 0.0 : o.gpu_price;
     const double price_cap = 0.99 * (std::fabs(o.lambda_n) - 1) * weight;
     for (std::size_t e = 0; e < row.entries.size(); ++e) {
       const GoodputEntry& en = row.entries[e];
       const bool is_prev = static_cast<int>(e) == prev_entry;
-      if (pinned[i] && !is_prev && o.reference && row.adaptivity == Adaptivity::rigid) continue;
-      if (!o.reference && !is_prev && o.min_efficiency > 0 &&
+      if (pinned[i] && !is_prev && q.sia_pins_unpriced && row.adaptivity == Adaptivity::rigid)
+        continue;
+      if (!q.sia_without_plus && !is_prev && o.min_efficiency > 0 &&
           en.goodput / std::max(1, en.config.gpus) <
               o.min_efficiency * best_per_gpu[en.config.type]) {
         continue;
       }
       double g = is_prev ? en.goodput : en.goodput * r;
-      if (!o.reference && is_prev) g *= 1 + o.hysteresis;
-      double a;
-      if (o.reference) {
-        a = g > 0 ? std::pow(g, o.p) : (o.p < 0 ? 3000.0 : 0.0);
-        a = std::min(std::round(a * 100) / 100, 3000.0);
-      } else {
-        if (!(g > 0)) {
-          if (!is_prev) continue;
-          g = 1e-9;
-        }
-        a = std::pow(g, o.p);
-      }
-      double value = sign * (a - o.lambda_n) * weight - std::min(price * en.config.gpus, price_cap);
+      if (!q.sia_without_plus && is_prev) g *= 1 + o.hysteresis;
+      const std::optional<double> a = cost_of(g, is_prev, o);
+      if (!a) continue;
+      double value =
+          sign * (*a - o.lambda_n) * weight - std::min(price * en.config.gpus, price_cap);
       if (o.lambda_a > 0) value -= o.lambda_a * (is_prev ? -1.0 : 1.0);
-      if (!o.reference) {
+      if (!q.sia_solver_ties) {
         // Deterministic tie-breaking, far below any meaningful difference.
         if (is_prev) value += 1e-7;
         value -= 1e-10 * en.config.gpus + 1e-12 * en.config.type;
       }
-      MckpChoice ch;
+      MckpChoice ch = choice_of(rows, cluster, en.config);
       ch.value = value;
-      const int gpn = cluster.types[en.config.type].gpus_per_node;
-      for (std::size_t k = 0; k < rows.size(); ++k) {
-        int u = row_usage(rows[k], en.config, gpn);
-        if (u > 0) ch.usage.push_back({static_cast<int>(k), u});
-      }
       columns[i].push_back({static_cast<int>(e), g, value});
       prob.jobs[i].push_back(std::move(ch));
     }
@@ -155,14 +196,8 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       if (col < 0) {
         // The pinned configuration is not among the estimates (e.g. past the scale-up cap):
         // keep it anyway, at no value.
-        MckpChoice ch;
-        const int gpn = cluster.types[prev[i]->type].gpus_per_node;
-        for (std::size_t k = 0; k < rows.size(); ++k) {
-          int u = row_usage(rows[k], *prev[i], gpn);
-          if (u > 0) ch.usage.push_back({static_cast<int>(k), u});
-        }
         columns[i].push_back({-1, 0, 0});
-        prob.jobs[i].push_back(std::move(ch));
+        prob.jobs[i].push_back(choice_of(rows, cluster, *prev[i]));
         col = static_cast<int>(columns[i].size()) - 1;
       }
       prob.forced[i] = col;
@@ -173,27 +208,13 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
   mo.mip_gap = o.mip_gap;
   mo.limits = solve_limits(o);
   mo.use_glpk = o.use_glpk;
-  if (o.reference) {  // the published scheduler solved its MILP with GLPK alone
+  if (o.quirks.sia_glpk_only) {  // no dynamic programme first
     mo.dp.states = 0;
     mo.core_dp.states = 0;
   }
-  MckpSolution sol = solve_mckp(prob, mo);
-  std::string status = sol.status, note;
-  if (sol.status == "infeasible") {
-    // The pinned jobs no longer fit (the cluster shrank): keep only the jobs inside a
-    // checkpoint-restore pinned, then none.
-    for (std::size_t i = 0; i < m.jobs.size(); ++i) {
-      if (!m.jobs[i].restoring) prob.forced[i] = -1;
-    }
-    sol = solve_mckp(prob, mo);
-    if (sol.status == "infeasible") {
-      std::fill(prob.forced.begin(), prob.forced.end(), -1);
-      sol = solve_mckp(prob, mo);
-    }
-    status = sol.status;
-    note = "pinned allocations exceed the cluster: pins dropped";
-    for (std::size_t i = 0; i < m.jobs.size(); ++i) pinned[i] = prob.forced[i] >= 0;
-  }
+  std::string note;
+  MckpSolution sol = solve_with_pins(m, prob, mo, pinned, note);
+  const std::string status = sol.status;
 
   Allocation out;
   out.cluster = cluster;

@@ -8,16 +8,15 @@
 //   running non-preemptible jobs pinned to their configuration.
 // With p < 0 this is the paper's "minimise sum goodput^p + lambda_n * unallocated"; p
 // trades efficiency (p -> 1) for fairness (p -> -inf). Entries with goodput' = 0 are
-// dropped (the artifact gives them a clipped cost of 3000 instead; --compat reference does
-// that, and rounds goodput^p to two decimals as it does).
-// Sia+ knobs (PolicyOptions; ignored with `reference`): min_efficiency drops
-// configurations whose goodput per GPU falls below that fraction of the row's best on the
-// type; hysteresis multiplies the current configuration's goodput by 1 + h; remaining_scale
-// multiplies a job's values by its priority (below); gpu_price lowers each configuration's
-// value by the price times its GPUs; restart_remaining
-// charges a move against the seconds left too: r_j = min(r_j, max(T - restarts * S_j, 0) /
-// (T + S_j)) with T = age x left / done, so a job near its end moves only for a large gain.
-// Ties are broken deterministically: keep the current configuration, then fewer GPUs, then
+// dropped (the artifact gives them a clipped cost of 3000 instead; PolicyQuirks::sia_clipped_cost
+// does that, and rounds goodput^p to two decimals as it does). Sia+ knobs (PolicyOptions; ignored
+// with PolicyQuirks::sia_without_plus): min_efficiency drops configurations whose goodput per GPU
+// falls below that fraction of the row's best on the type; hysteresis multiplies the current
+// configuration's goodput by 1 + h; remaining_scale multiplies a job's values by its priority
+// (below); gpu_price lowers each configuration's value by the price times its GPUs;
+// restart_remaining charges a move against the seconds left too: r_j = min(r_j, max(T - restarts *
+// S_j, 0) / (T + S_j)) with T = age x left / done, so a job near its end moves only for a large
+// gain. Ties are broken deterministically: keep the current configuration, then fewer GPUs, then
 // GPU type order. Solved by solve_mckp (Lagrangian heuristic, GLPK branch and cut).
 // Thread-safety: as Policy.
 #pragma once
@@ -44,10 +43,10 @@ class SiaPolicy : public Policy {
   static std::optional<double> seconds_left(const GoodputRow& row);
   // A job's priority weight (PolicyOptions::remaining_scale), in [0.001, 1]: with W its
   // estimated GPU-seconds left (attained service x left / done), max(1 / (1 + W / scale),
-  // min(1, floor + age / aging), 0.001); 1 without weighting, with `reference`, or while
-  // W is unknown (no progress known, or none made yet). The GPU price of a configuration
-  // is at most 0.99 x (|lambda_n| - 1) x priority, under the least value any configuration
-  // of the job has, so no job prefers waiting beside idle GPUs.
+  // min(1, floor + age / aging), 0.001); 1 without weighting, with quirks.sia_without_plus, or
+  // while W is unknown (no progress known, or none made yet). The GPU price of a configuration is
+  // at most 0.99 x (|lambda_n| - 1) x priority, under the least value any configuration of the job
+  // has, so no job prefers waiting beside idle GPUs.
   static double priority(const GoodputRow& row, const PolicyOptions& options);
 
   // Runtime of the last allocate() call's solver, seconds (benchmarks, the simulator).

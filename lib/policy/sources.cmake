@@ -9,6 +9,7 @@ sia_module(policy
   policy/mckp_glpk.cpp
   policy/policy.cpp
   policy/knobs.cpp
+  policy/policy_quirks.cpp
   policy/sia_policy.cpp
   policy/explain.cpp
   policy/gavel.cpp

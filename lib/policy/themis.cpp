@@ -29,7 +29,8 @@
 //     whole nodes where other gangs' remainders sit) gives its grant back -- as does the
 //     last grant on a type where a held gang was evicted and not placed again -- and the
 //     leftover step runs again on what it freed (three times at most, then grants are only
-//     taken back). Not under --compat reference, whose placer never refuses.
+//     taken back). Not with PolicyQuirks::themis_unchecked_grants (--compat reference),
+//     whose placer never refuses.
 //   - Leases are per job and in whole rounds (options.round, default 360 s): a lease of
 //     c * L seconds lasts floor(x) or ceil(x) rounds, x = c * L / round, the longer one with
 //     probability x - floor(x) (seeded), and at least one round -- so L = 600 s at 360 s
@@ -334,6 +335,8 @@ class ThemisPolicy : public Policy {
   Allocation allocate(const GoodputMatrix& m, const std::optional<Allocation>& previous) override;
 
  private:
+  struct Round;
+
   int lease_rounds(double c, std::mt19937& rng) const {
     const double x = std::max(0.0, c) * o_.themis_lease / o_.round;
     int k = static_cast<int>(std::floor(x + 1e-9));
@@ -347,33 +350,89 @@ class ThemisPolicy : public Policy {
   std::string last_text_;
 };
 
-Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
-                                  const std::optional<Allocation>& previous) {
-  if (previous && previous->policy == "themis" && !previous->policy_state.empty() &&
-      previous->policy_state != last_text_) {
-    state_ = state_from_text(previous->policy_state, m.cluster);
-  }
-  const Cluster& cluster = m.cluster;
-  const long long round = ++state_.round;
-  std::seed_seq seq{static_cast<unsigned>(o_.seed), static_cast<unsigned>(round & 0xffffffff),
+// The generator of a round: seeded with the policy's seed and the round number.
+std::mt19937 round_rng(unsigned seed, long long round) {
+  std::seed_seq seq{seed, static_cast<unsigned>(round & 0xffffffff),
                     static_cast<unsigned>(round >> 32)};
-  std::mt19937 rng(seq);
-  const std::vector<ThemisRow> rows = themis_rows(cluster);
+  return std::mt19937(seq);
+}
+
+// One allocate() call: the round's working state, and its steps (the paper's numbering) as
+// methods that allocate() calls in order. Every step draws from the one generator in the
+// same order, so a round's answer depends on the seed, the round and the matrix only.
+struct ThemisPolicy::Round {
+  Round(ThemisPolicy& policy, const GoodputMatrix& matrix)
+      : p(policy),
+        state(policy.state_),
+        o(policy.o_),
+        m(matrix),
+        cluster(matrix.cluster),
+        round(++state.round),
+        rng(round_rng(static_cast<unsigned>(o.seed), round)),
+        rows(themis_rows(cluster)) {}
+
+  void remember_jobs();
+  void build_views();
+  void renew_leases();
+  void form_apps();
+  void rank();
+  void collect_bids();
+  void add_job_bids(std::size_t i, int app);
+  void grant_winners();
+  void serve(std::vector<std::size_t> order);
+  void serve_leftovers();
+  Allocation answer() const;
+  Allocation place_grants(Allocation out);
+  Allocation finish(Allocation out);
+
+  // The view's unit: the trials of the app it leads, else itself.
+  std::vector<std::size_t> members(std::size_t i) const {
+    auto it = lead_of.find(i);
+    return it == lead_of.end() ? std::vector<std::size_t>{i} : it->second->waiting;
+  }
+
+  ThemisPolicy& p;
+  State& state;
+  const PolicyOptions& o;
+  const GoodputMatrix& m;
+  const Cluster& cluster;
+  const long long round;
+  std::mt19937 rng;
+  const std::vector<ThemisRow> rows;
+  std::vector<JobView> views;
+  std::vector<double> room;  // capacity left per row
+  double offered = 0;        // single-GPU-row capacity left after the leases
+  std::map<std::string, AppUnit> apps;
+  std::map<std::size_t, AppUnit*> lead_of;  // lead view -> its app
+  std::vector<std::size_t> wanting;         // by rho_old, worst first
+  std::size_t n = 0, k = 0;                 // wanting; of them, the bidders
+  AuctionProblem prob;
+  std::vector<std::size_t> app_job;                                 // auction app -> view
+  std::vector<std::vector<std::pair<std::size_t, int>>> bid_gangs;  // bid -> (view, candidate)
+  AuctionResult auction;
+  std::vector<std::size_t> granted;  // this round's grants, in order
+  std::vector<std::size_t> outside, losers;
+  int winners = 0, leftover = 0, unplaced = 0;
+  double min_c = 1;
+};
+
+// Forgets finished jobs; counts this round in every active job's N_avg.
+void ThemisPolicy::Round::remember_jobs() {
   // N counts apps (§1.1): a search's trials are one app, a job without one is its own.
   const double njobs = fairness_units(m);
-
-  // Forget finished jobs; count this round in every active job's N_avg.
   std::map<std::string, Memory> kept;
   for (const GoodputRow& row : m.jobs) {
     Memory mem;
-    if (auto it = state_.jobs.find(row.job); it != state_.jobs.end()) mem = it->second;
+    if (auto it = state.jobs.find(row.job); it != state.jobs.end()) mem = it->second;
     mem.contention_sum += njobs;
     mem.rounds += 1;
     kept[row.job] = std::move(mem);
   }
-  state_.jobs = std::move(kept);
+  state.jobs = std::move(kept);
+}
 
-  std::vector<JobView> views(m.jobs.size());
+void ThemisPolicy::Round::build_views() {
+  views.resize(m.jobs.size());
   for (std::size_t i = 0; i < m.jobs.size(); ++i) {
     JobView& v = views[i];
     const GoodputRow& row = m.jobs[i];
@@ -386,19 +445,22 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     } else {
       v.total = v.best_rate * 3600;
     }
-    const Memory& mem = state_.jobs[row.job];
+    const Memory& mem = state.jobs[row.job];
     const double n_avg = mem.contention_sum / static_cast<double>(std::max(1LL, mem.rounds));
     v.t_id = themis_ideal_time(row, cluster, v.cands, n_avg, v.total);
     if (v.cands.empty()) v.reason = "no configuration of this job fits the cluster";
   }
+}
 
-  // Step 0: leases. Expired ones end; ones the job no longer runs on are dropped.
-  std::vector<double> room(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) room[k] = rows[k].capacity;
+// Step 0: leases. Expired ones end; ones the job no longer runs on are dropped; held ones
+// beyond capacity (the cluster shrank) too, the newest first.
+void ThemisPolicy::Round::renew_leases() {
+  room.resize(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) room[r] = rows[r].capacity;
   std::vector<std::size_t> holders;
   for (std::size_t i = 0; i < views.size(); ++i) {
     JobView& v = views[i];
-    Memory& mem = state_.jobs[v.row->job];
+    Memory& mem = state.jobs[v.row->job];
     const GoodputRow& row = *v.row;
     if (!mem.lease && !row.preemptible && row.current) {
       mem.lease = lease_of(cluster, *row.current, round, round + 1, 1.0, "pinned");
@@ -426,10 +488,9 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     v.held = cand;
     holders.push_back(i);
   }
-  // Held leases beyond capacity (the cluster shrank): drop the newest first.
   std::sort(holders.begin(), holders.end(), [&](std::size_t a, std::size_t b) {
-    const Lease& la = *state_.jobs[views[a].row->job].lease;
-    const Lease& lb = *state_.jobs[views[b].row->job].lease;
+    const Lease& la = *state.jobs[views[a].row->job].lease;
+    const Lease& lb = *state.jobs[views[b].row->job].lease;
     if (la.start != lb.start) return la.start < lb.start;
     return views[a].row->job < views[b].row->job;
   });
@@ -440,33 +501,30 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
       take(usage, room, +1);
       v.role = Role::leased;
     } else {
-      state_.jobs[v.row->job].lease.reset();
+      state.jobs[v.row->job].lease.reset();
       v.held = -1;
     }
   }
-  double offered = 0;
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    if (rows[k].size == 1) offered += room[k];
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r].size == 1) offered += room[r];
   }
+}
 
-  // Apps of several trials bid as one unit with one rho (§4.3.2): the unit is represented
-  // by its first waiting trial (its lead); the others follow its role.
-  std::map<std::string, AppUnit> apps;
+// Apps of several trials bid as one unit with one rho (§4.3.2): the unit is represented
+// by its first waiting trial (its lead); the others follow its role.
+void ThemisPolicy::Round::form_apps() {
   for (std::size_t i = 0; i < views.size(); ++i) {
     if (views[i].row->app) apps[views[i].row->app->name].trials.push_back(i);
   }
-  std::map<std::size_t, AppUnit*> lead_of;  // lead view -> its app
   for (auto& [name, unit] : apps) {
-    if (build_app_unit(unit, views, cluster, state_, o_.themis_lease))
+    if (build_app_unit(unit, views, cluster, state, o.themis_lease))
       lead_of[unit.waiting.front()] = &unit;
   }
-  auto members = [&](std::size_t i) {
-    auto it = lead_of.find(i);
-    return it == lead_of.end() ? std::vector<std::size_t>{i} : it->second->waiting;
-  };
+}
 
-  // Steps 1-2: rank the jobs (and apps) that want GPUs by rho_old and keep the top (1 - f).
-  std::vector<std::size_t> wanting;
+// Steps 1-2: rank the jobs (and apps) that want GPUs by rho_old and keep the top (1 - f);
+// a tie across the cut is broken at random.
+void ThemisPolicy::Round::rank() {
   for (std::size_t i = 0; i < views.size(); ++i) {
     JobView& v = views[i];
     if (v.role == Role::leased || v.cands.empty()) continue;
@@ -474,7 +532,7 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     if (auto it = lead_of.find(i); it != lead_of.end()) {
       v.rho_old = it->second->rho_old;
     } else {
-      v.rho_old = (v.row->age + o_.themis_lease + v.remaining() / v.best_rate) / v.t_id;
+      v.rho_old = (v.row->age + o.themis_lease + v.remaining() / v.best_rate) / v.t_id;
     }
     if (!std::isfinite(v.rho_old)) v.rho_old = std::numeric_limits<double>::max();
     wanting.push_back(i);
@@ -484,11 +542,10 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     if (views[a].row->age != views[b].row->age) return views[a].row->age > views[b].row->age;
     return views[a].row->job < views[b].row->job;
   });
-  const std::size_t n = wanting.size();
-  const std::size_t k =
-      n == 0 ? 0
+  n = wanting.size();
+  k = n == 0 ? 0
              : std::max<std::size_t>(
-                   1, static_cast<std::size_t>(std::floor((1 - o_.themis_f) * n + 1e-9)));
+                   1, static_cast<std::size_t>(std::floor((1 - o.themis_f) * n + 1e-9)));
   if (k > 0 && k < n) {
     auto tied = [&](std::size_t a, std::size_t b) {
       const double x = views[a].rho_old, y = views[b].rho_old;
@@ -507,15 +564,13 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
       views[i].rho_old = views[wanting[r]].rho_old;
     }
   }
+}
 
-  // Steps 3-5: bids and the auction.
-  AuctionProblem prob;
+// Steps 3-4: the bids of the top k, an app's from app_bids.
+void ThemisPolicy::Round::collect_bids() {
   prob.capacity = room;
-  std::vector<std::size_t> app_job;                                 // auction app -> view
-  std::vector<std::vector<std::pair<std::size_t, int>>> bid_gangs;  // bid -> (view, candidate)
   for (std::size_t r = 0; r < k && offered > 0; ++r) {
     const std::size_t i = wanting[r];
-    const JobView& v = views[i];
     const int app = static_cast<int>(app_job.size());
     app_job.push_back(i);
     if (auto it = lead_of.find(i); it != lead_of.end()) {
@@ -526,46 +581,47 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
       }
       continue;
     }
-    // Candidates that fit, best rho first; a larger gang must beat every smaller one.
-    std::vector<std::pair<double, int>> ok;
-    for (std::size_t c = 0; c < v.cands.size(); ++c) {
-      const double rho = v.rho(v.cands[c]);
-      if (rho < v.rho_old * (1 - 1e-9) && fits(v.cands[c].usage, room)) {
-        ok.push_back({rho, static_cast<int>(c)});
-      }
-    }
-    std::sort(ok.begin(), ok.end(), [&](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first < b.first;
-      return v.cands[a.second].config.gpus < v.cands[b.second].config.gpus;
-    });
-    int kept_bids = 0;
-    for (const auto& [rho, c] : ok) {
-      bool dominated = false;
-      for (const auto& [rho2, c2] : ok) {
-        dominated |= v.cands[c2].config.gpus < v.cands[c].config.gpus && rho2 <= rho;
-      }
-      if (dominated || kept_bids >= 32) continue;
-      AuctionBid bid;
-      bid.app = app;
-      bid.weight = std::log(v.rho_old / std::max(rho, 1e-12));
-      bid.gpus = v.cands[c].config.gpus;
-      bid.nodes = v.cands[c].config.nodes;
-      bid.usage = v.cands[c].usage;
-      prob.bids.push_back(std::move(bid));
-      bid_gangs.push_back({{i, c}});
-      ++kept_bids;
-    }
+    add_job_bids(i, app);
   }
   prob.apps = static_cast<int>(app_job.size());
-  AuctionOptions ao;
-  ao.limits = solve_limits(o_);
-  ao.use_glpk = o_.use_glpk;
-  AuctionResult auction = run_auction(prob, ao);
+}
 
-  // Step 6 (Mode B) and step 8: winners take the whole gang on a lease of c * L.
-  std::vector<std::size_t> granted;  // this round's grants, in order
-  int winners = 0;
-  double min_c = 1;
+// A job's bids: its candidates that fit, best rho first; a larger gang must beat every
+// smaller one (32 bids at most).
+void ThemisPolicy::Round::add_job_bids(std::size_t i, int app) {
+  const JobView& v = views[i];
+  std::vector<std::pair<double, int>> ok;
+  for (std::size_t c = 0; c < v.cands.size(); ++c) {
+    const double rho = v.rho(v.cands[c]);
+    if (rho < v.rho_old * (1 - 1e-9) && fits(v.cands[c].usage, room)) {
+      ok.push_back({rho, static_cast<int>(c)});
+    }
+  }
+  std::sort(ok.begin(), ok.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return v.cands[a.second].config.gpus < v.cands[b.second].config.gpus;
+  });
+  int kept_bids = 0;
+  for (const auto& [rho, c] : ok) {
+    bool dominated = false;
+    for (const auto& [rho2, c2] : ok) {
+      dominated |= v.cands[c2].config.gpus < v.cands[c].config.gpus && rho2 <= rho;
+    }
+    if (dominated || kept_bids >= 32) continue;
+    AuctionBid bid;
+    bid.app = app;
+    bid.weight = std::log(v.rho_old / std::max(rho, 1e-12));
+    bid.gpus = v.cands[c].config.gpus;
+    bid.nodes = v.cands[c].config.nodes;
+    bid.usage = v.cands[c].usage;
+    prob.bids.push_back(std::move(bid));
+    bid_gangs.push_back({{i, c}});
+    ++kept_bids;
+  }
+}
+
+// Step 6 (Mode B) and step 8: winners take the whole gang on a lease of c * L.
+void ThemisPolicy::Round::grant_winners() {
   for (int a = 0; a < prob.apps; ++a) {
     const int b = auction.pick[a];
     if (b < 0) {
@@ -576,14 +632,14 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
     }
     // An app's win is divided among its trials as its bid said (§4.3.2).
     const double pay = auction.payment[a];
-    const int rounds = lease_rounds(pay, rng);
+    const int rounds = p.lease_rounds(pay, rng);
     for (const auto& [i, c] : bid_gangs[b]) {
       JobView& v = views[i];
       v.held = c;
       v.won = true;
       take(v.cands[c].usage, room, +1);
       const Config& cfg = v.cands[c].config;
-      state_.jobs[v.row->job].lease = lease_of(cluster, cfg, round, round + rounds, pay, "auction");
+      state.jobs[v.row->job].lease = lease_of(cluster, cfg, round, round + rounds, pay, "auction");
       granted.push_back(i);
     }
     for (std::size_t i : members(app_job[a])) views[i].won = true;
@@ -598,37 +654,40 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
       if (!any) v.reason = fmt("its gang does not fit the %g GPUs offered", offered);
     }
   }
+}
 
-  // Step 7: leftovers to the jobs outside the auction, then to the losing bidders.
-  int leftover = 0;
-  auto serve = [&](std::vector<std::size_t> order) {
-    std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t i : order) {
-      JobView& v = views[i];
-      if (v.held >= 0 || v.unplaceable) continue;
-      int best = -1;
-      for (std::size_t c = 0; c < v.cands.size(); ++c) {
-        if (!fits(v.cands[c].usage, room)) continue;
-        if (best < 0) {
-          best = static_cast<int>(c);
-          continue;
-        }
-        const double r1 = v.rho(v.cands[c]), r0 = v.rho(v.cands[best]);
-        if (r1 < r0 || (r1 == r0 && v.cands[c].config.gpus < v.cands[best].config.gpus)) {
-          best = static_cast<int>(c);
-        }
+// Step 7's taker: the jobs of `order`, shuffled, each take the gang of the lowest rho (then
+// fewest GPUs) that fits what is left, on a lease of L.
+void ThemisPolicy::Round::serve(std::vector<std::size_t> order) {
+  std::shuffle(order.begin(), order.end(), rng);
+  for (std::size_t i : order) {
+    JobView& v = views[i];
+    if (v.held >= 0 || v.unplaceable) continue;
+    int best = -1;
+    for (std::size_t c = 0; c < v.cands.size(); ++c) {
+      if (!fits(v.cands[c].usage, room)) continue;
+      if (best < 0) {
+        best = static_cast<int>(c);
+        continue;
       }
-      if (best < 0) continue;
-      v.held = best;
-      take(v.cands[best].usage, room, +1);
-      const Config& cfg = v.cands[best].config;
-      state_.jobs[v.row->job].lease =
-          lease_of(cluster, cfg, round, round + lease_rounds(1.0, rng), 1.0, "leftover");
-      ++leftover;
-      granted.push_back(i);
+      const double r1 = v.rho(v.cands[c]), r0 = v.rho(v.cands[best]);
+      if (r1 < r0 || (r1 == r0 && v.cands[c].config.gpus < v.cands[best].config.gpus)) {
+        best = static_cast<int>(c);
+      }
     }
-  };
-  std::vector<std::size_t> outside, losers;
+    if (best < 0) continue;
+    v.held = best;
+    take(v.cands[best].usage, room, +1);
+    const Config& cfg = v.cands[best].config;
+    state.jobs[v.row->job].lease =
+        lease_of(cluster, cfg, round, round + p.lease_rounds(1.0, rng), 1.0, "leftover");
+    ++leftover;
+    granted.push_back(i);
+  }
+}
+
+// Step 7: leftovers to the jobs outside the auction, then to the losing bidders.
+void ThemisPolicy::Round::serve_leftovers() {
   for (std::size_t u : wanting) {
     for (std::size_t i : members(u)) {
       if (views[i].role == Role::outside) outside.push_back(i);
@@ -637,102 +696,107 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
   }
   serve(outside);
   serve(losers);
+}
 
-  // The answer, checked against the placer: a gang granted this round that cannot be
-  // placed beside the running ones (it needs whole nodes where remainders of other gangs
-  // sit) gives its grant back, and what it leaves goes to the next leftover takers.
-  auto answer = [&] {
-    Allocation out;
-    out.cluster = cluster;
-    out.policy = "themis";
-    out.status = auction.status == "greedy" ? "feasible" : auction.status;
-    out.objective = out.bound = auction.opt;
-    for (const JobView& v : views) {
-      JobAllocation ja;
-      ja.job = v.row->job;
-      if (v.held >= 0) {
-        const GoodputEntry& e = *v.cands[v.held].entry;
-        ja.config = e.config;
-        ja.batch_size = e.batch_size;
-        ja.local_bsz = e.local_bsz;
-        ja.accum_steps = e.accum_steps;
-        ja.goodput = e.goodput;
-      } else if (!v.reason.empty()) {
-        ja.reason = v.reason;
-      } else if (offered <= 0) {
-        ja.reason = "every GPU is leased";
-      } else if (v.role == Role::outside) {
-        ja.reason =
-            fmt("not in the auction (rho %.3g, the top %g of %g jobs bid); "
-                "no leftover fits its gang",
-                v.rho_old, static_cast<double>(k), static_cast<double>(n));
-      } else {
-        ja.reason = "no room for its gang";
-      }
-      out.jobs.push_back(std::move(ja));
+// The allocation the views hold now, with a reason for every job left without GPUs.
+Allocation ThemisPolicy::Round::answer() const {
+  Allocation out;
+  out.cluster = cluster;
+  out.policy = "themis";
+  out.status = auction.status == "greedy" ? "feasible" : auction.status;
+  out.objective = out.bound = auction.opt;
+  for (const JobView& v : views) {
+    JobAllocation ja;
+    ja.job = v.row->job;
+    if (v.held >= 0) {
+      const GoodputEntry& e = *v.cands[v.held].entry;
+      ja.config = e.config;
+      ja.batch_size = e.batch_size;
+      ja.local_bsz = e.local_bsz;
+      ja.accum_steps = e.accum_steps;
+      ja.goodput = e.goodput;
+    } else if (!v.reason.empty()) {
+      ja.reason = v.reason;
+    } else if (offered <= 0) {
+      ja.reason = "every GPU is leased";
+    } else if (v.role == Role::outside) {
+      ja.reason =
+          fmt("not in the auction (rho %.3g, the top %g of %g jobs bid); "
+              "no leftover fits its gang",
+              v.rho_old, static_cast<double>(k), static_cast<double>(n));
+    } else {
+      ja.reason = "no room for its gang";
     }
-    std::sort(out.jobs.begin(), out.jobs.end(),
-              [](const auto& a, const auto& b) { return a.job < b.job; });
-    return out;
-  };
-  Allocation out = answer();
-  int unplaced = 0;
-  if (!o_.reference) {
-    if (state_.placement && state_.placement->cluster_name != cluster.name) {
-      state_.placement.reset();
-    }
-    std::map<std::string, std::size_t> index;
-    for (std::size_t i = 0; i < views.size(); ++i) index[views[i].row->job] = i;
-    Placement placed;
-    auto fresh = [&](std::size_t i) {  // granted this round (not a pin)
-      const Memory& mem = state_.jobs[views[i].row->job];
-      return views[i].held >= 0 && mem.lease && mem.lease->start == round &&
-             mem.lease->how != "pinned";
-    };
-    auto revoke = [&](std::size_t i) {
-      JobView& v = views[i];
-      take(v.cands[v.held].usage, room, -1);
-      state_.jobs[v.row->job].lease.reset();
-      v.held = -1;
-      v.unplaceable = true;
-      v.reason = "granted, but its gang cannot be placed beside the running ones";
-    };
-    for (int pass = 0;; ++pass) {
-      placed = place(out, cluster, state_.placement);
-      int revoked = 0;
-      std::vector<int> stranded;  // types on which a held gang was left without GPUs
-      for (const std::string& name : placed.waiting) {
-        auto it = index.find(name);
-        if (it == index.end() || views[it->second].held < 0) continue;
-        if (fresh(it->second)) {
-          revoke(it->second);
-          ++revoked;
-        } else {
-          stranded.push_back(views[it->second].cands[views[it->second].held].config.type);
-        }
-      }
-      // A held gang evicted for a new one and not placed again: the last grant on its
-      // type gives way.
-      for (int type : stranded) {
-        if (revoked > 0) break;
-        for (auto g = granted.rbegin(); g != granted.rend(); ++g) {
-          if (fresh(*g) && views[*g].cands[views[*g].held].config.type == type) {
-            revoke(*g);
-            ++revoked;
-            break;
-          }
-        }
-      }
-      if (revoked == 0) break;
-      unplaced += revoked;
-      if (pass < 3) {  // then only take back, so that the loop ends
-        serve(outside);
-        serve(losers);
-      }
-      out = answer();
-    }
-    state_.placement = std::move(placed);
+    out.jobs.push_back(std::move(ja));
   }
+  std::sort(out.jobs.begin(), out.jobs.end(),
+            [](const auto& a, const auto& b) { return a.job < b.job; });
+  return out;
+}
+
+// The answer, checked against the placer: a gang granted this round that cannot be placed
+// beside the running ones (it needs whole nodes where remainders of other gangs sit) gives
+// its grant back, and what it leaves goes to the next leftover takers.
+Allocation ThemisPolicy::Round::place_grants(Allocation out) {
+  if (state.placement && state.placement->cluster_name != cluster.name) {
+    state.placement.reset();
+  }
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < views.size(); ++i) index[views[i].row->job] = i;
+  Placement placed;
+  auto fresh = [&](std::size_t i) {  // granted this round (not a pin)
+    const Memory& mem = state.jobs[views[i].row->job];
+    return views[i].held >= 0 && mem.lease && mem.lease->start == round &&
+           mem.lease->how != "pinned";
+  };
+  auto revoke = [&](std::size_t i) {
+    JobView& v = views[i];
+    take(v.cands[v.held].usage, room, -1);
+    state.jobs[v.row->job].lease.reset();
+    v.held = -1;
+    v.unplaceable = true;
+    v.reason = "granted, but its gang cannot be placed beside the running ones";
+  };
+  for (int pass = 0;; ++pass) {
+    placed = place(out, cluster, state.placement);
+    int revoked = 0;
+    std::vector<int> stranded;  // types on which a held gang was left without GPUs
+    for (const std::string& name : placed.waiting) {
+      auto it = index.find(name);
+      if (it == index.end() || views[it->second].held < 0) continue;
+      if (fresh(it->second)) {
+        revoke(it->second);
+        ++revoked;
+      } else {
+        stranded.push_back(views[it->second].cands[views[it->second].held].config.type);
+      }
+    }
+    // A held gang evicted for a new one and not placed again: the last grant on its type
+    // gives way.
+    for (int type : stranded) {
+      if (revoked > 0) break;
+      for (auto g = granted.rbegin(); g != granted.rend(); ++g) {
+        if (fresh(*g) && views[*g].cands[views[*g].held].config.type == type) {
+          revoke(*g);
+          ++revoked;
+          break;
+        }
+      }
+    }
+    if (revoked == 0) break;
+    unplaced += revoked;
+    if (pass < 3) {  // then only take back, so that the loop ends
+      serve(outside);
+      serve(losers);
+    }
+    out = answer();
+  }
+  state.placement = std::move(placed);
+  return out;
+}
+
+// The round's note and the state to carry to the next round.
+Allocation ThemisPolicy::Round::finish(Allocation out) {
   char note[260];
   std::snprintf(note, sizeof note,
                 "themis round %lld: %g GPUs offered, %d of %zu waiting jobs bid, %d won "
@@ -740,8 +804,32 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
                 round, offered, prob.apps, n, winners, auction.solves, min_c, leftover, unplaced);
   out.note = note;
   for (const std::string& w : auction.warnings) out.note += "; " + w;
-  out.policy_state = last_text_ = state_to_text(state_, cluster);
+  out.policy_state = p.last_text_ = state_to_text(state, cluster);
   return out;
+}
+
+Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
+                                  const std::optional<Allocation>& previous) {
+  if (previous && previous->policy == "themis" && !previous->policy_state.empty() &&
+      previous->policy_state != last_text_) {
+    state_ = state_from_text(previous->policy_state, m.cluster);
+  }
+  Round r(*this, m);
+  r.remember_jobs();
+  r.build_views();
+  r.renew_leases();
+  r.form_apps();
+  r.rank();
+  r.collect_bids();
+  AuctionOptions ao;
+  ao.limits = solve_limits(o_);
+  ao.use_glpk = o_.use_glpk;
+  r.auction = run_auction(r.prob, ao);
+  r.grant_winners();
+  r.serve_leftovers();
+  Allocation out = r.answer();
+  if (!o_.quirks.themis_unchecked_grants) out = r.place_grants(std::move(out));
+  return r.finish(std::move(out));
 }
 
 }  // namespace

@@ -30,16 +30,22 @@ std::pair<int, int> split_fixed(double batch, int replicas, int max_local, doubl
 
 }  // namespace
 
+SimJobQuirks sim_job_quirks(Compat compat) {
+  SimJobQuirks q;
+  q.zero_restart_cost_is_30s = compat == Compat::reference;
+  return q;
+}
+
 SimJob::SimJob(JobState job, const ModelInfo& model, std::vector<GroundTruth*> truth,
                const ValidationTruth& validation, const Cluster& cluster, double restart_cost,
-               SimJobOptions options)
+               SimJobQuirks quirks)
     : job_(std::move(job)),
       model_(&model),
       truth_(std::move(truth)),
       validation_(&validation),
       cluster_(&cluster),
       restart_cost_(restart_cost),
-      options_(options),
+      quirks_(quirks),
       calibration_(1.0 / model.slowdown),
       gpu_seconds_(cluster.types.size(), 0.0) {
   // This job's observations change only in observe(): the estimator may reuse what it
@@ -177,7 +183,7 @@ void SimJob::apply(int type, const std::vector<int>& placement, bool restart,
   auto start = [&] {
     placement_ = placement;
     update_local_bsz(estimator);
-    rescale_left_ = restart_cost_ > 0 || !options_.reference ? restart_cost_ : 30;
+    rescale_left_ = restart_cost_ > 0 || !quirks_.zero_restart_cost_is_30s ? restart_cost_ : 30;
     restarts_ = restarts_ < 0 ? 0 : restarts_ + 1;
   };
   if (type != type_) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/compat.hpp"
 #include "core/goodput_matrix.hpp"
 #include "model/estimator.hpp"
 #include "model/job_state.hpp"
@@ -20,16 +21,25 @@
 
 namespace sia {
 
-struct SimJobOptions {
-  bool reference = false;  // the artifact's quirks: a zero restart cost counts as 30 s
+// How the simulated jobs of the Sia paper's artifact (Subramanya et al., SOSP '23) differ
+// from this project's, one named flag per difference; sim_job_quirks() sets them from the
+// profile, all on for Compat::reference, none for the default.
+struct SimJobQuirks {
+  // A restart whose cost is 0 still takes 30 s: the artifact's simulated job falls back to
+  // its default rescale time when a model states none. The default profile charges the
+  // cost the workload or model states, zero included.
+  bool zero_restart_cost_is_30s = false;
 };
+
+// The quirks of a profile: none for Compat::standard, all for Compat::reference.
+SimJobQuirks sim_job_quirks(Compat compat);
 
 class SimJob {
  public:
   // `truth[t]` is the ground truth on cluster GPU type t (null if the model has none).
   SimJob(JobState job, const ModelInfo& model, std::vector<GroundTruth*> truth,
          const ValidationTruth& validation, const Cluster& cluster, double restart_cost,
-         SimJobOptions options);
+         SimJobQuirks quirks);
 
   const std::string& name() const { return job_.spec.name; }
   double submission_time() const { return job_.spec.submit_time; }
@@ -94,7 +104,7 @@ class SimJob {
   const ValidationTruth* validation_;
   const Cluster* cluster_;
   double restart_cost_;
-  SimJobOptions options_;
+  SimJobQuirks quirks_;
   double calibration_;
 
   int type_ = -1;

@@ -83,7 +83,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
   eo.baseline_info = opts.policy != "sia";
   Estimator est(cluster, catalog, eo);
   PolicyOptions po = opts.policy_options;
-  po.reference = opts.reference;
+  po.quirks = policy_quirks(opts.reference ? Compat::reference : Compat::standard);
   po.round = opts.round;
   po.wall_clock = false;  // the work limits alone: the same answers on any machine, any load
   std::unique_ptr<Policy> policy = make_policy(opts.policy, po);
@@ -117,7 +117,7 @@ SimResult simulate(const Cluster& cluster, const Catalog& catalog,
     js.spec = spec;
     double cost = spec.restart_cost >= 0 ? spec.restart_cost : m.restart_cost;
     jobs.emplace_back(std::move(js), m, per_type, store->validation(m), cluster, cost,
-                      SimJobOptions{opts.reference});
+                      sim_job_quirks(opts.reference ? Compat::reference : Compat::standard));
   }
 
   // Apps: each named app's trials and app scheduler; a job without an app is an app of one.

@@ -175,22 +175,7 @@ struct Interval {
   double sync_time = 0;
 };
 
-}  // namespace
-
-int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
-  install_stop_handlers();
-  const bool root = env.rank == 0;
-  const bool profiling = env.profile_steps > 0;
-  for (const auto& w : env.warnings) {
-    if (root) log("warning: " + w);
-  }
-  if (opt.max_steps == 0 && opt.max_epochs <= 0 && !profiling) {
-    throw Error(ExitStatus::usage, "no end of training: give a number of steps or epochs");
-  }
-  // Reports go out before the (possibly slow) rendezvous fails, so open the sink first.
-  std::unique_ptr<ReportSink> sink;
-  if (root) sink = std::make_unique<ReportSink>(env.report, log);
-
+TcpCommConfig comm_config(const WorkerEnv& env) {
   TcpCommConfig cc;
   cc.rank = env.rank;
   cc.world_size = env.world_size;
@@ -201,210 +186,198 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   cc.rendezvous_timeout = env.rendezvous_timeout;
   cc.peer_timeout = env.peer_timeout;
   cc.stop = stop_requested;
-  auto comm = TcpComm::connect(cc);
+  return cc;
+}
 
-  TrainState st = initial_state(env, opt, *comm, log);
-  SyntheticDataset data(opt.data);
-  WorkerEnv cur_env = env;  // the batch settings in force; a batch plan changes them
-  auto backend = make_backend(cur_env, opt, *comm);
-  backend->set_state(st.model);
-  GradientNoiseScale gns;
-  gns.set_state(st.gns);
+// One train() call: what its steps share, and the steps. train() sets it up in order
+// (report sink, rendezvous, state, backend) and runs the loop.
+struct Run {
+  Run(const WorkerEnv& e, const TrainOptions& o, const Log& l)
+      : env(e), opt(o), log(l), root(e.rank == 0), profiling(e.profile_steps > 0) {}
 
-  const int world = env.world_size;
-  int b = env.local_bsz, micro = env.micro_steps(), count = world * micro;
-  double batch = static_cast<double>(env.batch_size);
-  const double b0 = st.init_batch_size;
-  double lr = opt.lr * std::sqrt(batch / b0);
-  const std::uint64_t n = static_cast<std::uint64_t>(opt.data.size);
-  int in_force = 0;  // the batch plan the workers train with (0: the start's batch)
-  BatchPlanWatcher plans(root && !profiling ? env.batch_plan : "", env.round, world,
-                         [&](const std::string& w) { log("warning: " + w); });
-  if (root) {
-    log("job " + env.job + " round " + std::to_string(env.round) + ": " + std::to_string(world) +
-        " rank(s) on " + backend->describe() + ", local batch " + std::to_string(b) + " x " +
-        std::to_string(micro) + " micro-step(s), batch " + std::to_string(env.batch_size) +
-        ", lr " + std::to_string(lr) + ", from step " + std::to_string(st.step));
-  }
-  // Every rank switches to batch plan `plan` after the same step: the model moves to a
-  // backend sized for the new micro-batch; one that does not fit keeps the old batch.
-  auto switch_batch = [&](const BatchPlan& plan) {
-    WorkerEnv next = cur_env;
-    next.batch_size = plan.batch_size;
-    next.local_bsz = plan.local_bsz;
-    next.accum_steps = plan.accum_steps;
-    ModelState model = backend->state();
-    backend.reset();
-    std::optional<Error> failed;  // make_backend fails on every rank or on none
-    try {
-      backend = make_backend(next, opt, *comm);
-    } catch (const Error& e) {
-      failed = e;
-    }
-    // Only when every rank ran out of memory do they all keep the old batch; any other
-    // failure ends every rank (none waits in a collective for one that has gone).
-    double verdict[2] = {failed && failed->status() == kOutOfMemory ? 1.0 : 0.0,
-                         failed && failed->status() != kOutOfMemory ? 1.0 : 0.0};
-    comm->allreduce_sum(verdict, 2);
-    if (verdict[1] > 0) {
-      if (failed) throw *failed;
-      throw Error(ExitStatus::unavailable, "another rank could not take batch plan " +
-                                               std::to_string(plan.plan) + " (see its log)");
-    }
-    if (verdict[0] > 0) {
-      if (root) {
-        log("warning: batch plan " + std::to_string(plan.plan) + ": " +
-            (failed ? std::string(failed->what()) : "out of memory on another rank") +
-            "; keeping local batch " + std::to_string(cur_env.local_bsz));
-      }
-      backend = make_backend(cur_env, opt, *comm);
-    } else {
-      cur_env = next;
-      in_force = plan.plan;
-    }
-    backend->set_state(model);
+  // The figures of the batch settings in force (cur_env).
+  void set_batch_figures() {
     b = cur_env.local_bsz;
     micro = cur_env.micro_steps();
     count = world * micro;
     batch = static_cast<double>(cur_env.batch_size);
     lr = opt.lr * std::sqrt(batch / b0);
-    if (root) {
-      log("batch plan " + std::to_string(plan.plan) + " at step " + std::to_string(st.step) +
-          ": local batch " + std::to_string(b) + " x " + std::to_string(micro) +
-          " micro-step(s), batch " + std::to_string(cur_env.batch_size) + ", lr " +
-          std::to_string(lr));
-    }
-  };
-
-  auto done = [&] {
+  }
+  void switch_batch(const BatchPlan& plan);
+  bool done() const {
     return (opt.max_steps > 0 && st.step >= opt.max_steps) ||
            (opt.max_epochs > 0 &&
             static_cast<double>(st.samples) >= opt.max_epochs * static_cast<double>(n));
-  };
+  }
   // Of the training the limits ask for (whichever comes first): what an app scheduler
   // measures a trial's rung by.
-  auto fraction = [&] {
+  double fraction() const {
     double f = 0;
     if (opt.max_steps > 0) f = static_cast<double>(st.step) / static_cast<double>(opt.max_steps);
     if (opt.max_epochs > 0) {
       f = std::max(f, static_cast<double>(st.samples) / (opt.max_epochs * static_cast<double>(n)));
     }
     return std::min(1.0, f);
-  };
+  }
   // A trial at its app's rung stops as if preempted: its controller restarts it if it goes on.
-  auto at_rung = [&] { return env.stop_fraction > 0 && fraction() >= env.stop_fraction; };
-  Interval cur, last;
-  double last_report = os::now_seconds();
-  auto report = [&](const char* reason) {
-    if (!root) return;
-    const Interval& use = cur.steps > 0 ? cur : last;
-    json r = {
-        {"type", "report"},        {"job", env.job},          {"round", env.round},
-        {"step", st.step},         {"epoch", st.samples / n}, {"samples", st.samples},
-        {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", micro - 1},
-        {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch_size},
-        {"plan", in_force},        {"reason", reason}};
-    if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
-    if (use.steps > 0) r["loss"] = use.loss / use.steps;
-    r["fraction"] = fraction();
-    if (use.timed > 0) {
-      r["step_time"] = use.step_time / use.timed;
-      r["sync_time"] = use.sync_time / use.timed;
-    }
-    if (auto g = gns.estimate()) {
-      r["grad_sqr"] = g->sqr;
-      r["grad_var"] = g->var;
-    }
-    sink->send(r);
-    if (cur.steps > 0) last = cur;
-    cur = Interval{};
-    last_report = os::now_seconds();
-  };
+  bool at_rung() const { return env.stop_fraction > 0 && fraction() >= env.stop_fraction; }
+  void report(const char* reason);
+  void step(SyntheticDataset& data, BatchPlanWatcher& plans, double (&scalars)[7], bool timed);
+  int finish();
 
-  const int warmup = profiling ? opt.profile_warmup : 1;
-  std::uint64_t timed_after = static_cast<std::uint64_t>(warmup);  // steps not timed
+  const WorkerEnv& env;
+  const TrainOptions& opt;
+  const Log& log;
+  const bool root;
+  const bool profiling;
+  std::unique_ptr<ReportSink> sink;
+  std::unique_ptr<TcpComm> comm;
+  TrainState st;
+  WorkerEnv cur_env;  // the batch settings in force; a batch plan changes them
+  std::unique_ptr<Backend> backend;
+  GradientNoiseScale gns;
+  int world = 1, b = 1, micro = 1, count = 1;
+  double batch = 1, b0 = 1, lr = 0;
+  std::uint64_t n = 0;  // samples in an epoch
+  int in_force = 0;     // the batch plan the workers train with (0: the start's batch)
+  Interval cur, last;
+  double last_report = 0;
   std::vector<float> x;
   std::vector<std::int32_t> y;
-  bool stop = false;
-  for (std::uint64_t steps_run = 0; profiling || !(done() || at_rung());) {
-    x.resize(static_cast<std::size_t>(b) * opt.data.features);
-    y.resize(static_cast<std::size_t>(b));
-    const double t0 = os::now_seconds();
-    double micro_time = 0;
-    // Loss sum, sum of |g_i|^2, stop votes; then rank 0's batch plan (plan, batch, local
-    // batch, accumulation; zeros: none), so that every rank learns it at this step.
-    double scalars[7] = {0, 0, 0, 0, 0, 0, 0};
-    for (int a = 0; a < micro; ++a) {
-      const double tm = os::now_seconds();
-      data.gather(micro_batch_start(st.samples, env.rank, world, b, a), b, x.data(), y.data());
-      MicroResult r = backend->micro_step(x.data(), y.data(), b);
-      micro_time += os::now_seconds() - tm;
-      scalars[0] += r.loss;
-      scalars[1] += r.grad_sqr;
-    }
-    scalars[2] = stop_requested() ? 1 : 0;
-    if (auto plan = plans.poll()) {
-      scalars[3] = plan->plan;
-      scalars[4] = static_cast<double>(plan->batch_size);
-      scalars[5] = plan->local_bsz;
-      scalars[6] = plan->accum_steps;
-    }
-    const double ts = os::now_seconds();
-    backend->sync(scalars, 7);
-    const double sync = os::now_seconds() - ts;
-    UpdateResult up = backend->update(count, lr, opt.momentum, count == 1);
-    if (count > 1) {
-      gns.update(scalars[1] / count, up.total_sqr, count, count * b / b0);
-    } else if (up.paired) {
-      gns.update_pair(up.prev_sqr, up.total_sqr, up.pair_sqr, b / b0);
-    } else {
-      gns.note_unpaired();
-    }
-    st.progress += gns.gain(batch, b0);
-    ++st.step;
-    st.samples += static_cast<std::uint64_t>(cur_env.batch_size);
-    ++steps_run;
-    const double loss = scalars[0] / count;
-    if (!std::isfinite(loss)) {
-      throw Error(ExitStatus::data, "training diverged at step " + std::to_string(st.step) +
-                                        ": the loss is not finite (lower --lr)");
-    }
-    st.loss = loss;
-    // One optimizer step without accumulation: the step less its extra micro-steps.
-    const double step_time = (os::now_seconds() - t0) - (micro - 1) * (micro_time / micro);
-    ++cur.steps;
-    cur.loss += loss;
-    if (steps_run > timed_after) {
-      ++cur.timed;
-      cur.step_time += step_time;
-      cur.sync_time += std::min(sync, step_time);
-    }
-    stop = scalars[2] > 0;
-    if (profiling && steps_run >= static_cast<std::uint64_t>(warmup + env.profile_steps)) {
-      report("profile");
-      return 0;
-    }
-    if (stop) break;
-    if (scalars[3] > 0 && !done()) {
-      const BatchPlan plan{static_cast<int>(scalars[3]), static_cast<long>(scalars[4]),
-                           static_cast<int>(scalars[5]), static_cast<int>(scalars[6])};
-      report("interval");  // the old batch's figures; the new batch's have none yet
-      last = Interval{};
-      plans.set_applied(plan.plan);  // taken or refused, it is not read again
-      switch_batch(plan);
-      report("batch");
-      timed_after = steps_run + 1;  // its first step warms the new backend up
-    } else if (os::now_seconds() - last_report >= env.report_interval) {
-      report("interval");
-    }
-    if (root && opt.checkpoint_steps > 0 && st.step % opt.checkpoint_steps == 0) {
-      st.model = backend->state();
-      st.gns = gns.state();
-      save_checkpoint(env.ckpt_dir, st, env.round);
-    }
-  }
-  if (profiling) return to_int(kPreempted);  // stopped before the measurement ended
+};
 
+// Every rank switches to batch plan `plan` after the same step: the model moves to a
+// backend sized for the new micro-batch; one that does not fit keeps the old batch.
+void Run::switch_batch(const BatchPlan& plan) {
+  WorkerEnv next = cur_env;
+  next.batch_size = plan.batch_size;
+  next.local_bsz = plan.local_bsz;
+  next.accum_steps = plan.accum_steps;
+  ModelState model = backend->state();
+  backend.reset();
+  std::optional<Error> failed;  // make_backend fails on every rank or on none
+  try {
+    backend = make_backend(next, opt, *comm);
+  } catch (const Error& e) {
+    failed = e;
+  }
+  // Only when every rank ran out of memory do they all keep the old batch; any other
+  // failure ends every rank (none waits in a collective for one that has gone).
+  double verdict[2] = {failed && failed->status() == kOutOfMemory ? 1.0 : 0.0,
+                       failed && failed->status() != kOutOfMemory ? 1.0 : 0.0};
+  comm->allreduce_sum(verdict, 2);
+  if (verdict[1] > 0) {
+    if (failed) throw *failed;
+    throw Error(ExitStatus::unavailable, "another rank could not take batch plan " +
+                                             std::to_string(plan.plan) + " (see its log)");
+  }
+  if (verdict[0] > 0) {
+    if (root) {
+      log("warning: batch plan " + std::to_string(plan.plan) + ": " +
+          (failed ? std::string(failed->what()) : "out of memory on another rank") +
+          "; keeping local batch " + std::to_string(cur_env.local_bsz));
+    }
+    backend = make_backend(cur_env, opt, *comm);
+  } else {
+    cur_env = next;
+    in_force = plan.plan;
+  }
+  backend->set_state(model);
+  set_batch_figures();
+  if (root) {
+    log("batch plan " + std::to_string(plan.plan) + " at step " + std::to_string(st.step) +
+        ": local batch " + std::to_string(b) + " x " + std::to_string(micro) +
+        " micro-step(s), batch " + std::to_string(cur_env.batch_size) + ", lr " +
+        std::to_string(lr));
+  }
+}
+
+// Rank 0 sends a report of the interval so far (the last one's figures when this one has
+// none yet) and starts a new interval.
+void Run::report(const char* reason) {
+  if (!root) return;
+  const Interval& use = cur.steps > 0 ? cur : last;
+  json r = {
+      {"type", "report"},        {"job", env.job},          {"round", env.round},
+      {"step", st.step},         {"epoch", st.samples / n}, {"samples", st.samples},
+      {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", micro - 1},
+      {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch_size},
+      {"plan", in_force},        {"reason", reason}};
+  if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
+  if (use.steps > 0) r["loss"] = use.loss / use.steps;
+  r["fraction"] = fraction();
+  if (use.timed > 0) {
+    r["step_time"] = use.step_time / use.timed;
+    r["sync_time"] = use.sync_time / use.timed;
+  }
+  if (auto g = gns.estimate()) {
+    r["grad_sqr"] = g->sqr;
+    r["grad_var"] = g->var;
+  }
+  sink->send(r);
+  if (cur.steps > 0) last = cur;
+  cur = Interval{};
+  last_report = os::now_seconds();
+}
+
+// One optimizer step: the micro-steps, the sync of the scalars (loss sum, sum of |g_i|^2,
+// stop votes; then rank 0's batch plan: plan, batch, local batch, accumulation; zeros:
+// none, so that every rank learns it at this step), the update, the progress and the
+// interval's figures (its time when `timed`).
+void Run::step(SyntheticDataset& data, BatchPlanWatcher& plans, double (&scalars)[7], bool timed) {
+  x.resize(static_cast<std::size_t>(b) * opt.data.features);
+  y.resize(static_cast<std::size_t>(b));
+  const double t0 = os::now_seconds();
+  double micro_time = 0;
+  for (int a = 0; a < micro; ++a) {
+    const double tm = os::now_seconds();
+    data.gather(micro_batch_start(st.samples, env.rank, world, b, a), b, x.data(), y.data());
+    MicroResult r = backend->micro_step(x.data(), y.data(), b);
+    micro_time += os::now_seconds() - tm;
+    scalars[0] += r.loss;
+    scalars[1] += r.grad_sqr;
+  }
+  scalars[2] = stop_requested() ? 1 : 0;
+  if (auto plan = plans.poll()) {
+    scalars[3] = plan->plan;
+    scalars[4] = static_cast<double>(plan->batch_size);
+    scalars[5] = plan->local_bsz;
+    scalars[6] = plan->accum_steps;
+  }
+  const double ts = os::now_seconds();
+  backend->sync(scalars, 7);
+  const double sync = os::now_seconds() - ts;
+  UpdateResult up = backend->update(count, lr, opt.momentum, count == 1);
+  if (count > 1) {
+    gns.update(scalars[1] / count, up.total_sqr, count, count * b / b0);
+  } else if (up.paired) {
+    gns.update_pair(up.prev_sqr, up.total_sqr, up.pair_sqr, b / b0);
+  } else {
+    gns.note_unpaired();
+  }
+  st.progress += gns.gain(batch, b0);
+  ++st.step;
+  st.samples += static_cast<std::uint64_t>(cur_env.batch_size);
+  const double loss = scalars[0] / count;
+  if (!std::isfinite(loss)) {
+    throw Error(ExitStatus::data, "training diverged at step " + std::to_string(st.step) +
+                                      ": the loss is not finite (lower --lr)");
+  }
+  st.loss = loss;
+  // One optimizer step without accumulation: the step less its extra micro-steps.
+  const double step_time = (os::now_seconds() - t0) - (micro - 1) * (micro_time / micro);
+  ++cur.steps;
+  cur.loss += loss;
+  if (timed) {
+    ++cur.timed;
+    cur.step_time += step_time;
+    cur.sync_time += std::min(sync, step_time);
+  }
+}
+
+// The end of a run stopped or done: rank 0 checkpoints and reports, and every rank learns
+// whether that worked.
+int Run::finish() {
   const bool finished = done();
   std::string verdict = "S";
   if (root) {
@@ -422,6 +395,75 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   comm->broadcast(verdict);
   take_verdict(verdict);
   return finished ? 0 : to_int(kPreempted);
+}
+
+}  // namespace
+
+int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
+  install_stop_handlers();
+  Run r(env, opt, log);
+  for (const auto& w : env.warnings) {
+    if (r.root) log("warning: " + w);
+  }
+  if (opt.max_steps == 0 && opt.max_epochs <= 0 && !r.profiling) {
+    throw Error(ExitStatus::usage, "no end of training: give a number of steps or epochs");
+  }
+  // Reports go out before the (possibly slow) rendezvous fails, so open the sink first.
+  if (r.root) r.sink = std::make_unique<ReportSink>(env.report, log);
+  r.comm = TcpComm::connect(comm_config(env));
+
+  r.st = initial_state(env, opt, *r.comm, log);
+  SyntheticDataset data(opt.data);
+  r.cur_env = env;
+  r.backend = make_backend(r.cur_env, opt, *r.comm);
+  r.backend->set_state(r.st.model);
+  r.gns.set_state(r.st.gns);
+
+  r.world = env.world_size;
+  r.b0 = r.st.init_batch_size;
+  r.set_batch_figures();
+  r.n = static_cast<std::uint64_t>(opt.data.size);
+  BatchPlanWatcher plans(r.root && !r.profiling ? env.batch_plan : "", env.round, r.world,
+                         [&](const std::string& w) { log("warning: " + w); });
+  if (r.root) {
+    log("job " + env.job + " round " + std::to_string(env.round) + ": " + std::to_string(r.world) +
+        " rank(s) on " + r.backend->describe() + ", local batch " + std::to_string(r.b) + " x " +
+        std::to_string(r.micro) + " micro-step(s), batch " + std::to_string(env.batch_size) +
+        ", lr " + std::to_string(r.lr) + ", from step " + std::to_string(r.st.step));
+  }
+  r.last_report = os::now_seconds();
+
+  const int warmup = r.profiling ? opt.profile_warmup : 1;
+  std::uint64_t timed_after = static_cast<std::uint64_t>(warmup);  // steps not timed
+  for (std::uint64_t steps_run = 0; r.profiling || !(r.done() || r.at_rung());) {
+    double scalars[7] = {0, 0, 0, 0, 0, 0, 0};
+    ++steps_run;
+    r.step(data, plans, scalars, steps_run > timed_after);
+    if (r.profiling && steps_run >= static_cast<std::uint64_t>(warmup + env.profile_steps)) {
+      r.report("profile");
+      return 0;
+    }
+    if (scalars[2] > 0) break;  // a stop vote
+    if (scalars[3] > 0 && !r.done()) {
+      const BatchPlan plan{static_cast<int>(scalars[3]), static_cast<long>(scalars[4]),
+                           static_cast<int>(scalars[5]), static_cast<int>(scalars[6])};
+      r.report("interval");  // the old batch's figures; the new batch's have none yet
+      r.last = Interval{};
+      plans.set_applied(plan.plan);  // taken or refused, it is not read again
+      r.switch_batch(plan);
+      r.report("batch");
+      timed_after = steps_run + 1;  // its first step warms the new backend up
+    } else if (os::now_seconds() - r.last_report >= env.report_interval) {
+      r.report("interval");
+    }
+    if (r.root && opt.checkpoint_steps > 0 && r.st.step % opt.checkpoint_steps == 0) {
+      r.st.model = r.backend->state();
+      r.st.gns = r.gns.state();
+      save_checkpoint(env.ckpt_dir, r.st, env.round);
+    }
+  }
+  if (r.profiling) return to_int(kPreempted);  // stopped before the measurement ended
+  return r.finish();
 }
 
 }  // namespace sia::worker

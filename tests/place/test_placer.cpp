@@ -4,6 +4,8 @@
 #include <random>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "place/placer.hpp"
 #include "test_util.hpp"
 
@@ -170,4 +172,20 @@ TEST_CASE("the reference placer spreads small jobs round-robin", "[placer]") {
   CHECK(ps.find("p")->nodes[0].node == "t4-0");
   CHECK(ps.find("q")->nodes[0].node == "t4-1");
   CHECK(ps.find("r")->nodes[0].node == "t4-2");
+}
+
+TEST_CASE("the placer quirks pick the placer: round-robin only under the reference profile",
+          "[placer]") {
+  Cluster c = toml_cluster("[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 4\ncount = 3\n");
+  Allocation small = alloc_of(c, {{"p", {0, 1, 1}}, {"q", {0, 1, 1}}, {"r", {0, 1, 1}}});
+  CHECK_FALSE(placer_quirks(Compat::standard).round_robin);
+  CHECK(placer_quirks(Compat::reference).round_robin);
+  const auto as_json = [&](const Placement& p) { return placement_to_json(p, c, true); };
+  CHECK(as_json(place(small, c, std::nullopt, placer_quirks(Compat::reference))) ==
+        as_json(reference_placement(small, c, std::nullopt)));
+  CHECK(as_json(place(small, c, std::nullopt, placer_quirks(Compat::standard))) ==
+        as_json(place(small, c, std::nullopt)));
+  // The two differ here: the reference placer spreads the jobs, this project's packs them.
+  CHECK(as_json(reference_placement(small, c, std::nullopt)) !=
+        as_json(place(small, c, std::nullopt)));
 }

@@ -68,7 +68,7 @@ GoodputMatrix matrix(const Cluster& c, std::vector<GoodputRow> rows) {
 
 std::unique_ptr<Policy> make(const std::string& name, bool reference = false, double round = 0) {
   PolicyOptions o;
-  o.reference = reference;
+  o.quirks = policy_quirks(reference ? Compat::reference : Compat::standard);
   o.round = round;
   return make_policy(name, o);
 }

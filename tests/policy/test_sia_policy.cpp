@@ -297,9 +297,28 @@ TEST_CASE("Sia+ priority: work left, its floor and ageing", "[sia]") {
   row.age = 0;
   row.progress = JobProgress{25, std::numeric_limits<double>::infinity()};
   CHECK(SiaPolicy::priority(row, o) == Approx(0.5));
-  o.reference = true;
+  o.quirks.sia_without_plus = true;
   CHECK(SiaPolicy::priority(row, o) == 1);
-  o.reference = false;
+  o.quirks.sia_without_plus = false;
   o.remaining_scale = 0;
   CHECK(SiaPolicy::priority(row, o) == 1);
+}
+
+TEST_CASE("policy quirks: the default profile has none, the reference profile all", "[sia]") {
+  const PolicyQuirks none = policy_quirks(Compat::standard);
+  const PolicyQuirks all = policy_quirks(Compat::reference);
+  const bool PolicyQuirks::*flags[] = {&PolicyQuirks::sia_without_plus,
+                                       &PolicyQuirks::sia_clipped_cost,
+                                       &PolicyQuirks::sia_solver_ties,
+                                       &PolicyQuirks::sia_pins_unpriced,
+                                       &PolicyQuirks::sia_glpk_only,
+                                       &PolicyQuirks::gavel_analytic_centre,
+                                       &PolicyQuirks::gavel_ties_by_submission,
+                                       &PolicyQuirks::gangs_by_gpu_count,
+                                       &PolicyQuirks::themis_unchecked_grants};
+  STATIC_REQUIRE(sizeof(PolicyQuirks) == sizeof(flags) / sizeof(flags[0]) * sizeof(bool));
+  for (auto f : flags) {
+    CHECK_FALSE(none.*f);
+    CHECK(all.*f);
+  }
 }

@@ -95,7 +95,8 @@ struct Cifar10 {
   SimJob job(JobState js) {
     js.spec.name = "cifar10-0";
     js.spec.model = "cifar10";
-    return SimJob(js, m, truth, store.validation(m), cl, m.restart_cost, SimJobOptions{true});
+    return SimJob(js, m, truth, store.validation(m), cl, m.restart_cost,
+                  sim_job_quirks(Compat::reference));
   }
 };
 
@@ -174,4 +175,10 @@ TEST_CASE("a rigid job's true throughputs, for the reference Gavel", "[sim_job]"
   job.apply(0, {4}, true, est);
   CHECK(job.local_bsz() == 512);
   CHECK(job.accum_steps() == 0);
+}
+
+TEST_CASE("sim job quirks: the default profile has none, the reference profile all", "[sim_job]") {
+  CHECK_FALSE(sim_job_quirks(Compat::standard).zero_restart_cost_is_30s);
+  CHECK(sim_job_quirks(Compat::reference).zero_restart_cost_is_30s);
+  STATIC_REQUIRE(sizeof(SimJobQuirks) == sizeof(bool));  // a new flag: add it above
 }

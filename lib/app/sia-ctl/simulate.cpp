@@ -343,7 +343,7 @@ Plan make_plan(const SimulateArgs& a) {
 void read_workloads(const SimulateArgs& a, const Catalog& catalog, Plan& plan) {
   for (const auto& p : plan.policies) {
     PolicyOptions po = a.options.policy_options;
-    po.reference = plan.reference;
+    po.quirks = policy_quirks(plan.reference ? Compat::reference : Compat::standard);
     make_policy(p, po);
   }
   plan.files = workload_files(plan.workload_path);

@@ -74,10 +74,8 @@ int run_place(const PlaceArgs& args) {
                       previous->cluster_name + "\", not on \"" + cluster.name + "\"");
     }
   }
-  Placement p =
-      parse_compat(args.compat) == Compat::reference
-          ? reference_placement(a, cluster, previous, a.order.empty() ? nullptr : &a.order)
-          : place(a, cluster, previous);
+  const Placement p = place(a, cluster, previous, placer_quirks(parse_compat(args.compat)),
+                            a.order.empty() ? nullptr : &a.order);
   if (args.format == cli::Format::table) {
     cli::write_stdout(place_table(p, cluster, args.explain));
   } else {

@@ -53,7 +53,7 @@ int run_solve(const SolveArgs& args) {
   PolicyOptions o = args.options;
   check_knobs(
       o, read_knob_environment(o, args.knob_flags, [](const char* v) { return std::getenv(v); }));
-  o.reference = parse_compat(args.compat) == Compat::reference;
+  o.quirks = policy_quirks(parse_compat(args.compat));
   auto policy = make_policy(args.policy, o);  // bad knobs are usage errors, before any input
   GoodputMatrix m = read_goodput_matrix(args.input);
   std::optional<Allocation> previous;
