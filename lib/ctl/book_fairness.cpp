@@ -30,8 +30,7 @@ json figures(const std::set<std::string>& names,
 
 // Counts the round in `fb` and takes its figure, when `f` (the record's entry) has one.
 void note(FairnessBook& fb, int units, const json& f) {
-  fb.contention_sum += units;
-  fb.rounds += 1;
+  fb.count(units);
   if (!f.is_object()) return;
   const auto t_sh = finite(f, "t_sh"), t_id = finite(f, "t_id");
   if (!t_sh || !t_id || !(*t_sh > 0) || !(*t_id > 0)) return;

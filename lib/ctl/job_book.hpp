@@ -72,6 +72,7 @@
 #include "core/run_as.hpp"
 #include "model/job_state.hpp"
 #include "policy/fairness_estimate.hpp"
+#include "round/contention.hpp"
 
 namespace sia::ctl {
 
@@ -122,17 +123,9 @@ struct HistoryEntry {
 // Finish-time fairness of a job or an app (policy/fairness_estimate.hpp): over the rounds
 // that scheduled it, their sum of contending units (N_avg = contention_sum / rounds), and
 // the last estimate it got (t_id 0: none yet).
-struct FairnessBook {
-  double contention_sum = 0;
-  std::int64_t rounds = 0;
+struct FairnessBook : Contention {
   double t_sh = 0, t_id = 0;
   bool measured = false;  // the estimate rests on the job's measured throughput
-  // N_avg over the rounds counted (0 before the first).
-  double n_avg() const { return rounds > 0 ? contention_sum / static_cast<double>(rounds) : 0; }
-  // N_avg once a round with `units` units is counted too.
-  double n_avg_with(int units) const {
-    return (contention_sum + units) / static_cast<double>(rounds + 1);
-  }
 };
 
 struct BookJob {

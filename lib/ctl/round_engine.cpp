@@ -19,6 +19,8 @@
 #include "model/catalog.hpp"
 #include "os/atomic_file.hpp"
 #include "policy/successive_halving.hpp"
+#include "round/app_phase.hpp"
+#include "round/previous.hpp"
 
 namespace sia::ctl {
 
@@ -309,10 +311,9 @@ void RoundEngine::schedule_apps(Pass& r) {
             live.push_back({app.trials[i], b->fraction, trial_metric(*b, app.spec.metric)});
           }
         }
-        const int phase = sh.phase();
-        const std::vector<HalvingStop> stops = sh.close_phase(live);
-        if (sh.phase() == phase) break;
-        for (const auto& s : stops) {
+        const PhaseStep step = step_phase(sh, live);
+        if (!step.closed) break;  // its trials at the budget wait (JobBook::at_rung)
+        for (const auto& s : step.stops) {
           end_job(r, s.name, Lifecycle::stopped, s.reason, std::nullopt);
           stopped.push_back(s.name);
         }
@@ -413,13 +414,8 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
   if (cluster.nodes.empty() || in.jobs.empty()) return in;
   if (r.book.last_allocation().is_object()) {
     try {
-      Allocation prev = parse_allocation(Node(r.book.last_allocation(), "previous allocation", ""));
-      std::vector<JobAllocation> kept;
-      for (const auto& ja : prev.jobs) {
-        if (r.scheduled.count(ja.job)) kept.push_back(ja);
-      }
-      prev.jobs = std::move(kept);
-      in.previous_allocation = std::move(prev);
+      in.previous_allocation = previous_for(
+          parse_allocation(Node(r.book.last_allocation(), "previous allocation", "")), r.scheduled);
     } catch (const Error& e) {
       warn("the previous round's allocation does not read (" + std::string(e.what()) +
            "); solving without it");

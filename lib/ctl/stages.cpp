@@ -12,9 +12,9 @@
 #include "model/shared_profiles.hpp"
 #include "os/atomic_file.hpp"
 #include "os/make_dirs.hpp"
-#include "place/placer.hpp"
 #include "policy/knobs.hpp"
 #include "policy/policy.hpp"
+#include "round/schedule_pass.hpp"
 
 namespace sia::ctl {
 
@@ -122,22 +122,12 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
       for (const auto& p : read_shared_profiles(profiles_file())) est.share(p);
     }
     out.documents.push_back({"profiles", shared_profiles_document(est.shared_profiles(), meta)});
-    matrix.cluster = in.cluster;
-    matrix.profile = "default";
+    std::vector<JobState*> views;
+    for (auto& j : jobs) views.push_back(&j);
+    matrix = estimate_round(est, in.cluster, "default", views, in.apps, &out.unschedulable);
     std::vector<JobState> kept;
     for (auto& j : jobs) {
-      try {
-        matrix.jobs.push_back(est.estimate_job(j));
-        matrix.order.push_back(j.spec.name);
-        kept.push_back(j);
-      } catch (const Error& e) {
-        out.unschedulable[j.spec.name] = e.what();
-      }
-    }
-    std::sort(matrix.jobs.begin(), matrix.jobs.end(),
-              [](const auto& a, const auto& b) { return a.job < b.job; });
-    for (auto& row : matrix.jobs) {  // a trial bids with its app (Themis)
-      if (auto it = in.apps.find(row.job); it != in.apps.end()) row.app = it->second;
+      if (!out.unschedulable.count(j.spec.name)) kept.push_back(std::move(j));
     }
     for (const auto& j : kept) {
       json js = job_state_to_json(j);
@@ -176,8 +166,7 @@ std::string Stages::solve(const StageInput& in, const json& meta, const std::str
     po.explain = true;
     po.round = config_.controller.round;
     auto policy = make_policy(config_.controller.policy, po);
-    out.allocation = policy->allocate(matrix, in.previous_allocation);
-    if (out.allocation.order.empty()) out.allocation.order = matrix.order;
+    out.allocation = solve_round(*policy, matrix, in.previous_allocation);
     out.allocation_data = allocation_to_json(out.allocation);
     allocation_doc = dump_document("Allocation", meta, out.allocation_data, true) + "\n";
   } else {
@@ -213,7 +202,7 @@ void Stages::place_jobs(const StageInput& in, const json& meta, const std::strin
                                           "\" is not in this round's cluster");
       }
     }
-    out.placement = place(out.allocation, in.cluster, previous);
+    out.placement = place_round(out.allocation, in.cluster, previous);
     out.placement_data = placement_to_json(out.placement, in.cluster, true);
     placement_doc = dump_document("Placement", meta, out.placement_data, true) + "\n";
   } else {

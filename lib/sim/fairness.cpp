@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "sim/sim_quirks.hpp"
 
 namespace sia {
 
@@ -28,6 +29,11 @@ Cluster one_type_cluster(const Cluster& cluster, int type, int gpus) {
   c.groups.push_back(ng);
   c.finalize("fair-share", ExitStatus::software);
   return c;
+}
+
+// SimQuirks::rho_of_mean_isolated of the simulation's profile.
+bool rho_of_mean_isolated(const SimOptions& options) {
+  return sim_quirks(options.reference ? Compat::reference : Compat::standard).rho_of_mean_isolated;
 }
 
 // Runs fn(k) for k in [0, n) on the machine's cores; an exception's message goes to
@@ -166,7 +172,7 @@ void add_app_fairness(SimResult& result, const Cluster& cluster, const Catalog& 
     }
     if (weight <= 0) continue;
     ar.isolated_act = act_sum / weight;
-    ar.rho = iso.reference ? ar.act / *ar.isolated_act : rho_sum / weight;
+    ar.rho = rho_of_mean_isolated(iso) ? ar.act / *ar.isolated_act : rho_sum / weight;
   }
 }
 
@@ -427,13 +433,8 @@ void add_finish_time_fairness(SimResult& result, const Cluster& cluster, const C
       rho_sum += cap * (jr.jct / j);
     }
     if (weight <= 0) continue;
-    if (options.reference) {
-      jr.isolated_jct = jct_sum / weight;
-      jr.rho = jr.jct / *jr.isolated_jct;
-    } else {
-      jr.isolated_jct = jct_sum / weight;
-      jr.rho = rho_sum / weight;
-    }
+    jr.isolated_jct = jct_sum / weight;
+    jr.rho = rho_of_mean_isolated(options) ? jr.jct / *jr.isolated_jct : rho_sum / weight;
   }
   add_app_fairness(result, cluster, catalog, workload, isolated_options(options));
 }

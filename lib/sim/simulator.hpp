@@ -1,11 +1,12 @@
 // The trace-driven simulator behind `sia-ctl simulate`: every round (default 60 s) it
-// advances every job through the measured ground truth, then runs the real stages --
-// estimate -> solve (any policy) -> place -- on what the jobs have reported, exactly as a
-// deployment would, and applies the new placement (restarts and restore delays included).
-// The policy never sees the tables: only the jobs' observations and fitted models.
-// "reference" reproduces the published artifact's behaviour for comparison: its estimator
-// and solver quirks, its placer (small jobs spread round-robin, a restart whenever the
-// placement tuple changes) and its metric pooling.
+// advances every job through the measured ground truth, then runs the controller's round
+// (lib/round: the app schedulers' phase step, contention, the scheduling pass estimate ->
+// solve (any policy) -> place) on what the jobs have reported, exactly as a deployment
+// would, and applies the new placement to the jobs (SimJob::apply: restarts and restore
+// delays included). The policy never sees the tables: only the jobs' observations and
+// fitted models. "reference" reproduces the published artifact's behaviour for
+// comparison: its estimator and solver quirks, and the simulator's own, named in
+// sim/sim_quirks.hpp (its placer, its restart rule, its metric pooling).
 // Deterministic: the same inputs give the same results (wall-clock timings aside).
 // Thread-safety: simulate() is re-entrant (its state is local).
 #pragma once

@@ -1,5 +1,5 @@
-# Sources of lib/sim: the simulator (ground truth, workloads, metrics). Uses core, os, model, place and
-# policy.
+# Sources of lib/sim: the simulator (ground truth, workloads, metrics). Uses core, os, model, place,
+# policy and round.
 sia_module(sim
   sim/delaunay.cpp
   sim/ground_truth.cpp
@@ -7,10 +7,14 @@ sia_module(sim
   sim/workload.cpp
   sim/workload_transform.cpp
   sim/searches.cpp
+  sim/sim_quirks.cpp
+  sim/sim_apps.cpp
+  sim/round_files.cpp
+  sim/sim_results.cpp
   sim/simulator.cpp
   sim/fairness.cpp
   sim/metrics.cpp
 )
 target_link_libraries(sia_sim
-  PUBLIC sia_core sia_model sia_policy
+  PUBLIC sia_core sia_model sia_policy sia_round
   PRIVATE sia_os sia_place Qhull::qhull_r)

@@ -1,0 +1,11 @@
+# Sources of lib/round: what one scheduling round is, shared by the simulator (lib/sim) and
+# the controller (lib/ctl). Uses core, model, policy and place.
+sia_module(round
+  round/previous.cpp
+  round/schedule_pass.cpp
+  round/app_phase.cpp
+  round/contention.cpp
+)
+target_link_libraries(sia_round
+  PUBLIC sia_core sia_model sia_policy
+  PRIVATE sia_place)
