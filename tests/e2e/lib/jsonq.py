@@ -12,6 +12,8 @@ order), and over any part of a document, whatever its depth:
   find(x, **fields)     the objects whose fields have these values (key=value, any order)
   has(x, **fields)      whether there is one; count(x, **fields): how many
   values(x, key)        every value of `key`, in document order
+  match(x, key, regex)  whether some value of `key` is a string that regex matches
+                        (re.search: anchor it with ^ for a prefix)
 A file that is not JSON is status 2 with one line naming it.
 """
 import json
@@ -63,6 +65,10 @@ def values(x, key):
     return [o[key] for o in walk(x) if isinstance(o, dict) and key in o]
 
 
+def match(x, key, regex):
+    return any(isinstance(v, str) and re.search(regex, v) for v in values(x, key))
+
+
 def get(x, path):
     for name, index in re.findall(r"\.([^.\[\]]+)|\[(-?\d+)\]", path):
         if name:
@@ -92,7 +98,7 @@ def main(argv):
             return 1
         return 0
     env = {"d": d, "docs": docs, "find": find, "has": has, "count": count,
-           "values": values, "get": get}
+           "values": values, "match": match, "get": get}
     try:
         v = eval(argv[3], env)  # the test's own expression
     except (KeyError, IndexError, TypeError, ValueError) as e:
