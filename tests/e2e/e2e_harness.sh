@@ -80,6 +80,10 @@ json_has bad.json 'True' 2>bad.err
 rc=$?
 [ "$rc" -eq 2 ] || fail "a file that is not JSON: status $rc"
 grep -q "bad.json: not JSON" bad.err || fail "a file that is not JSON: $(cat bad.err)"
+json_has one.json 'd["data"]["nosuch"] == 1' && fail "a missing key was true"
+json_has one.json 'd[' 2>syntax.err
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "SyntaxError" syntax.err || fail "a broken expression: status $rc"
 child checker "$(cat <<'BODY'
 echo '{"state":"running"}' >s.json
 json_check "the job finished" s.json 'd["state"] == "finished"'

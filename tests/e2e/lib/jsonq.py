@@ -14,7 +14,8 @@ order), and over any part of a document, whatever its depth:
   values(x, key)        every value of `key`, in document order
   match(x, key, regex)  whether some value of `key` is a string that regex matches
                         (re.search: anchor it with ^ for a prefix)
-A file that is not JSON is status 2 with one line naming it.
+A file that is not JSON, or an expression that is not Python, is status 2 with one line
+naming it (with `has`, a missing key or index is merely false).
 """
 import json
 import re
@@ -101,9 +102,12 @@ def main(argv):
            "values": values, "match": match, "get": get}
     try:
         v = eval(argv[3], env)  # the test's own expression
-    except (KeyError, IndexError, TypeError, ValueError) as e:
+    except (KeyError, IndexError, TypeError, ValueError) as e:  # the data is not so
         if argv[1] == "has":
             return 1
+        print(f"jsonq: {argv[2]}: {argv[3]}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # the expression is wrong
         print(f"jsonq: {argv[2]}: {argv[3]}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
     if argv[1] == "has":
