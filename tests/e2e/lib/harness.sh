@@ -19,10 +19,12 @@
 #   wait_for SECONDS WHAT COMMAND...  polls COMMAND every 0.2 s until it succeeds; fails
 #              with WHAT after SECONDS (the only waiting there is: no sleep stands for an
 #              event);
-#   json_get FILE PATH, json_eval FILE EXPR, json_has FILE EXPR, json_check WHAT FILE EXPR:
-#              JSON read through a parser (lib/jsonq.py: FILE is a path or -, PATH is like
-#              .data.jobs[0].name, EXPR a Python expression over d, docs, find, has, count,
-#              values); json_check fails with WHAT and the start of the document;
+#   json_get FILE PATH, json_eval FILE EXPR, json_has FILE EXPR, json_select FILE EXPR,
+#   json_check WHAT FILE EXPR: JSON read through a parser (lib/jsonq.py: FILE is a path or
+#              -, PATH is like .data.jobs[0].name, EXPR a Python expression over d, docs,
+#              find, has, count, values, match); json_select prints the documents (JSON
+#              Lines) for which EXPR holds; json_check fails with WHAT and the start of
+#              the document;
 #   need_torch sets PY (SIA_PYTHON, else /usr/bin/python3) and skips when it cannot
 #              import torch.
 # Not thread-safe in any sense: one script, one shell.
@@ -102,15 +104,20 @@ wait_for() {
   done
 }
 
-json_get() { python3 "$E2E_LIB/jsonq.py" get "$1" "$2"; }
-json_eval() { python3 "$E2E_LIB/jsonq.py" eval "$1" "$2"; }
-json_has() { python3 "$E2E_LIB/jsonq.py" has "$1" "$2"; }
+# The interpreter for jsonq.py: a plain one (a version manager's shim costs seconds a call
+# on a loaded machine).
+E2E_PY=${SIA_PYTHON:-/usr/bin/python3}
+[ -x "$E2E_PY" ] || E2E_PY=python3
+json_get() { "$E2E_PY" "$E2E_LIB/jsonq.py" get "$1" "$2"; }
+json_eval() { "$E2E_PY" "$E2E_LIB/jsonq.py" eval "$1" "$2"; }
+json_has() { "$E2E_PY" "$E2E_LIB/jsonq.py" has "$1" "$2"; }
+json_select() { "$E2E_PY" "$E2E_LIB/jsonq.py" select "$1" "$2"; }
 json_check() {
   if [ "$2" = - ]; then
     cat >"$tmp/.json_check.in"
     set -- "$1" "$tmp/.json_check.in" "$3"
   fi
-  python3 "$E2E_LIB/jsonq.py" has "$2" "$3" ||
+  "$E2E_PY" "$E2E_LIB/jsonq.py" has "$2" "$3" ||
     fail "$1 (not so: $3, in $(head -c 400 "$2"))"
 }
 

@@ -6,6 +6,8 @@ Sourced through lib/harness.sh (json_get, json_has, json_eval, json_check); not 
                            when PATH is not there
   jsonq.py eval FILE EXPR  prints the Python expression EXPR's value (as `get` prints it)
   jsonq.py has FILE EXPR   status 0 when EXPR is true, 1 when false
+  jsonq.py select FILE EXPR  prints, as compact JSON one a line and in order, each
+                           document for which EXPR (over d, that document) is true
 FILE is a path or - (stdin) holding one JSON document, several one after another, or JSON
 Lines. EXPR sees: d (the first document; None when there is none), docs (all of them, in
 order), and over any part of a document, whatever its depth:
@@ -88,9 +90,20 @@ def show(v):
 
 
 def main(argv):
-    if len(argv) != 4 or argv[1] not in ("get", "eval", "has"):
-        sys.exit("usage: jsonq.py get|eval|has FILE PATH|EXPR")
+    if len(argv) != 4 or argv[1] not in ("get", "eval", "has", "select"):
+        sys.exit("usage: jsonq.py get|eval|has|select FILE PATH|EXPR")
     docs = load(argv[2])
+    if argv[1] == "select":
+        for doc in docs:
+            env = {"d": doc, "docs": docs, "find": find, "has": has, "count": count,
+                   "values": values, "match": match, "get": get}
+            try:
+                keep = eval(argv[3], env)  # the test's own expression
+            except (KeyError, IndexError, TypeError, ValueError):
+                keep = False
+            if keep:
+                show(doc)
+        return 0
     d = docs[0] if docs else None
     if argv[1] == "get":
         try:
