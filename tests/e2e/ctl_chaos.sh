@@ -50,6 +50,7 @@ on_fail() {
 }
 logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
 . "$E2E_LIB/agent_keys.sh"
+. "$E2E_LIB/job_history.sh"
 
 cat >cluster.toml <<'TOML'
 name = "cpu-two"
@@ -228,7 +229,7 @@ echo "timeline: $gens worker starts, no overlap; $fenced stale checkpoint writes
 
 # Step limits: never past STEPS; a finished job reached it exactly.
 for j in $(cat acked.txt); do
-  max=$(cat nodes/*/jobs/"$j"/reports.jsonl 2>/dev/null | json_eval - 'max(values(docs, "step"), default="")')
+  max=$(max_step nodes/*/jobs/"$j"/reports.jsonl)
   [ -z "$max" ] || [ "$max" -le "$STEPS" ] || fail "job $j trained to step $max, past $STEPS"
   if json_has status.json "has(d['data']['jobs'], name='$j', state='finished')"; then
     [ "$max" = "$STEPS" ] || fail "finished job $j reached step $max, not $STEPS"

@@ -14,6 +14,7 @@ ST=$tmp/state
 export SIA_RENDEZVOUS_TIMEOUT=60
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 . "$E2E_LIB/cpu_pair.sh"
+. "$E2E_LIB/job_history.sh"
 at_exit cpu_pair_stop a b c f
 on_fail() {
   ctl status
@@ -107,13 +108,13 @@ for f in glob.glob(st + "/rounds/r*-placement.json"):
 PY
 # The workers ran to their step limit and not beyond.
 for j in a b c; do
-  max=$(cat "$ST"/nodes/*/jobs/$j/reports.jsonl 2>/dev/null | json_eval - 'max(values(docs, "step"))')
+  max=$(max_step "$ST"/nodes/*/jobs/$j/reports.jsonl)
   [ "$max" = "$STEPS" ] || fail "job $j reached step $max, not $STEPS"
 done
 # Rescaled as others arrived: some job held 1 and 2 GPUs, and some job restarted.
 rescaled=0
 for j in a b c; do
-  counts=$(cat "$ST"/rounds/r*-placement.json | json_eval - "len({sum(len(n['gpus']) for n in job['nodes']) for p in docs for job in p['data']['jobs'] if job['name'] == '$j'} - {0})")
+  counts=$(gpu_counts "$j" "$ST"/rounds/r*-placement.json)
   [ "$counts" -gt 1 ] && rescaled=$((rescaled + 1))
 done
 [ "$rescaled" -ge 1 ] || fail "no job was rescaled"

@@ -15,6 +15,7 @@ id nobody >/dev/null 2>&1 || skip "no account nobody"
 chmod 0755 "$tmp"  # nobody's workers reach their files under it
 umask 000
 . "$E2E_LIB/agent_keys.sh"
+. "$E2E_LIB/job_history.sh"
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 stop_jobs() {
   for j in ra rb rc; do
@@ -28,10 +29,7 @@ on_fail() {
 }
 logs "$tmp/ctl.log" "$tmp/agent.log" "$tmp/nodes/*/jobs/*/supervisor.log" \
   "$tmp/nodes/*/jobs/*/logs/rank-0.log"
-state_of() {  # state_of JOB: the job's state as the controller says
-  ctl -o json status "$1" 2>/dev/null | json_eval - "find(d, name='$1')[0]['state']" 2>/dev/null
-}
-has_ended() { s=$(state_of "$1"); [ "$s" = finished ] || [ "$s" = failed ]; }
+has_ended() { s=$(job_state "$1"); [ "$s" = finished ] || [ "$s" = failed ]; }
 public() { sed -n 's/^public *= *"\(.*\)"/\1/p' "keys/$1.pub"; }
 
 cat >cluster.toml <<'TOML'
@@ -99,7 +97,7 @@ ctl --secret-key keys/carol.key submit rc.toml >out 2>&1 || { cat out; fail "car
 for j in ra rb rc; do wait_for 120 "$j did not end" has_ended "$j"; done
 
 # alice's job ran as nobody, in files that are nobody's.
-[ "$(state_of ra)" = finished ] || fail "ra: $(state_of ra), not finished"
+[ "$(job_state ra)" = finished ] || fail "ra: $(job_state ra), not finished"
 [ "$(cat ckpt/ra/uid 2>/dev/null)" = 65534 ] || fail "ra ran as uid $(cat ckpt/ra/uid 2>&1)"
 for f in ckpt/ra nodes/t4-0/jobs/ra/logs nodes/t4-0/jobs/ra/logs/rank-0.log \
   nodes/t4-0/jobs/ra/reports.jsonl; do
@@ -122,13 +120,13 @@ ctl explain ra >out || fail "explain ra"
 grep -q "runs as nobody on its nodes" out || { cat out; fail "explain ra: whom it runs as"; }
 
 # bob has no user and is no admin: the root agent refuses to run his job as root.
-[ "$(state_of rb)" = failed ] || fail "rb: $(state_of rb), not failed"
+[ "$(job_state rb)" = failed ] || fail "rb: $(job_state rb), not failed"
 ctl -o json status rb | json_has - 'match(d, "reason", "node t4-0: client:bob has no user in the allow-list and is no admin; its jobs do not run as root")' ||
   fail "rb's reason: $(ctl -o json status rb)"
 [ -e ckpt/rb/uid ] && fail "rb ran (as uid $(cat ckpt/rb/uid))"
 
 # carol's account does not exist on the node.
-[ "$(state_of rc)" = failed ] || fail "rc: $(state_of rc), not failed"
+[ "$(job_state rc)" = failed ] || fail "rc: $(job_state rc), not failed"
 ctl -o json status rc | json_has - 'match(d, "reason", "node t4-0: account sia-no-such-user does not exist")' ||
   fail "rc's reason: $(ctl -o json status rc)"
 [ -e ckpt/rc/uid ] && fail "rc ran (as uid $(cat ckpt/rc/uid))"
