@@ -28,7 +28,7 @@ ctl -q submit a.toml >/dev/null || fail "submit a"
 ctl -o json round >out 2>err || fail "round with an oversized status: $(cat err)"
 grep -q "warning: node t4-1 is down: printed more than 64 MiB on standard output" err ||
   fail "the oversized status warning: $(cat err)"
-json_check "a placed on t4-0" out 'has(d, name="t4-0")'
+json_check "a placed on t4-0" out 'match(find(d["data"]["jobs"], name="a"), "placement", " t4-0:")'
 rm t4-1.status
 
 # t4-1's reports print 100 MB and t4-0's apply prints nothing: warnings, the round goes on.
