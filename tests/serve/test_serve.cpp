@@ -443,7 +443,7 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   ready.inventory = {"t4", 2, "t4-0"};
   ready.run_status = {{"node", "t4-0"}, {"jobs", {{{"name", "a"}, {"state", "running"}}}}};
   send(ready);
-  for (int i = 0; i < 50 && driver.nodes_up().empty(); ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().empty(); ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-0"});
@@ -453,7 +453,7 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   rep.node = "t4-0";
   rep.lines = {{"a", 0, R"({"step":1})"}};
   send(rep);
-  for (int i = 0; i < 50 && journaled.empty(); ++i) driver.pump(std::chrono::milliseconds(50));
+  for (int i = 0; i < 600 && journaled.empty(); ++i) driver.pump(std::chrono::milliseconds(50));
   REQUIRE(journaled.size() == 1);
   CHECK(journaled[0].node == "t4-0");
   CHECK(driver.drain_reports().empty());
@@ -509,7 +509,7 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   hb.jobs = {{"a", "finished"}};
   send(hb);
   std::string state;
-  for (int i = 0; i < 50 && state != "finished"; ++i) {
+  for (int i = 0; i < 600 && state != "finished"; ++i) {
     driver.pump(std::chrono::milliseconds(50));
     for (const auto& s : driver.observe()) {
       if (s.node == "t4-0" && s.ok) state = s.status["jobs"][0].value("state", "");
@@ -613,7 +613,7 @@ TEST_CASE("a moved job starts on its new node only after its old node acknowledg
   zmq::context_t ctx;
   FakeAgent t0(ctx, hub.endpoint(), "t4-0", {"a"});  // a runs on t4-0
   FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
-  for (int i = 0; i < 100 && driver.nodes_up().size() < 2; ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up().size() == 2);
@@ -653,7 +653,7 @@ TEST_CASE("a job sent to a node that has not acknowledged it starts nowhere else
   zmq::context_t ctx;
   FakeAgent t0(ctx, hub.endpoint(), "t4-0", {});
   FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
-  for (int i = 0; i < 100 && driver.nodes_up().size() < 2; ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up().size() == 2);
@@ -755,7 +755,7 @@ TEST_CASE("a node's word counts only for the jobs it was sent") {
   ready.inventory = {"t4", 2, "t4-1"};
   ready.run_status = {{"node", "t4-1"}, {"jobs", {{{"name", "a"}, {"state", "running"}}}}};
   send(ready);
-  for (int i = 0; i < 50 && driver.nodes_up().empty(); ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().empty(); ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-1"});
@@ -769,7 +769,7 @@ TEST_CASE("a node's word counts only for the jobs it was sent") {
   hb.jobs = {{"a", "finished"}, {"b", "running"}};
   send(hb);
   std::set<std::string> seen;
-  for (int i = 0; i < 50 && !seen.count("b"); ++i) {
+  for (int i = 0; i < 600 && !seen.count("b"); ++i) {
     driver.pump(std::chrono::milliseconds(50));
     seen = jobs_of_t41();
   }
