@@ -84,8 +84,11 @@ json jobs_for_placement(const json& jobs_doc, const json& placement_data) {
 }
 
 HubDriver::HubDriver(channel::Hub& hub, Cluster cluster, HubDriverOptions options)
-    : hub_(hub), cluster_(std::move(cluster)), options_(std::move(options)) {
-  hold_until_ = os::system_clock().now() + os::span(options_.hold_seconds);
+    : hub_(hub),
+      cluster_(std::move(cluster)),
+      options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : os::system_clock()) {
+  hold_until_ = clock_.now() + os::span(options_.hold_seconds);
   sent_ = std::move(options_.given);
   options_.given.clear();
 }
@@ -141,7 +144,7 @@ void HubDriver::handle(std::vector<channel::HubEvent> events) {
 
 bool HubDriver::held(const std::string& node) {
   if (options_.hold.empty()) return false;
-  if (os::system_clock().now() >= hold_until_) {
+  if (clock_.now() >= hold_until_) {
     for (const auto& n : options_.hold) {
       if (!seen_.count(n) && options_.log) {
         options_.log(n + " did not come back within " + os::fmt_seconds(options_.hold_seconds) +
@@ -236,10 +239,9 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
       for (const auto& j : part["data"]["jobs"]) u.jobs.insert(j.value("name", ""));
     }
   }
-  while (!awaited_.empty() && os::system_clock().now() < deadline) {
+  while (!awaited_.empty() && clock_.now() < deadline) {
     if (options_.interrupted && options_.interrupted()) break;
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - os::system_clock().now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_.now());
     pump(std::clamp(left, std::chrono::milliseconds(1), std::chrono::milliseconds(100)));
     // A node that went down or was fenced meanwhile will not answer this round.
     for (auto it = awaited_.begin(); it != awaited_.end();) {
@@ -276,7 +278,7 @@ void HubDriver::send_and_wait(std::int64_t round, const std::map<std::string, js
 
 std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placement& placement,
                                                 const json& jobs_doc) {
-  const auto start = os::system_clock().now();
+  const auto start = clock_.now();
   const auto deadline = start + os::span(options_.ack_timeout);
   const json data = placement_to_json(placement, cluster_);
   std::map<std::string, ctl::NodeResult> results;
@@ -343,7 +345,7 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
   if (!second.empty()) send_and_wait(round, second, jobs_doc, deadline, results);
   std::vector<ctl::NodeResult> out;
   for (const auto& n : cluster_.nodes) out.push_back(std::move(results[n.name]));
-  last_deliver_ = std::chrono::duration<double>(os::system_clock().now() - start).count();
+  last_deliver_ = std::chrono::duration<double>(clock_.now() - start).count();
   return out;
 }
 

@@ -28,6 +28,7 @@
 //     was placed on).
 // Every hub event (reports, ACKs, READY, refusals...) goes through pump(), which the
 // daemon's loop calls between rounds and deliver() calls while it waits.
+// Time (the ACK wait, the hold) is read from options.clock.
 // Thread-safety: one thread (the daemon's loop) calls everything.
 #pragma once
 
@@ -63,6 +64,9 @@ struct HubDriverOptions {
   // one may have finished or still be stopping there, and its word on them counts.
   std::map<std::string, std::set<std::string>> given;
   double hold_seconds = 0;
+  // The time ack_timeout and hold_seconds are measured on; null: the system clock. Tests
+  // pass a fake so that no test waits on the wall clock.
+  os::Clock* clock = nullptr;
 };
 
 class HubDriver : public ctl::NodeDriver {
@@ -96,6 +100,7 @@ class HubDriver : public ctl::NodeDriver {
   channel::Hub& hub_;
   Cluster cluster_;
   HubDriverOptions options_;
+  os::Clock& clock_;
   std::vector<ctl::ReportLine> buffered_;
   // ASSIGNs deliver() waits for: node -> (round, seq), and the ACKs that came.
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> awaited_;

@@ -10,25 +10,15 @@
 # status shows the apps (table and JSON, `status APP`), `cancel c` cancels both trials of
 # the second app, and sia-ctl fsck accepts the state directory.
 #   ctl_app_search.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+command -v python3 >/dev/null 2>&1 || skip "no python3"
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES='' SIA_RENDEZVOUS_TIMEOUT=60
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
-export XDG_CONFIG_HOME="$tmp/xdg"
-PATH=$BIN:$PATH
+export SIA_RENDEZVOUS_TIMEOUT=60
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-. "$SRC/tests/e2e/lib/cpu_pair.sh"
-cleanup() {
-  cpu_pair_stop s-000 s-001 s-002 s-003 c-000 c-001
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { cpu_pair_fail "$@"; }
-cd "$tmp" || exit 1
+. "$E2E_LIB/cpu_pair.sh"
+at_exit cpu_pair_stop s-000 s-001 s-002 s-003 c-000 c-001
+on_fail() { ctl status; }
+logs "$ST/nodes/*/jobs/*/logs/rank-0.log"
 
 cpu_pair_setup
 STEPS=2400
@@ -53,9 +43,7 @@ ctl submit long.toml >/dev/null 2>&1 || fail "submit app c"
 
 status_json() { ctl -o json status >status.json 2>status.err || fail "status: $(cat status.err)"; }
 app_field() { # APP FIELD: a field of the app's row
-  python3 -c 'import json,sys
-d=json.load(open("status.json"))["data"]
-print([a for a in d["apps"] if a["name"]==sys.argv[1]][0][sys.argv[2]])' "$1" "$2"
+  json_eval status.json "[a for a in d['data']['apps'] if a['name'] == '$1'][0]['$2']"
 }
 
 start=$(date +%s)
@@ -69,20 +57,21 @@ while :; do
   fi
   status_json
   if [ "$i" -eq 1 ]; then  # a running app has its estimated rho, not a measured one
-    python3 -c 'import json
-d=json.load(open("status.json"))["data"]
-s=[a for a in d["apps"] if a["name"]=="s"][0]
-assert isinstance(s["rho"], float) and s["rho"] > 0 and not s["rho_measured"], s
-assert s["fair"]["n_avg"] >= 1 and s["fair"]["t_id"] > 0, s
-assert d["fairness"]["apps"]["count"] >= 1, d["fairness"]' 2>err || fail "round 1 rho: $(cat err)"
+    json_check "round 1: app s's rho is estimated" status.json "$(cat <<'PY'
+([isinstance(s["rho"], float) and s["rho"] > 0 and not s["rho_measured"]
+  and s["fair"]["n_avg"] >= 1 and s["fair"]["t_id"] > 0
+  for s in d["data"]["apps"] if s["name"] == "s"] == [True]
+ and d["data"]["fairness"]["apps"]["count"] >= 1)
+PY
+)"
   fi
   [ "$(app_field s state)" = finished ] && break
   [ $(($(date +%s) - start)) -gt 50 ] && fail "app s not finished after 50 s ($i rounds)"
-  sleep 0.3
+  sleep 0.3  # the rounds' pace (a poll: the loop ends on the app's state)
 done
 echo "app s finished after $i rounds, $(($(date +%s) - start)) s"
 
-python3 - "$ST" "$STEPS" "$SRC/tests/e2e/lib" <<'PY' || fail "the search's trials"
+python3 - "$ST" "$STEPS" "$E2E_LIB" <<'PY' || fail "the search's trials"
 import json, re, sys
 st, steps = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, sys.argv[3])

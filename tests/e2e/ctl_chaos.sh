@@ -15,55 +15,42 @@
 # SIA_CHAOS_SEED picks the schedule (printed, to replay a failure); SIA_CHAOS_SECONDS and
 # SIA_CHAOS_HOGS make the long form, which prints its figures either way.
 #   ctl_chaos.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-tmp=$(mktemp -d)
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
-export XDG_CONFIG_HOME=$tmp/xdg
+. "$(dirname "$0")/lib/harness.sh"
+export SIA_RENDEZVOUS_TIMEOUT=60
 SECONDS_=${SIA_CHAOS_SECONDS:-30}
 HOGS=${SIA_CHAOS_HOGS:-1}
 SEED=${SIA_CHAOS_SEED:-$(($$ % 100000))}
 STEPS=3000
 NODES="t4-0 t4-1"
 ctl_pid=
-hog_pids=
 agent_t4_0=
 agent_t4_1=
-cd "$tmp" || exit 1
 echo "chaos: seed $SEED, $SECONDS_ s, $HOGS hog(s)"
 
 ctl() { "$BIN/sia-ctl" --config "$tmp/client.toml" "$@"; }
-cleanup() {
-  for p in $hog_pids; do kill "$p" 2>/dev/null; done
-  [ -n "$ctl_pid" ] && kill -9 "$ctl_pid" 2>/dev/null
-  for p in $agent_t4_0 $agent_t4_1; do kill -9 "$p" 2>/dev/null; done
+chaos_cleanup() {
+  [ -n "$ctl_pid" ] && kill -9 "$ctl_pid"
+  for p in $agent_t4_0 $agent_t4_1; do kill -9 "$p"; done
   # Whatever still runs: checkpoint-stopped job by job (a stop naming a job the node
   # never ran stops nothing).
   for n in $NODES; do
-    [ -d "nodes/$n/jobs" ] || continue
-    for j in $(ls "nodes/$n/jobs"); do
-      "$BIN/sia-run" --state-dir "nodes/$n" stop --grace 0 "$j" >/dev/null 2>&1
+    [ -d "$tmp/nodes/$n/jobs" ] || continue
+    for j in $(ls "$tmp/nodes/$n/jobs"); do
+      "$BIN/sia-run" --state-dir "$tmp/nodes/$n" stop --grace 0 "$j"
     done
   done
-  wait 2>/dev/null
-  [ -n "${SIA_E2E_KEEP:-}" ] && mkdir -p "$SIA_E2E_KEEP" && cp ./*.log "$SIA_E2E_KEEP/" 2>/dev/null
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL (seed $SEED): $*"
+at_exit chaos_cleanup
+on_fail() {
+  echo "seed $SEED"
   ctl -o json status 2>&1 | head -c 2000
   echo
-  for f in ctl-*.log agent-*.log; do [ -f "$f" ] && { echo "--- $f"; tail -12 "$f"; }; done
   echo "--- events"
-  tail -40 events.log
-  exit 1
+  tail -40 "$tmp/events.log"
 }
-. "$SRC/tests/e2e/lib/wait_for.sh"
-. "$SRC/tests/e2e/lib/agent_keys.sh"
+logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
+. "$E2E_LIB/agent_keys.sh"
+. "$E2E_LIB/job_history.sh"
 
 cat >cluster.toml <<'TOML'
 name = "cpu-two"
@@ -111,6 +98,7 @@ TOML
 start_ctl() {  # start_ctl LOG [BIND]
   "$BIN/sia-ctl" --config config.toml serve ${2:+--bind "$2"} >"$1" 2>&1 &
   ctl_pid=$!
+  started "$ctl_pid"
 }
 start_ctl ctl-0.log
 serving() { grep -q "serving tcp://127.0.0.1:[0-9]" ctl-0.log; }
@@ -123,6 +111,7 @@ start_agent() {  # start_agent NODE LOG
     --cluster cluster.toml --heartbeat-interval 0.5 --heartbeat-liveness 8 --fence-after 15 \
     --grace 10 --ckpt-root "$tmp/ckpt" --report-interval 0.3 >>"$2" 2>&1 &
   eval "agent_$(echo "$1" | tr - _)=$!"
+  started $!
 }
 for n in $NODES; do start_agent "$n" "agent-$n.log"; done
 connected() { grep -q "$1 connected\|$1 reconnected" ctl-0.log; }
@@ -142,12 +131,15 @@ awk -v seed="$SEED" -v total="$SECONDS_" 'BEGIN {
   }
 }' >plan.txt
 
+hog_pids=
 i=0
 while [ "$i" -lt "$HOGS" ]; do
   sh -c 'while :; do :; done' &
   hog_pids="$hog_pids $!"
+  started $!
   i=$((i + 1))
 done
+# The sleeps below are the schedule's pauses (chaos paced in time), not waits for events.
 n_jobs=0 kills_ctl=0 kills_agent=0 cancels=0 refused=0
 restarts=1
 start=$(date +%s)
@@ -187,7 +179,6 @@ while read -r pause action node; do
   esac
 done <plan.txt
 for p in $hog_pids; do kill "$p" 2>/dev/null; done
-hog_pids=
 echo "chaos over after $(($(date +%s) - start)) s: $n_jobs submissions ($refused refused while" \
   "the controller was down), $cancels cancellations, $kills_ctl controller and" \
   "$kills_agent agent kills"
@@ -196,9 +187,10 @@ echo "chaos over after $(($(date +%s) - start)) s: $n_jobs submissions ($refused
 touch acked.txt
 acked=$(wc -l <acked.txt)
 ended_count() {
-  ctl -o json status 2>/dev/null | grep -o '"state":"\(finished\|failed\|cancelled\)"' | wc -l
+  ctl -o json status 2>/dev/null |
+    json_eval - 'sum(count(d, state=s) for s in ("finished", "failed", "cancelled"))' 2>/dev/null
 }
-all_ended() { [ "$(ended_count)" -ge "$acked" ]; }
+all_ended() { n=$(ended_count) && [ -n "$n" ] && [ "$n" -ge "$acked" ]; }
 wait_for $((120 + 4 * acked)) "not all $acked acknowledged jobs ended" all_ended
 echo "all $acked acknowledged jobs ended after $(($(date +%s) - start)) s"
 kill -TERM "$ctl_pid"
@@ -209,10 +201,9 @@ ctl_pid=
 "$BIN/sia-ctl" --config config.toml -o json status >status.json 2>status.err ||
   fail "status on the state directory after the kills: $(cat status.err)"
 for j in $(cat acked.txt); do
-  grep -q "\"name\":\"$j\"" status.json ||
-    tr -d ' \n' <status.json | grep -q "\"name\":\"$j\"" || fail "acknowledged job $j is missing"
+  json_has status.json "has(d['data']['jobs'], name='$j')" || fail "acknowledged job $j is missing"
 done
-tr -d ' \n' <status.json | grep -o '"state":"[a-z]*"' | sort | uniq -c
+json_eval status.json '" ".join("%s %d" % (s, n) for s, n in sorted(__import__("collections").Counter(j["state"] for j in d["data"]["jobs"]).items()))'
 
 # The workers' timeline: per job, rounds never overlap; each started round ended.
 awk '
@@ -238,10 +229,9 @@ echo "timeline: $gens worker starts, no overlap; $fenced stale checkpoint writes
 
 # Step limits: never past STEPS; a finished job reached it exactly.
 for j in $(cat acked.txt); do
-  max=$(cat nodes/*/jobs/"$j"/reports.jsonl 2>/dev/null | grep -o '"step":[0-9]*' |
-    sed 's/"step"://' | sort -n | tail -1)
+  max=$(max_step nodes/*/jobs/"$j"/reports.jsonl)
   [ -z "$max" ] || [ "$max" -le "$STEPS" ] || fail "job $j trained to step $max, past $STEPS"
-  if tr -d ' \n' <status.json | grep -q "\"name\":\"$j\"[^}]*\"state\":\"finished\""; then
+  if json_has status.json "has(d['data']['jobs'], name='$j', state='finished')"; then
     [ "$max" = "$STEPS" ] || fail "finished job $j reached step $max, not $STEPS"
   fi
 done

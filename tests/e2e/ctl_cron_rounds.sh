@@ -9,31 +9,18 @@
 # A fourth job fails at once (exit 3): explain shows the tail of its failing rank's log,
 # and `sia-ctl logs` prints a rank's log (--tail, --follow ended by SIGTERM, refusals).
 #   ctl_cron_rounds.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
-export XDG_CONFIG_HOME=$tmp/xdg
-PATH=$BIN:$PATH
+export SIA_RENDEZVOUS_TIMEOUT=60
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-. "$SRC/tests/e2e/lib/cpu_pair.sh"
-cleanup() {
-  cpu_pair_stop a b c f
-  rm -rf "$tmp"
+. "$E2E_LIB/cpu_pair.sh"
+. "$E2E_LIB/job_history.sh"
+at_exit cpu_pair_stop a b c f
+on_fail() {
+  ctl status
+  ctl nodes
 }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  ctl status 2>&1
-  ctl nodes 2>&1
-  for f in "$ST"/nodes/*/jobs/*/supervisor.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
-  for f in "$ST"/nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
-  exit 1
-}
-cd "$tmp" || exit 1
+logs "$ST/nodes/*/jobs/*/supervisor.log" "$ST/nodes/*/jobs/*/logs/rank-0.log"
 
 cpu_pair_setup
 STEPS=4000
@@ -77,55 +64,61 @@ while :; do
     [ -s follow.out ] || fail "logs --follow of a running job printed nothing"
   fi
   if [ "$i" -eq 6 ]; then
-    # A concurrent round while this one holds the lock: 75.
-    ( flock -x 9; sleep 2 ) 9>>"$ST/lock" &
-    sleep 0.3
+    # A concurrent round while another process holds the lock: 75.
+    sh -c 'exec 9>>"$1" && flock 9 && exec sleep 60' sh "$ST/lock" &
+    locker=$!
+    started "$locker"
+    lock_held() { ! flock -n "$ST/lock" true; }
+    wait_for 30 "the locking process did not take the lock" lock_held
     ctl round >out 2>&1
     rc=$?
-    wait
+    kill "$locker"
+    wait "$locker" 2>/dev/null
     [ "$rc" -eq 75 ] || { cat out; fail "a round under a held lock exited $rc, not 75"; }
     grep -q "round lock held" out || { cat out; fail "no lock message: $(cat out)"; }
   fi
-  done_jobs=$(ctl -o json status | grep -o '"state":"finished"' | wc -l)
+  done_jobs=$(ctl -o json status | json_eval - 'count(d, state="finished")')
   [ "$done_jobs" -eq 3 ] && break
   [ $(($(date +%s) - start)) -gt 110 ] && fail "not finished after 110 s ($i rounds)"
-  sleep 0.5
+  sleep 0.5  # the rounds' pace (a poll: the loop ends on the jobs' states)
 done
 echo "all three jobs finished after $i rounds, $(($(date +%s) - start)) s"
 
-# Exactly once: one "ended" record per job in all the rounds' output ...
-for j in a b c; do
-  n=$(cat round-*.json | grep -o "\"job\":\"$j\",\"reason\":\"[^\"]*\",\"state\":\"finished\"" | wc -l)
-  [ "$n" -eq 1 ] || fail "job $j ended $n times"
-done
-# ... and no placement after that names it.
-for j in a b c; do
-  ended=$(grep -l "\"job\":\"$j\",\"reason\":\"[^\"]*\",\"state\":\"finished\"" round-*.json |
-    sed 's/round-\([0-9]*\).json/\1/')
-  last=$(ls "$ST"/rounds/r*-placement.json | sort | tail -1)
-  for f in "$ST"/rounds/r*-placement.json; do
-    r=$(basename "$f" | sed 's/^r0*\([0-9]*\)-.*/\1/')
-    [ "$r" -gt "$ended" ] && grep -q "\"name\": \"$j\"" "$f" && fail "job $j placed in round $r after it ended in $ended"
-  done
-  : "$last"
-done
+# Exactly once: one "ended" record (a job, a reason, finished) per job in all the rounds'
+# output, and no placement after that round names it.
+"$E2E_PY" - "$ST" "$E2E_LIB" <<'PY' || fail "the jobs' ends"
+import glob, json, re, sys
+st = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from jsonq import find
+ended = {}  # job -> the rounds whose output says it ended
+for f in glob.glob("round-*.json"):
+    r = int(re.search(r"round-(\d+)", f).group(1))
+    for o in find(json.load(open(f)), state="finished"):
+        if "job" in o and "reason" in o:
+            ended.setdefault(o["job"], []).append(r)
+if any(len(ended.get(j, [])) != 1 for j in "abc"):
+    sys.exit("jobs ended other than once: %s" % {j: ended.get(j, []) for j in "abc"})
+for f in glob.glob(st + "/rounds/r*-placement.json"):
+    r = int(re.search(r"/r0*(\d+)-placement", f).group(1))
+    for job in json.load(open(f))["data"]["jobs"]:
+        if job["name"] in ended and r > ended[job["name"]][0]:
+            sys.exit("job %s placed in round %d after it ended in round %d" %
+                     (job["name"], r, ended[job["name"]][0]))
+PY
 # The workers ran to their step limit and not beyond.
 for j in a b c; do
-  max=$(cat "$ST"/nodes/*/jobs/$j/reports.jsonl 2>/dev/null | grep -o '"step":[0-9]*' |
-    sed 's/"step"://' | sort -n | tail -1)
+  max=$(max_step "$ST"/nodes/*/jobs/$j/reports.jsonl)
   [ "$max" = "$STEPS" ] || fail "job $j reached step $max, not $STEPS"
 done
 # Rescaled as others arrived: some job held 1 and 2 GPUs, and some job restarted.
 rescaled=0
 for j in a b c; do
-  counts=$(for f in "$ST"/rounds/r*-placement.json; do
-    tr -d ' \n' <"$f" | grep -o "\"name\":\"$j\",\"nodes\":\[{\"gpus\":\[[0-9,]*\]" |
-      sed 's/.*\[\([0-9,]*\)\]$/\1/' | tr ',' '\n' | wc -l
-  done | sort -u | grep -v '^0$' | wc -l)
+  counts=$(gpu_counts "$j" "$ST"/rounds/r*-placement.json)
   [ "$counts" -gt 1 ] && rescaled=$((rescaled + 1))
 done
 [ "$rescaled" -ge 1 ] || fail "no job was rescaled"
-restarts=$(ctl -o json status | grep -o '"restarts":[0-9]*' | sed 's/.*://' | sort -n | tail -1)
+restarts=$(ctl -o json status | json_eval - 'max(values(d, "restarts"))')
 [ "$restarts" -ge 1 ] || fail "no job restarted"
 echo "rescaled jobs: $rescaled; most restarts of one job: $restarts"
 
@@ -139,7 +132,7 @@ ctl explain nosuch >out 2>&1
 [ $? -eq 66 ] || { cat out; fail "explain of an unknown job did not exit 66"; }
 
 # The failed job: explain shows its failing rank's log tail; logs prints its log.
-ctl -o json status f | grep -q '"state":"failed"' || fail "job f did not fail"
+ctl -o json status f | json_has - 'has(d, name="f", state="failed")' || fail "job f did not fail"
 ctl explain f >out || fail "explain f"
 grep -q "the last lines of rank 0's log on t4-" out || { cat out; fail "explain f: no log tail"; }
 grep -q "| boom" out || { cat out; fail "explain f: the tail lacks the error line"; }
@@ -156,7 +149,7 @@ ctl logs a >out || fail "logs a"
 grep -q "^==== sia-run: .* job a round [0-9]* rank 0/" out || { cat out; fail "logs a: no header"; }
 ctl logs a --tail 1 >out || fail "logs a --tail 1"
 [ "$(wc -l <out)" -eq 1 ] || { cat out; fail "logs a --tail 1 printed $(wc -l <out) lines"; }
-ctl -o json logs a --tail 1 | grep -q '"kind": *"JobLog"' || fail "logs -o json: no JobLog"
+ctl -o json logs a --tail 1 | json_has - 'd["kind"] == "JobLog"' || fail "logs -o json: no JobLog"
 ctl logs a --rank 2 >out 2>&1
 [ $? -eq 64 ] || { cat out; fail "logs of a rank out of range did not exit 64"; }
 grep -q "rank 2 is out of range" out || fail "logs --rank 2: $(cat out)"

@@ -8,28 +8,11 @@
 # aside as FILE.damaged-TIME and exits 0, a second fsck finds it clean, and the next round
 # runs and still knows every job.
 #   ctl_fsck.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
-command -v flock >/dev/null 2>&1 || { echo "SKIP: no flock(1)"; exit 77; }
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+command -v python3 >/dev/null 2>&1 || skip "no python3"
+command -v flock >/dev/null 2>&1 || skip "no flock(1)"
 ST=$tmp/state
-export NO_COLOR=1
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
-export XDG_CONFIG_HOME=$tmp/xdg
-locker=
-cleanup() {
-  [ -n "$locker" ] && kill "$locker" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-cd "$tmp" || exit 1
 
 cat >cluster.toml <<'TOML'
 name = "pair"
@@ -101,27 +84,21 @@ grep -q "^$ST: 4 problems (sia-ctl fsck --repair); journal: 2 of 4 records intac
   fail "the summary: $(cat out)"
 ctl fsck -o json >out.json
 [ $? -eq 65 ] || fail "fsck -o json exit status"
-python3 - out.json <<'PY' || fail "the Fsck document: $(cat out.json)"
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["kind"] == "Fsck", d
-data = d["data"]
-assert not data["clean"] and not data["repaired"]
-assert len(data["problems"]) == 4, data["problems"]
-p = data["problems"][0]
-assert p["line"] == 2 and p["lost"] == "record 8 (node-seen: t4-9)", p
-PY
+json_check "the Fsck document" out.json 'd["kind"] == "Fsck" and not d["data"]["clean"] and not d["data"]["repaired"] and len(d["data"]["problems"]) == 4'
+json_check "the first problem" out.json \
+  'd["data"]["problems"][0]["line"] == 2 and d["data"]["problems"][0]["lost"] == "record 8 (node-seen: t4-9)"'
 
 # Never under a live controller.
 # (one process that holds the lock itself, so that killing it releases it)
 sh -c 'exec 9>>"$1" && flock 9 && exec sleep 60' sh "$ST/lock" &
 locker=$!
-sleep 1
+started "$locker"
+lock_held() { ! flock -n "$ST/lock" true; }
+wait_for 30 "the locking process did not take the lock" lock_held
 ctl fsck --repair >out 2>err
 rc=$?
 kill "$locker"
 wait "$locker" 2>/dev/null
-locker=
 [ $rc -eq 75 ] || fail "fsck --repair under a held lock exits $rc, not 75: $(cat err)"
 grep -q "lock held" err || fail "the lock message: $(cat err)"
 ls "$ST" | grep -q damaged && fail "a refused repair moved files"
@@ -137,5 +114,5 @@ ctl fsck >out 2>err || fail "fsck after the repair: $(cat out err)"
 grep -q ": clean;" out || fail "clean after the repair: $(cat out)"
 ctl -q round >out 2>err || fail "a round after the repair: $(cat err)"
 ctl -o json status >out 2>err || fail "status: $(cat err)"
-grep -q '"name":"a"' out && grep -q '"name":"b"' out || fail "jobs a and b: $(cat out)"
+json_check "jobs a and b" out 'has(d, name="a") and has(d, name="b")'
 echo "ok"

@@ -4,26 +4,11 @@
 # checkpoint (a job-silent round), then fails it with the reason, and its node stops it --
 # it is never "running" forever.
 #   ctl_hung_job.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-tmp=$(mktemp -d)
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES=
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
-export XDG_CONFIG_HOME=$tmp/xdg
-PATH=$BIN:$PATH
-cd "$tmp" || exit 1
+. "$(dirname "$0")/lib/harness.sh"
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-cleanup() {
-  "$BIN/sia-run" --state-dir state/nodes/t4-0 stop --grace 0 h >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  ctl status
-  cat rounds.log
-  exit 1
-}
+at_exit '"$BIN/sia-run" --state-dir "$tmp/state/nodes/t4-0" stop --grace 0 h'
+logs "$tmp/rounds.log"
+on_fail() { ctl status; }
 cat >cluster.toml <<'TOML'
 name = "cpu-one"
 [[node_groups]]
@@ -57,17 +42,17 @@ while :; do
   [ "$(date +%s)" -ge "$end" ] && fail "h did not fail within 90 s"
   ctl -o json round >round.json 2>>rounds.log || fail "round: $(cat rounds.log)"
   cat round.json >>rounds.log
-  tr -d ' \n' <round.json | grep -q '"silent":\["h"\]' && silent_round=yes
-  st=$(ctl -o json status h | tr -d '\n')
-  echo "$st" | grep -q '"reason": *"silent: no report from its workers' && flagged=yes
-  echo "$st" | grep -q '"state": *"failed"' && break
-  sleep 1
+  json_has round.json 'has(d, silent=["h"])' && silent_round=yes
+  ctl -o json status h >status.json || fail "status h"
+  json_has status.json 'match(d, "reason", "^silent: no report from its workers")' && flagged=yes
+  json_has status.json 'has(d, state="failed")' && break
+  sleep 1  # the rounds' pace: h's silence is measured in seconds
 done
 [ "$flagged" = yes ] || fail "status never flagged h silent"
 [ "$silent_round" = yes ] || fail "no round restarted h for its silence"
 ctl status h | grep -q "failed .*no report for .*restarted 1 time(s) for it already" ||
   fail "h failed without the reason"
-ctl -o json status h | tr -d ' \n' | grep -q '"restarts":1' || fail "h was not restarted once"
-"$BIN/sia-run" --state-dir state/nodes/t4-0 status -o json h | tr -d ' \n' |
-  grep -q '"pids":\[\]' || fail "h's workers still run on its node"
+ctl -o json status h | json_has - 'has(d, restarts=1)' || fail "h was not restarted once"
+"$BIN/sia-run" --state-dir state/nodes/t4-0 status -o json h | json_has - 'has(d, pids=[])' ||
+  fail "h's workers still run on its node"
 echo "ok"

@@ -7,32 +7,20 @@
 # does not run until it is released, then finishes; and
 # `history` accounts each job's GPU time to within one round of what its nodes measured.
 #   ctl_operations.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
-export XDG_CONFIG_HOME=$tmp/xdg
-PATH=$BIN:$PATH
+export SIA_RENDEZVOUS_TIMEOUT=60
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-cleanup() {
+stop_jobs() {
   for n in a100-0 a100-1 rtx-0; do
     for j in multi solo bad; do  # one at a time: a stop naming an unknown job stops nothing
-      [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 "$j" \
-        >/dev/null 2>&1
+      [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 "$j"
     done
   done
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  ctl status 2>&1
-  for f in "$ST"/nodes/*/jobs/*/logs/rank-*.log; do [ -f "$f" ] && { echo "--- $f"; tail -4 "$f"; }; done
-  exit 1
-}
-cd "$tmp" || exit 1
+at_exit stop_jobs
+on_fail() { ctl status; }
+logs "$ST/nodes/*/jobs/*/logs/rank-*.log"
 
 cat >cluster.toml <<'TOML'
 name = "cpu-two-types"
@@ -110,24 +98,26 @@ while :; do
   echo "$t0 $(date +%s)" >>round-times
   ctl -o json status solo >st.json || fail "status solo"
   if [ "$released" -eq 0 ]; then
-    grep -q '"reason_code":"held"' st.json && held_seen=$((held_seen + 1))
-    grep -q '"state":"running"' st.json && fail "held job solo runs"
+    json_has st.json 'has(d, name="solo", reason_code="held")' && held_seen=$((held_seen + 1))
+    json_has st.json 'has(d, name="solo", state="running")' && fail "held job solo runs"
     if [ "$held_seen" -ge 3 ]; then
       ctl release solo >/dev/null || fail "release solo"
       released=$i
     fi
   fi
-  n=$(ctl -o json status | grep -o '"state":"\(finished\|failed\)"' | wc -l)
+  n=$(ctl -o json status | json_eval - 'count(d, state="finished") + count(d, state="failed")')
   [ "$n" -eq 3 ] && break
   [ $(($(date +%s) - start)) -gt 240 ] && fail "not all ended after 240 s ($i rounds)"
-  sleep 0.5
+  sleep 0.5  # the rounds' pace (a poll: the loop ends on the jobs' states)
 done
 echo "all three jobs ended after $i rounds, $(($(date +%s) - start)) s (solo released in round $released)"
 
 for j in multi solo; do
-  ctl -o json status "$j" | grep -q '"state":"finished"' || fail "$j did not finish"
+  ctl -o json status "$j" | json_has - "has(d, name='$j', state='finished')" ||
+    fail "$j did not finish"
 done
-ctl -o json status bad | grep -q '"exit_status":3' || fail "bad did not fail with status 3"
+ctl -o json status bad | json_has - 'has(d, name="bad", exit_status=3)' ||
+  fail "bad did not fail with status 3"
 # Its explanation shows the end of its log; `logs` prints all of it.
 ctl explain bad >out || fail "explain bad"
 grep -q "boom" out || { cat out; fail "explain of the failed job does not show its log tail"; }
@@ -136,14 +126,15 @@ grep -q "boom" out || { cat out; fail "logs bad"; }
 ctl logs multi --rank 1 --tail 1 >out || fail "logs multi --rank 1"
 [ "$(wc -l <out)" -eq 1 ] || { cat out; fail "logs --tail 1 printed $(wc -l <out) lines"; }
 # multi ran as one job of two ranks on the two a100 nodes.
-grep -h '"world_size":2' "$ST"/nodes/a100-0/jobs/multi/reports.jsonl "$ST"/nodes/a100-1/jobs/multi/reports.jsonl \
-  >/dev/null 2>&1 || fail "multi's reports do not say world_size 2"
+cat "$ST"/nodes/a100-[01]/jobs/multi/reports.jsonl 2>/dev/null | json_has - 'has(docs, world_size=2)' ||
+  fail "multi's reports do not say world_size 2"
 [ -f "$ST/nodes/a100-0/jobs/multi/logs/rank-0.log" ] && [ -f "$ST/nodes/a100-1/jobs/multi/logs/rank-1.log" ] ||
   fail "multi's ranks did not run one on each a100 node"
 # solo was placed only after its release.
 for f in round-*.json; do
   r=$(echo "$f" | sed 's/round-\([0-9]*\).json/\1/')
-  [ "$r" -le "$released" ] && tr -d ' \n' <"$f" | grep -q '"name":"solo","placement":"rtx' &&
+  [ "$r" -le "$released" ] &&
+    json_has "$f" 'any(str(o.get("placement", "")).startswith("rtx") for o in find(d, name="solo"))' &&
     fail "solo placed in round $r, before its release in round $released"
 done
 

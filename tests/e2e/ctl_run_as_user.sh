@@ -9,53 +9,27 @@
 # exist. Everything runs under umask 000: still, no file or directory the controller or the
 # agent keeps is readable by others (job data is private whatever the umask).
 #   ctl_run_as_user.sh BIN_DIR SOURCE_DIR
-set -u
-if [ "$(id -u)" -ne 0 ]; then
-  echo "skipped: running jobs as another user needs root (run this test as root)"
-  exit 77
-fi
-id nobody >/dev/null 2>&1 || { echo "skipped: no account nobody"; exit 77; }
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+[ "$(id -u)" -eq 0 ] || skip "running jobs as another user needs root (run this test as root)"
+id nobody >/dev/null 2>&1 || skip "no account nobody"
 chmod 0755 "$tmp"  # nobody's workers reach their files under it
 umask 000
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES=
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
-export XDG_CONFIG_HOME=$tmp/xdg
-PATH=$BIN:$PATH
-ctl_pid=
-agent_pid=
-cd "$tmp" || exit 1
-
+. "$E2E_LIB/agent_keys.sh"
+. "$E2E_LIB/job_history.sh"
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-cleanup() {
-  [ -n "$ctl_pid" ] && kill -9 "$ctl_pid" 2>/dev/null
-  [ -n "$agent_pid" ] && kill -9 "$agent_pid" 2>/dev/null
+stop_jobs() {
   for j in ra rb rc; do
-    [ -d nodes/t4-0 ] && "$BIN/sia-run" --state-dir nodes/t4-0 stop --grace 0 "$j" >/dev/null 2>&1
+    [ -d "$tmp/nodes/t4-0" ] && "$BIN/sia-run" --state-dir "$tmp/nodes/t4-0" stop --grace 0 "$j"
   done
-  wait 2>/dev/null
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL: $*"
+at_exit stop_jobs
+on_fail() {
   ctl -o json status 2>&1 | head -c 3000
   echo
-  for f in ctl.log agent.log; do [ -f "$f" ] && { echo "--- $f"; tail -25 "$f"; }; done
-  for f in nodes/*/jobs/*/supervisor.log nodes/*/jobs/*/logs/rank-0.log; do
-    [ -f "$f" ] && { echo "--- $f"; tail -4 "$f"; }
-  done
-  exit 1
 }
-. "$SRC/tests/e2e/lib/wait_for.sh"
-. "$SRC/tests/e2e/lib/agent_keys.sh"
-state_of() {  # state_of JOB: the job's state as the controller says
-  ctl -o json status "$1" 2>/dev/null | grep -o '"state":"[a-z]*"' | head -1 | sed 's/.*:"\(.*\)"/\1/'
-}
-has_ended() { s=$(state_of "$1"); [ "$s" = finished ] || [ "$s" = failed ]; }
+logs "$tmp/ctl.log" "$tmp/agent.log" "$tmp/nodes/*/jobs/*/supervisor.log" \
+  "$tmp/nodes/*/jobs/*/logs/rank-0.log"
+has_ended() { s=$(job_state "$1"); [ "$s" = finished ] || [ "$s" = failed ]; }
 public() { sed -n 's/^public *= *"\(.*\)"/\1/p' "keys/$1.pub"; }
 
 cat >cluster.toml <<'TOML'
@@ -104,7 +78,7 @@ job rb
 job rc
 
 "$BIN/sia-ctl" --config config.toml serve >ctl.log 2>&1 &
-ctl_pid=$!
+started $!
 serving() { grep -q "serving tcp://127.0.0.1:[0-9]" ctl.log; }
 wait_for 60 "serve did not start: $(cat ctl.log)" serving
 EP=$(sed -n 's/.*serving \(tcp:\/\/127.0.0.1:[0-9]*\).*/\1/p' ctl.log | head -1)
@@ -113,7 +87,7 @@ echo "connect = \"$EP\"" >>config.toml  # [client] is the file's last section
   --cluster cluster.toml --server-key keys/ctl.pub --secret-key keys/t4-0.key \
   --heartbeat-interval 0.5 --heartbeat-liveness 8 --grace 10 \
   --ckpt-root "$tmp/ckpt" --report-interval 0.3 >agent.log 2>&1 &
-agent_pid=$!
+started $!
 connected() { grep -q "t4-0 connected" ctl.log; }
 wait_for 60 "the agent did not connect" connected
 
@@ -123,7 +97,7 @@ ctl --secret-key keys/carol.key submit rc.toml >out 2>&1 || { cat out; fail "car
 for j in ra rb rc; do wait_for 120 "$j did not end" has_ended "$j"; done
 
 # alice's job ran as nobody, in files that are nobody's.
-[ "$(state_of ra)" = finished ] || fail "ra: $(state_of ra), not finished"
+[ "$(job_state ra)" = finished ] || fail "ra: $(job_state ra), not finished"
 [ "$(cat ckpt/ra/uid 2>/dev/null)" = 65534 ] || fail "ra ran as uid $(cat ckpt/ra/uid 2>&1)"
 for f in ckpt/ra nodes/t4-0/jobs/ra/logs nodes/t4-0/jobs/ra/logs/rank-0.log \
   nodes/t4-0/jobs/ra/reports.jsonl; do
@@ -131,7 +105,8 @@ for f in ckpt/ra nodes/t4-0/jobs/ra/logs nodes/t4-0/jobs/ra/logs/rank-0.log \
 done
 grep -q "^ran as 65534 nobody " nodes/t4-0/jobs/ra/logs/rank-0.log ||
   fail "ra's log: $(cat nodes/t4-0/jobs/ra/logs/rank-0.log)"
-ctl -o json status ra | grep -q '"run_as":"nobody"' || fail "status ra: no run_as nobody"
+ctl -o json status ra | json_has - 'has(d, name="ra", run_as="nobody")' ||
+  fail "status ra: no run_as nobody"
 open=$(find state nodes \( -type f -o -type d \) -perm /044 -printf '%m %p\n')
 [ -z "$open" ] || fail "readable by others under umask 000: $open"
 ctl status ra rb >out || fail "status ra rb"
@@ -145,14 +120,14 @@ ctl explain ra >out || fail "explain ra"
 grep -q "runs as nobody on its nodes" out || { cat out; fail "explain ra: whom it runs as"; }
 
 # bob has no user and is no admin: the root agent refuses to run his job as root.
-[ "$(state_of rb)" = failed ] || fail "rb: $(state_of rb), not failed"
-ctl -o json status rb | grep -q "node t4-0: client:bob has no user in the allow-list and is no admin; its jobs do not run as root" ||
+[ "$(job_state rb)" = failed ] || fail "rb: $(job_state rb), not failed"
+ctl -o json status rb | json_has - 'match(d, "reason", "node t4-0: client:bob has no user in the allow-list and is no admin; its jobs do not run as root")' ||
   fail "rb's reason: $(ctl -o json status rb)"
 [ -e ckpt/rb/uid ] && fail "rb ran (as uid $(cat ckpt/rb/uid))"
 
 # carol's account does not exist on the node.
-[ "$(state_of rc)" = failed ] || fail "rc: $(state_of rc), not failed"
-ctl -o json status rc | grep -q "node t4-0: account sia-no-such-user does not exist" ||
+[ "$(job_state rc)" = failed ] || fail "rc: $(job_state rc), not failed"
+ctl -o json status rc | json_has - 'match(d, "reason", "node t4-0: account sia-no-such-user does not exist")' ||
   fail "rc's reason: $(ctl -o json status rc)"
 [ -e ckpt/rc/uid ] && fail "rc ran (as uid $(cat ckpt/rc/uid))"
 echo "OK: alice's job ran as nobody; bob's and carol's were refused with their reasons"

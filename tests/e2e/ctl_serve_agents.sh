@@ -13,63 +13,48 @@
 # A fourth job fails at once (exit 3): explain shows its failing rank's log tail, and
 # `sia-ctl logs` reads ranks' logs over the channel (the agents hand them back).
 #   ctl_serve_agents.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
-export XDG_CONFIG_HOME=$tmp/xdg
-PATH=$BIN:$PATH
+export SIA_RENDEZVOUS_TIMEOUT=60
 NODES="t4-0 t4-1 t4-2"
 ctl_pid=
 agent_pids=
-cd "$tmp" || exit 1
 
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 # What a dead machine does to its workers: they die, and nothing records why (a `sia-run
 # stop` would mark them held, which no unchanged placement restarts).
 kill_node_jobs() {
   [ -d "nodes/$1" ] || return 0
-  pids=$("$BIN/sia-run" --state-dir "nodes/$1" status -o json | tr -d ' \n' |
-    grep -o '"\(supervisor\|pid\)":[0-9]*' | sed 's/.*://')
+  pids=$("$BIN/sia-run" --state-dir "nodes/$1" status -o json |
+    json_eval - '" ".join(str(p) for k in ("supervisor", "pid") for p in values(d, k))')
   [ -n "$pids" ] && kill -9 $pids 2>/dev/null
   return 0
 }
 stop_node_jobs() {  # at the end: checkpoint-stop whatever still runs
   # One job at a time: a stop naming a job the node never ran stops nothing (66).
   for j in a b c f; do
-    [ -d "nodes/$1" ] && "$BIN/sia-run" --state-dir "nodes/$1" stop --grace 0 "$j" >/dev/null 2>&1
+    [ -d "$tmp/nodes/$1" ] && "$BIN/sia-run" --state-dir "$tmp/nodes/$1" stop --grace 0 "$j" >/dev/null 2>&1
   done
 }
-cleanup() {
-  [ -n "$ctl_pid" ] && kill -9 "$ctl_pid" 2>/dev/null
-  for p in $agent_pids; do kill -9 "$p" 2>/dev/null; done
+serve_cleanup() {
+  [ -n "$ctl_pid" ] && kill -9 "$ctl_pid"
+  for p in $agent_pids; do kill -9 "$p"; done
   for n in $NODES; do stop_node_jobs "$n"; done
-  wait 2>/dev/null
-  # SIA_E2E_KEEP=DIR keeps the logs for a look.
-  [ -n "${SIA_E2E_KEEP:-}" ] && mkdir -p "$SIA_E2E_KEEP" && cp ./*.log "$SIA_E2E_KEEP/" 2>/dev/null
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL: $*"
+at_exit serve_cleanup
+on_fail() {
   ctl -o json status 2>&1 | head -c 3000
   echo
-  for f in ctl-*.log agent-*.log; do [ -f "$f" ] && { echo "--- $f"; tail -25 "$f"; }; done
-  for f in nodes/*/jobs/*/supervisor.log; do [ -f "$f" ] && { echo "--- $f"; tail -4 "$f"; }; done
-  for f in nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -3 "$f"; }; done
-  exit 1
 }
-. "$SRC/tests/e2e/lib/wait_for.sh"
-. "$SRC/tests/e2e/lib/agent_keys.sh"
-state_of() {  # state_of JOB: the job's state as the controller says
-  ctl -o json status "$1" 2>/dev/null | grep -o '"state":"[a-z]*"' | head -1 | sed 's/.*:"\(.*\)"/\1/'
+logs "$tmp/ctl-*.log" "$tmp/agent-*.log" "$tmp/nodes/*/jobs/*/supervisor.log" \
+  "$tmp/nodes/*/jobs/*/logs/rank-0.log"
+. "$E2E_LIB/agent_keys.sh"
+. "$E2E_LIB/job_history.sh"
+is_running() { [ "$(job_state "$1")" = running ]; }
+all_finished() {
+  n=$(ctl -o json status 2>/dev/null | json_eval - 'count(d, state="finished")' 2>/dev/null)
+  [ "$n" = 3 ]
 }
-is_running() { [ "$(state_of "$1")" = running ]; }
-all_finished() { [ "$(ctl -o json status 2>/dev/null | grep -o '"state":"finished"' | wc -l)" -eq 3 ]; }
 connected() { [ "$(grep -c "$1 connected\|$1 reconnected" "$2")" -ge "${3:-1}" ]; }
 
 cat >cluster.toml <<'TOML'
@@ -138,6 +123,7 @@ start_ctl() {  # start_ctl LOG [BIND]
     "$BIN/sia-ctl" --config config.toml serve >"$1" 2>&1 &
   fi
   ctl_pid=$!
+  started "$ctl_pid"
 }
 start_ctl ctl-1.log
 serving() { grep -q "serving tcp://127.0.0.1:[0-9]" ctl-1.log; }
@@ -153,6 +139,7 @@ start_agent() {  # start_agent NODE LOG
     --ckpt-root "$tmp/ckpt" --report-interval 0.3 >"$2" 2>&1 &
   eval "agent_$(echo "$1" | tr - _)=$!"
   agent_pids="$agent_pids $!"
+  started $!
 }
 for n in $NODES; do start_agent "$n" "agent-$n.log"; done
 for n in $NODES; do wait_for 30 "agent $n did not connect" connected "$n" ctl-1.log; done
@@ -197,7 +184,8 @@ ctl submit a.toml >out 2>&1 || { cat out; fail "submit a"; }
 grep -q "a .*queued" out || { cat out; fail "submit a: $(cat out)"; }
 ctl submit a.toml >out 2>&1
 [ $? -eq 65 ] || { cat out; fail "a second submit of a was not refused with 65"; }
-ctl -o json status a | grep -q '"identity":"client:alice' || fail "the submitter was not recorded"
+ctl -o json status a | json_has - 'match(d, "identity", "^client:alice")' ||
+  fail "the submitter was not recorded"
 wait_for 30 "a did not start" is_running a
 ctl submit f.toml >/dev/null 2>&1 || fail "submit f"
 ctl submit b.toml >/dev/null 2>&1 || fail "submit b"
@@ -214,13 +202,13 @@ timeout --preserve-status -s TERM 3 "$BIN/sia-ctl" --config "$tmp/config.toml" \
 rc=$?
 [ "$rc" -eq 0 ] || { cat follow.out; fail "logs --follow ended by SIGTERM exited $rc"; }
 grep -q "^==== sia-run: .* job c round" follow.out || { cat follow.out; fail "logs --follow c"; }
-is_failed() { [ "$(state_of f)" = failed ]; }
+is_failed() { [ "$(job_state f)" = failed ]; }
 wait_for 30 "f did not fail" is_failed
 
 # Kill the agent of a node that runs something, and its workers with it.
 victim=
 for n in t4-2 t4-1 t4-0; do
-  "$BIN/sia-run" --state-dir "nodes/$n" -o json status 2>/dev/null | grep -q '"state":"running"' &&
+  "$BIN/sia-run" --state-dir "nodes/$n" -o json status 2>/dev/null | json_has - 'has(d, state="running")' &&
     { victim=$n; break; }
 done
 [ -n "$victim" ] || victim=t4-2
@@ -229,9 +217,13 @@ kill -9 "$vpid"
 kill_node_jobs "$victim"
 echo "killed the agent of $victim at $(($(date +%s) - start)) s"
 
-# Kill the controller mid-run, restart it on the same endpoint.
-sleep 2
-running=$(ctl -o json status | grep -o '"state":"running"' | wc -l)
+# Kill the controller mid-run (once it has run a round since), restart it on the same
+# endpoint.
+rounds() { grep -c "round [0-9]*:" ctl-1.log; }
+more_rounds() { [ "$(rounds)" -gt "$rounds_then" ]; }
+rounds_then=$(rounds)
+wait_for 30 "no round after the agent's kill" more_rounds
+running=$(ctl -o json status | json_eval - 'count(d["data"]["jobs"], state="running")')
 kill -9 "$ctl_pid"
 wait "$ctl_pid" 2>/dev/null
 echo "killed the controller at $(($(date +%s) - start)) s ($running jobs running)"
@@ -246,7 +238,7 @@ fenced() { grep -q "$victim is fenced\|$victim did not come back" ctl-1.log ctl-
 wait_for 40 "$victim was not fenced" fenced
 echo "$victim fenced at $(($(date +%s) - start)) s"
 moved() {  # no job is placed on the dead node any more
-  out=$(ctl -o json status) && ! echo "$out" | grep -q "\"name\":\"$victim\""
+  ctl -o json status >moved.json && ! json_has moved.json "has(d, name='$victim')"
 }
 wait_for 30 "the jobs of $victim did not move" moved
 # The killed node comes back: reconciled by its next ASSIGN.
@@ -261,17 +253,13 @@ echo "all three jobs finished after $(($(date +%s) - start)) s"
 ended=$(cat ctl-1.log ctl-2.log | sed -n 's/.* \([0-9]*\) ended,.*/\1/p' | awk '{s += $1} END {print s}')
 [ "$ended" -le 4 ] || fail "$ended jobs ended, for three jobs and f"
 for j in a b c; do
-  max=$(cat nodes/*/jobs/$j/reports.jsonl 2>/dev/null | grep -o '"step":[0-9]*' |
-    sed 's/"step"://' | sort -n | tail -1)
+  max=$(max_step nodes/*/jobs/$j/reports.jsonl)
   [ "$max" = "$STEPS" ] || fail "job $j reached step $max, not $STEPS"
 done
 # Rescaled as others arrived: some job held 1 and 2 GPUs in different rounds.
 rescaled=0
 for j in a b c; do
-  counts=$(for f in "$ST"/rounds/r*-placement.json; do
-    tr -d ' \n' <"$f" | grep -o "\"name\":\"$j\",\"nodes\":\[{\"gpus\":\[[0-9,]*\]" |
-      sed 's/.*\[\([0-9,]*\)\]$/\1/' | tr ',' '\n' | wc -l
-  done | sort -u | grep -v '^0$' | wc -l)
+  counts=$(gpu_counts "$j" "$ST"/rounds/r*-placement.json)
   [ "$counts" -gt 1 ] && rescaled=$((rescaled + 1))
 done
 [ "$rescaled" -ge 1 ] || fail "no job was rescaled"
@@ -291,7 +279,7 @@ grep -q "^starting$" out && grep -q "^boom$" out || { cat out; fail "logs f: $(c
 [ "$(ctl logs f --tail 2 | head -1)" = "boom" ] || fail "logs f --tail 2: $(ctl logs f --tail 2)"
 ctl logs a --tail 1 >out || { cat out; fail "logs a --tail 1"; }
 [ "$(wc -l <out)" -eq 1 ] || { cat out; fail "logs a --tail 1 printed $(wc -l <out) lines"; }
-ctl -o json logs a --tail 1 | grep -q '"kind": *"JobLog"' || fail "logs -o json: no JobLog"
+ctl -o json logs a --tail 1 | json_has - 'd["kind"] == "JobLog"' || fail "logs -o json: no JobLog"
 ctl logs a --rank 2 >out 2>&1
 [ $? -eq 64 ] || { cat out; fail "logs of a rank out of range did not exit 64"; }
 ctl logs nosuch >out 2>&1

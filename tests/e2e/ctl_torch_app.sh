@@ -8,27 +8,15 @@
 # ones with the worse loss there, and the survivor resumes from its rung's checkpoint and
 # trains to exactly its last step.
 #   ctl_torch_app.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-PY=${SIA_PYTHON:-/usr/bin/python3}
-"$PY" -c "import torch" >/dev/null 2>&1 || { echo "skipped: no PyTorch for $PY"; exit 77; }
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+need_torch
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES='' SIA_RENDEZVOUS_TIMEOUT=60 OMP_NUM_THREADS=1
-export PYTHONPATH="$SRC/python" PYTHONDONTWRITEBYTECODE=1
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
-export XDG_CONFIG_HOME="$tmp/xdg"
-PATH=$BIN:$PATH
+export SIA_RENDEZVOUS_TIMEOUT=60
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-. "$SRC/tests/e2e/lib/cpu_pair.sh"
-cleanup() {
-  cpu_pair_stop t-000 t-001 t-002 t-003
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { cpu_pair_fail "$@"; }
-cd "$tmp" || exit 1
+. "$E2E_LIB/cpu_pair.sh"
+at_exit cpu_pair_stop t-000 t-001 t-002 t-003
+on_fail() { ctl status; }
+logs "$ST/nodes/*/jobs/*/logs/rank-0.log"
 
 cpu_pair_setup
 STEPS=96
@@ -40,9 +28,7 @@ ctl submit search.toml >out 2>&1 || { cat out; fail "submit the search"; }
 
 state_of() { # APP: its state
   ctl -o json status >status.json 2>status.err || fail "status: $(cat status.err)"
-  "$PY" -c 'import json,sys
-d=json.load(open("status.json"))["data"]
-print([a for a in d["apps"] if a["name"]==sys.argv[1]][0]["state"])' "$1"
+  json_eval status.json "[a for a in d['data']['apps'] if a['name'] == '$1'][0]['state']"
 }
 start=$(date +%s)
 i=0
@@ -50,11 +36,11 @@ while [ "$(state_of t)" != finished ]; do
   i=$((i + 1))
   ctl -q round >"round.log" 2>&1 || fail "round $i: $(cat round.log)"
   [ $(($(date +%s) - start)) -gt 240 ] && fail "app t not finished after 240 s ($i rounds)"
-  sleep 0.3
+  sleep 0.3  # the rounds' pace (a poll: the loop ends on the app's state)
 done
 echo "app t finished after $i rounds, $(($(date +%s) - start)) s"
 
-"$PY" - "$ST" "$STEPS" "$SRC/tests/e2e/lib" <<'PY' || fail "the search's trials"
+"$PY" - "$ST" "$STEPS" "$E2E_LIB" <<'PY' || fail "the search's trials"
 import glob, json, sys
 st, steps = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, sys.argv[3])

@@ -13,50 +13,28 @@
 # leaves no empty epoch); a workdir that is not absolute is refused at submit (65), and a
 # job whose workdir the nodes lack fails with one line naming it.
 #   ctl_torch_ddp_sweep.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-PY=${SIA_PYTHON:-/usr/bin/python3}
-"$PY" -c "import torch" >/dev/null 2>&1 || { echo "skipped: no PyTorch for $PY"; exit 77; }
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+need_torch
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES='' SIA_RENDEZVOUS_TIMEOUT=60 OMP_NUM_THREADS=1
-export PYTHONPATH="$SRC/python" PYTHONDONTWRITEBYTECODE=1
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
-export XDG_CONFIG_HOME="$tmp/xdg"
+export SIA_RENDEZVOUS_TIMEOUT=60
 # The user's `python3` is one that has PyTorch.
 mkdir -p "$tmp/bin" && ln -s "$PY" "$tmp/bin/python3"
-PATH=$tmp/bin:$BIN:$PATH
+PATH=$tmp/bin:$PATH
 NODES="t4-0 t4-1"
 TRIALS="sweep-000 sweep-001 sweep-002 sweep-003 nodir"
-ctl_pid=
-agent_pids=
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-cleanup() {
-  [ -n "$ctl_pid" ] && kill "$ctl_pid" 2>/dev/null
-  for p in $agent_pids; do kill -9 "$p" 2>/dev/null; done
+stop_trials() {
   for n in $NODES; do
     for j in $TRIALS; do
-      [ -d "$tmp/nodes/$n" ] &&
-        "$BIN/sia-run" --state-dir "$tmp/nodes/$n" stop --grace 0 "$j" >/dev/null 2>&1
+      [ -d "$tmp/nodes/$n" ] && "$BIN/sia-run" --state-dir "$tmp/nodes/$n" stop --grace 0 "$j"
     done
   done
-  wait 2>/dev/null
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL: $*"
-  ctl status 2>&1 | head -40
-  for f in "$tmp"/ctl.log "$tmp"/agent-*.log; do [ -f "$f" ] && { echo "--- $f"; tail -8 "$f"; }; done
-  for f in "$tmp"/nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -6 "$f"; }; done
-  exit 1
-}
-. "$SRC/tests/e2e/lib/wait_for.sh"
-. "$SRC/tests/e2e/lib/agent_keys.sh"
-. "$SRC/tests/e2e/lib/cpu_pair.sh"
-cd "$tmp" || exit 1
+at_exit stop_trials
+on_fail() { ctl status 2>&1 | head -40; }
+logs "$tmp/ctl.log" "$tmp/agent-*.log" "$tmp/nodes/*/jobs/*/logs/rank-0.log"
+. "$E2E_LIB/agent_keys.sh"
+. "$E2E_LIB/cpu_pair.sh"
 
 cpu_pair_cluster
 cat >config.toml <<TOML
@@ -72,7 +50,7 @@ allow = "keys/allow.toml"
 TOML
 agent_keys "$BIN" keys $NODES
 "$BIN/sia-ctl" --config config.toml serve >ctl.log 2>&1 &
-ctl_pid=$!
+started $!
 serving() { grep -q "serving tcp://127.0.0.1:[0-9]" ctl.log; }
 wait_for 30 "serve did not start: $(cat ctl.log)" serving
 EP=$(sed -n 's/.*serving \(tcp:\/\/127.0.0.1:[0-9]*\).*/\1/p' ctl.log | head -1)
@@ -81,14 +59,14 @@ for n in $NODES; do
     --server-key state/keys/server.pub --secret-key "keys/$n.key" --cluster cluster.toml \
     --heartbeat-interval 0.5 --grace 20 --ckpt-root "$tmp/ckpt" --report-interval 0.3 \
     >"agent-$n.log" 2>&1 &
-  agent_pids="$agent_pids $!"
+  started $!
 done
 connected() { grep -q "$1 connected" ctl.log; }
 for n in $NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
 
 # The user's project: the converted script, and the search beside it.
 mkdir -p "$tmp/alice/cnn" && cp "$SRC/examples/pytorch/ddp/train_sia.py" "$tmp/alice/cnn/"
-cd "$tmp/alice/cnn" || exit 1
+cd "$tmp/alice/cnn" || fail "no project directory"
 EPOCHS=4
 cpu_pair_search sweep "[\"python3\", \"train_sia.py\", \"--epochs\", \"$EPOCHS\",
   \"--dataset-size\", \"2048\", \"--lr\", \"{lr}\"]" "[0.3, 0.003, 0.1, 0.001]" 2
@@ -99,13 +77,11 @@ st=$?
 [ "$st" = 65 ] && grep -q "workdir: expected an absolute directory path" out ||
   fail "a relative workdir: status $st, $(cat out)"
 ctl submit search.toml >out 2>&1 || fail "submit the sweep: $(cat out)"
-cd "$tmp" || exit 1
+cd "$tmp" || fail "no $tmp"
 
 app_state() {
   ctl -o json status >status.json 2>status.err || return 1
-  "$PY" -c 'import json
-d = json.load(open("status.json"))["data"]
-print([a for a in d["apps"] if a["name"] == "sweep"][0]["state"])'
+  json_eval status.json "[a for a in d['data']['apps'] if a['name'] == 'sweep'][0]['state']"
 }
 app_done() { case "$(app_state)" in finished | failed | cancelled) true ;; *) false ;; esac; }
 start=$(date +%s)
@@ -120,12 +96,12 @@ command = ["python3", "train_sia.py"]
 workdir = "$tmp/nowhere"
 TOML
 ctl submit nodir.toml >out 2>&1 || fail "submit nodir: $(cat out)"
-job_failed() { ctl -o json status nodir 2>/dev/null | grep -q '"state": *"failed"'; }
+job_failed() { ctl -o json status nodir 2>/dev/null | json_has - 'has(d, name="nodir", state="failed")'; }
 wait_for 60 "nodir did not fail" job_failed
 ctl status nodir | grep -q "cannot change to directory '$tmp/nowhere': No such file or directory" ||
   fail "nodir's status does not say why: $(ctl status nodir)"
 
-"$PY" - "$tmp" "$EPOCHS" "$SRC/tests/e2e/lib" <<'PY' || fail "the sweep's trials"
+"$PY" - "$tmp" "$EPOCHS" "$E2E_LIB" <<'PY' || fail "the sweep's trials"
 import glob, json, os, re, sys
 tmp, epochs = sys.argv[1], int(sys.argv[2])
 sys.path.insert(0, sys.argv[3])

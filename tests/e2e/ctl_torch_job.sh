@@ -11,65 +11,52 @@
 # vanished before a move is started afresh but loudly: the node's warning is journaled,
 # status shows the real step and the steps lost, explain warns.
 #   ctl_torch_job.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-PY=${SIA_PYTHON:-/usr/bin/python3}
-"$PY" -c "import torch" >/dev/null 2>&1 || { echo "skipped: no PyTorch for $PY"; exit 77; }
-tmp=$(mktemp -d)
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60 OMP_NUM_THREADS=1
-export PYTHONPATH="$SRC/python" PYTHONDONTWRITEBYTECODE=1
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR SIA_CLIENT_CONNECT
-unset SIA_CHECKPOINT_ROOT
-export XDG_CONFIG_HOME=$tmp/xdg
-PATH=$BIN:$PATH
+. "$(dirname "$0")/lib/harness.sh"
+need_torch
+export SIA_RENDEZVOUS_TIMEOUT=60
 # Enough steps that no phase below (grow, batch change, move) can be outrun by the job
 # while a loaded machine delays the controller's rounds: with 300, the job once reached
 # its end before the round that resized it had delivered the batch plan.
 STEPS=1200
-pids_to_kill=
-cd "$tmp" || exit 1
+MODE=
+NODES=
 
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-cleanup() {
-  for p in $pids_to_kill; do kill -9 "$p" 2>/dev/null; done
+stop_jobs() {
   for d in "$tmp"/*/nodes/* "$tmp"/nodes/*; do
     for j in cnn lost; do  # one at a time: naming a job the node never ran stops nothing
-      [ -d "$d/jobs" ] && "$BIN/sia-run" --state-dir "$d" stop --grace 0 "$j" >/dev/null 2>&1
+      [ -d "$d/jobs" ] && "$BIN/sia-run" --state-dir "$d" stop --grace 0 "$j"
     done
   done
-  wait 2>/dev/null
-  [ -n "${SIA_E2E_KEEP:-}" ] && { rm -rf "$SIA_E2E_KEEP"; cp -r "$tmp" "$SIA_E2E_KEEP"; }
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL ($MODE): $*"
-  ctl status 2>&1
-  for f in "$NODES"/*/jobs/*/supervisor.log ./*.log; do
-    [ -f "$f" ] && { echo "--- $f"; tail -5 "$f"; }
+at_exit stop_jobs
+on_fail() {
+  echo "in mode $MODE"
+  ctl status
+  for f in "$NODES"/*/jobs/*/supervisor.log "$NODES"/*/jobs/*/logs/rank-0.log; do
+    [ -f "$f" ] && { echo "--- $f"; tail -8 "$f"; }
   done
-  for f in "$NODES"/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -8 "$f"; }; done
-  exit 1
 }
-field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
-. "$SRC/tests/e2e/lib/wait_for.sh"
-. "$SRC/tests/e2e/lib/cpu_pair.sh"
-. "$SRC/tests/e2e/lib/agent_keys.sh"
+logs "$tmp/*.log" "$tmp/serve/*.log"
+. "$E2E_LIB/cpu_pair.sh"
+. "$E2E_LIB/agent_keys.sh"
 reports() { cat "$NODES/$1/jobs/${2:-cnn}/reports.jsonl" 2>/dev/null; }
+# reports_where NODE EXPR [JOB]: the job's reports on NODE for which EXPR (over d) holds.
+reports_where() { reports "$1" "${3:-cnn}" | json_select - "$2" 2>/dev/null; }
+# field NAME: the value of a field of the (first) report on stdin.
+field() { json_get - ".$1"; }
+# of_job NODE FIELD [JOB]: a field of the job's entry in its sia-run's status.
+of_job() {
+  "$BIN/sia-run" --state-dir "$NODES/$1" status -o json "${3:-cnn}" 2>/dev/null |
+    json_eval - "[o['$2'] for o in find(d, name='${3:-cnn}') if '$2' in o][0]" 2>/dev/null
+}
 # gen NODE [JOB]: the job's round on NODE, as its sia-run says.
-gen() {
-  "$BIN/sia-run" --state-dir "$NODES/$1" status -o json "${2:-cnn}" 2>/dev/null | tr -d ' \n' |
-    sed -n 's/.*"round":\([0-9]*\).*/\1/p'
-}
-pids() {
-  "$BIN/sia-run" --state-dir "$NODES/$1" status -o json cnn | tr -d ' \n' |
-    sed -n 's/.*"pids":\[\([0-9,]*\)\].*/\1/p'
-}
-# has_report NODE ROUND PATTERN [JOB]: a report of the job's ROUND on NODE matches PATTERN.
-has_report() { reports "$1" "${4:-cnn}" | grep "\"round\":$2," | grep -q "$3"; }
-has_interval() { has_report "$1" "$2" '"reason":"interval"'; }
+gen() { of_job "$1" round "${2:-cnn}"; }
+pids() { of_job "$1" pids; }
+# has_report NODE ROUND FIELDS [JOB]: a report of the job's ROUND on NODE has FIELDS
+# (has()'s keywords: reason="interval").
+has_report() { reports "$1" "${4:-cnn}" | json_has - "has(docs, round=$2, $3)" 2>/dev/null; }
+has_interval() { has_report "$1" "$2" 'reason="interval"'; }
 # started_on NODE [JOB]; gen_above NODE N: for wait_for (evaluated at every try).
 started_on() { test -n "$(gen "$1" "${2:-cnn}")"; }
 gen_above() { g=$(gen "$1" "${3:-cnn}") && [ -n "$g" ] && [ "$g" -gt "$2" ]; }
@@ -125,8 +112,8 @@ phases() {
   wait_for 60 "cnn was not restarted on two GPUs" gen_above t4-0 "$g1"
   g2=$(gen t4-0)
   wait_for 60 "no report of round $g2" has_interval t4-0 "$g2"
-  s1=$(reports t4-0 | grep "\"round\":$g1," | grep '"reason":"preempted"' | field step)
-  f2=$(reports t4-0 | grep "\"round\":$g2," | head -1 | field step)
+  s1=$(reports_where t4-0 "d.get('round') == $g1 and d.get('reason') == 'preempted'" | field step)
+  f2=$(reports_where t4-0 "d.get('round') == $g2" | field step)
   [ -n "$s1" ] || fail "round $g1 left no preempted report"
   [ "$f2" -ge "$s1" ] || fail "grown: first report at step $f2, it stopped at $s1"
   echo "$MODE: grown at step $s1, resumed with 2 replicas at $f2"
@@ -135,10 +122,11 @@ phases() {
   before=$(pids t4-0)
   placement 0,1 "" 64 16 1
   step_round
-  wait_for 60 "no report of batch plan 1" has_report t4-0 "$g2" '"plan":1'
+  wait_for 60 "no report of batch plan 1" has_report t4-0 "$g2" 'plan=1'
   [ "$(gen t4-0)" = "$g2" ] || fail "the batch change restarted cnn"
   [ "$(pids t4-0)" = "$before" ] || fail "the batch change replaced the workers"
-  reports t4-0 | grep "\"round\":$g2," | grep '"plan":1' | tail -1 | grep -q '"accum_steps":1' ||
+  reports_where t4-0 "d.get('round') == $g2 and d.get('plan') == 1" | tail -1 |
+    json_has - 'd["accum_steps"] == 1' ||
     fail "the batch plan's report has not the new accumulation"
   echo "$MODE: batch changed in place (pids $before)"
 
@@ -148,8 +136,8 @@ phases() {
   wait_for 60 "cnn did not start on t4-1" started_on t4-1
   g3=$(gen t4-1)
   wait_for 60 "no report of round $g3 on t4-1" has_interval t4-1 "$g3"
-  s2=$(reports t4-0 | grep "\"round\":$g2," | grep '"reason":"preempted"' | field step)
-  f3=$(reports t4-1 | grep "\"round\":$g3," | head -1 | field step)
+  s2=$(reports_where t4-0 "d.get('round') == $g2 and d.get('reason') == 'preempted'" | field step)
+  f3=$(reports_where t4-1 "d.get('round') == $g3" | field step)
   [ -n "$s2" ] || fail "the move left no preempted report on t4-0"
   [ "$f3" -ge "$s2" ] || fail "moved: first report on t4-1 at step $f3, it stopped at $s2"
   grep -q "restored step $s2" "$NODES/t4-1/jobs/cnn/logs/rank-0.log" ||
@@ -160,18 +148,18 @@ phases() {
 # Runs until cnn has finished (the controller says so), then checks the end.
 finish() {
   wait_for 480 "cnn did not finish" finished
-  done_lines=$(reports t4-1 | grep -c '"reason":"done"')
+  done_lines=$(reports t4-1 | json_eval - 'count(docs, reason="done")')
   [ "$done_lines" -eq 1 ] || fail "cnn reported done $done_lines times"
-  last=$(reports t4-1 | grep '"reason":"done"')
+  last=$(reports_where t4-1 'd.get("reason") == "done"')
   [ "$(echo "$last" | field step)" -eq "$STEPS" ] || fail "cnn ended at: $last"
-  ctl -o json status cnn | tr -d ' \n' | grep -q "\"step\":$STEPS," ||
+  ctl -o json status cnn | json_has - "has(d, name='cnn', step=$STEPS)" ||
     fail "status does not show step $STEPS"
-  ctl -o json status cnn | tr -d ' \n' | grep -q '"lost_steps":0' || fail "cnn lost steps"
+  ctl -o json status cnn | json_has - 'has(d, name="cnn", lost_steps=0)' || fail "cnn lost steps"
   echo "$MODE: finished at exactly step $STEPS"
 }
 finished() {
   [ "$MODE" = round ] && { ctl -q round >/dev/null 2>&1 || true; }
-  ctl -o json status cnn | tr -d ' \n' | grep -q '"state":"finished"'
+  ctl -o json status cnn | json_has - 'has(d, name="cnn", state="finished")'
 }
 
 # ---- sia-ctl round, the default node commands (no --ckpt-root anywhere) ----
@@ -203,38 +191,39 @@ placement "" 0,1 64 32 0 1
 step_round
 wait_for 60 "lost did not start" started_on t4-0 lost
 gl=$(gen t4-0 lost)
-wait_for 60 "lost sent no report" has_report t4-0 "$gl" '"reason":"interval"' lost
+wait_for 60 "lost sent no report" has_report t4-0 "$gl" 'reason="interval"' lost
 step_round  # the controller reads its reports: it has trained
-ctl -o json status lost | tr -d ' \n' | grep -q '"step":0,' && fail "lost's step was not read"
+ctl -o json status lost | json_has - 'has(d, name="lost", step=0)' && fail "lost's step was not read"
 placement "" 0,1 64 32 0
 step_round  # lost waits: checkpoint-stopped on t4-0
 rm -rf "$tmp/state/ckpt/lost"
 placement "" 0,1 64 32 0 0
 step_round
-ctl -o json status lost | grep -q "\"notice\":\"no checkpoint in $tmp/state/ckpt/lost" ||
+ctl -o json status lost | json_has - "match(d, 'notice', '^no checkpoint in $tmp/state/ckpt/lost')" ||
   fail "status does not tell of lost's missing checkpoint: $(ctl status lost)"
 # Journaled with the round's delivery (then compacted into the snapshot with the job).
-grep -q '"warning":"no checkpoint in' state/journal.jsonl ||
-  grep -q '"notice":"no checkpoint in' state/snapshot.json || fail "the warning is not kept"
+json_has state/journal.jsonl 'match(docs, "warning", "^no checkpoint in")' ||
+  json_has state/snapshot.json 'match(d, "notice", "^no checkpoint in")' || fail "the warning is not kept"
 wait_for 60 "lost did not start again" gen_above t4-0 "$gl" lost
 gl=$(gen t4-0 lost)
-wait_for 60 "lost did not report again" has_report t4-0 "$gl" '"reason":"interval"' lost
+wait_for 60 "lost did not report again" has_report t4-0 "$gl" 'reason="interval"' lost
 step_round
-st=$(ctl -o json status lost | tr -d ' \n')
-echo "$st" | grep -q '"lost_steps":[1-9]' || fail "status shows no lost steps: $st"
+ctl -o json status lost >lost.json || fail "status lost"
+st=$(cat lost.json)
+lost_steps=$(json_eval lost.json "find(d, name='lost')[0]['lost_steps']")
+[ "$lost_steps" -ge 1 ] || fail "status shows no lost steps: $st"
 real=$(reports t4-0 lost | tail -1 | field step)
-shown=$(echo "$st" | sed -n 's/.*"step":\([0-9]*\),.*/\1/p')
+shown=$(json_eval lost.json "find(d, name='lost')[0]['step']")
 [ "$shown" -le "$real" ] || fail "status shows step $shown, the job is at $real"
 ctl explain lost | grep -q "warning: .*steps lost" || fail "explain: $(ctl explain lost)"
-echo "$MODE: a missing checkpoint was reported (status step $shown, $(echo "$st" |
-  sed -n 's/.*"lost_steps":\([0-9]*\).*/\1/p') steps lost)"
+echo "$MODE: a missing checkpoint was reported (status step $shown, $lost_steps steps lost)"
 ctl cancel lost >/dev/null 2>&1 || fail "cancel lost"
 placement "" 0,1 64 32 0
 finish
 
 # ---- sia-ctl serve with two agents (told nothing about checkpoints) ----
 MODE=serve
-mkdir serve && cd serve || exit 1
+mkdir serve && cd serve || fail "no serve directory"
 NODES=$tmp/serve/nodes
 sed -e 's/^state_dir = .*/state_dir = "state"/' -e 's/^time_limit = 1/&\nround = 1/' \
   -e 's|"cluster.toml"|"../cluster.toml"|' ../config.toml >config.toml
@@ -242,7 +231,8 @@ sed -i 's/^\[stages\]/bind = "tcp:\/\/127.0.0.1:*"\nallow = "keys\/allow.toml"\n
 agent_keys "$BIN" keys t4-0 t4-1
 ctl() { "$BIN/sia-ctl" --config "$tmp/serve/config.toml" "$@"; }
 "$BIN/sia-ctl" --config config.toml serve >ctl.log 2>&1 &
-pids_to_kill="$pids_to_kill $!"
+serve_pid=$!
+started "$serve_pid"
 serving() { grep -q "serving tcp://127.0.0.1:[0-9]" ctl.log; }
 wait_for 30 "serve did not start: $(cat ctl.log)" serving
 EP=$(sed -n 's/.*serving \(tcp:\/\/127.0.0.1:[0-9]*\).*/\1/p' ctl.log | head -1)
@@ -250,7 +240,7 @@ for n in t4-0 t4-1; do
   "$BIN/sia-run" --state-dir "nodes/$n" agent --connect "$EP" --node "$n" \
     --server-key state/keys/server.pub --secret-key "keys/$n.key" --cluster ../cluster.toml --heartbeat-interval 0.5 --grace 30 --report-interval 0.3 \
     >"agent-$n.log" 2>&1 &
-  pids_to_kill="$pids_to_kill $!"
+  started $!
 done
 placement "" "" 16 16 0  # nothing runs until the agents are there
 # The daemon rounds by itself, faster than the phases are checked: a limit far enough
@@ -259,15 +249,15 @@ STEPS=1500
 write_cnn
 ctl submit ../cnn.toml >out 2>&1 || { cat out; fail "submit cnn"; }
 # The daemon rounds by itself; a round is over when its number has moved on.
-round_no() { ctl -o json status | tr -d ' \n' | sed -n 's/.*"round":\([0-9]*\).*/\1/p'; }
+round_no() { ctl -o json status | json_eval - 'd["data"]["round"]' 2>/dev/null; }
 round_above() { r=$(round_no) && [ -n "$r" ] && [ "$r" -gt "$1" ]; }
 step_round() {
   r0=$(round_no)
   wait_for 60 "the daemon did not run a round" round_above "$((${r0:-0} + 1))"
 }
-cd "$tmp/serve" || exit 1
+cd "$tmp/serve" || fail "no serve directory"
 phases
 [ -f "$tmp/serve/state/ckpt/cnn/latest" ] || fail "no checkpoint in the controller's checkpoint_root"
 finish
-kill "$(echo $pids_to_kill | cut -d' ' -f1)" 2>/dev/null
+kill "$serve_pid"
 echo "ok"

@@ -9,20 +9,11 @@
 # too, and bad input gets one error line naming the file and field.
 # Exit 77 (skipped) without chromium or python3: scripts/test.sh installs them.
 #   plot_browser.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 not installed"; exit 77; }
-chromium=$(command -v chromium || command -v chromium-browser) ||
-  { echo "skip: chromium not installed"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
+. "$(dirname "$0")/lib/harness.sh"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
+chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium not installed"
+logs "$tmp/chromium.log"
 check() { python3 "$SRC/tests/e2e/plot_check.py" "$@" || fail "plot_check.py $*"; }
-export NO_COLOR=1
 cd "$SRC" || exit 1
 ctl="$BIN/sia-ctl"
 sim="simulate --workload tests/data/workload-tiny.csv --policy sia,themis"

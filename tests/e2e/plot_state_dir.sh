@@ -6,33 +6,19 @@
 # with data, checked by plot_check.py), and so does `plot` with the configured state
 # directory. An empty state directory draws "no data"; a missing one is status 66.
 #   plot_state_dir.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-command -v python3 >/dev/null 2>&1 || { echo "skip: python3 not installed"; exit 77; }
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+command -v python3 >/dev/null 2>&1 || skip "python3 not installed"
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES=
-unset SIA_CLUSTER SIA_STATE_DIR SIA_CONFIG SIA_CTL_STATE_DIR
-export XDG_CONFIG_HOME=$tmp/xdg
-PATH=$BIN:$PATH
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
-cleanup() {
+stop_jobs() {
   for n in cpu-a100 cpu-rtx; do
     for j in one two; do  # one at a time: a stop naming an unknown job stops nothing
-      [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 "$j" \
-        >/dev/null 2>&1
+      [ -d "$ST/nodes/$n" ] && "$BIN/sia-run" --state-dir "$ST/nodes/$n" stop --grace 0 "$j"
     done
   done
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
+at_exit stop_jobs
 check() { python3 "$SRC/tests/e2e/plot_check.py" "$@" || fail "plot_check.py $*"; }
-cd "$tmp" || exit 1
 cat >config.toml <<TOML
 [controller]
 state_dir = "$ST"

@@ -7,40 +7,22 @@
 # pids, batch plan 1 in the next report); the per-rank logs hold both rounds; an empty placement
 # checkpoint-stops it (preempted); a last placement runs it to its step limit (finished).
 #   run_worker_rescale.sh BIN_DIR SOURCE_DIR
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-. "$SRC/tests/e2e/lib/losses.sh"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+. "$E2E_LIB/losses.sh"
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_RENDEZVOUS_TIMEOUT=60
-unset SIA_CLUSTER SIA_STATE_DIR
+export SIA_RENDEZVOUS_TIMEOUT=60
 sr() { "$BIN/sia-run" --state-dir "$ST" "$@"; }
-cleanup() {
-  sr stop --grace 0 train >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  sr status -o table
-  for f in "$ST"/jobs/train/logs/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -5 "$f"; }; done
-  exit 1
-}
-cd "$tmp" || exit 1
+at_exit sr stop --grace 0 train
+on_fail() { sr status -o table; }
+logs "$ST/jobs/train/logs/*.log"
 R=$ST/jobs/train/reports.jsonl
-field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
-reports_of() { grep "\"round\":$1," "$R" 2>/dev/null || true; }
+# field NAME: the value of a field of the report on stdin.
+field() { json_get - ".$1"; }
+# reports_of ROUND: the round's reports, one a line, in order.
+reports_of() { [ -f "$R" ] && json_select "$R" "d.get('round') == $1" 2>/dev/null; }
 # wait_reports ROUND N: until ROUND has sent N interval reports (90 s at most).
-wait_reports() {
-  i=0
-  while :; do
-    [ "$(reports_of "$1" | grep -c '"reason":"interval"')" -ge "$2" ] && return 0
-    i=$((i + 1))
-    [ "$i" -gt 900 ] && fail "round $1 did not send $2 reports"
-    sleep 0.1
-  done
-}
+has_reports() { [ "$(reports_of "$1" | json_eval - 'count(docs, reason="interval")')" -ge "$2" ]; }
+wait_reports() { wait_for 90 "round $1 did not send $2 reports" has_reports "$1" "$2"; }
 
 cat >cluster.toml <<'TOML'
 name = "cpu-box"
@@ -84,7 +66,7 @@ wait_reports 1 4
 sr apply $A -o table p2.json >out 2>err || { cat out err; fail "apply p2"; }
 grep -q "train.*restart" out || { cat out; fail "p2 did not restart the job"; }
 last1=$(reports_of 1 | tail -1)
-echo "$last1" | grep -q '"reason":"preempted"' || fail "no final report in round 1: $last1"
+[ "$(echo "$last1" | field reason)" = preempted ] || fail "no final report in round 1: $last1"
 s1=$(echo "$last1" | field step)
 # Losses (lib/losses.sh): the first report's, over the steepest steps from 0 (fewer steps
 # only make it higher), and the mean per step over round 1's last reports.
@@ -97,31 +79,27 @@ l2f=$(reports_of 2 | head -2 | loss_over "$s1")
 [ -n "$l0" ] && [ -n "$l1" ] && [ -n "$l2f" ] || fail "reports without a loss"
 echo "round 1: preempted at step $s1, loss $l0 -> $l1; round 2: first report at step $f2, loss $l2f"
 [ "$f2" -gt "$s1" ] || fail "round 2 started over: first report at step $f2"
-echo "$first2" | grep -q '"world_size":3' || fail "round 2 world size: $first2"
-echo "$first2" | grep -q '"local_bsz":8' || fail "round 2 local batch: $first2"
-echo "$first2" | grep -q '"accum_steps":1' || fail "round 2 accumulation: $first2"
+echo "$first2" | json_has - 'd["world_size"] == 3' || fail "round 2 world size: $first2"
+echo "$first2" | json_has - 'd["local_bsz"] == 8' || fail "round 2 local batch: $first2"
+echo "$first2" | json_has - 'd["accum_steps"] == 1' || fail "round 2 accumulation: $first2"
 awk -v a="$l2f" -v b="$l0" -v c="$l1" 'BEGIN { exit !(a < 0.8 * b && a < 1.25 * c) }' ||
   fail "loss after resuming ($l2f) is not near where it stopped ($l1)"
 
 # Same GPUs, only the batch changes (3 x 16, no accumulation): no restart. The workers keep
 # their pids, take batch plan 1 at a step boundary and report the new local batch.
-pids() { sr status -o json train | tr -d ' \n' | sed -n 's/.*"pids":\[\([0-9,]*\)\].*/\1/p'; }
+pids() { sr status -o json train | json_eval - 'values(d, "pids")[0]'; }
 before=$(pids)
 [ -n "$before" ] || fail "no pids for round 2"
 sr apply $A -o table p2b.json >out 2>err || { cat out err; fail "apply p2b"; }
 grep -q "train.*resize.*local_bsz 8 -> 16; accum_steps 1 -> 0" out ||
   { cat out; fail "p2b did not resize the job in place"; }
-i=0
-until reports_of 2 | grep '"reason":"batch"' | grep -q '"plan":1'; do
-  i=$((i + 1))
-  [ "$i" -gt 900 ] && fail "no report of batch plan 1"
-  sleep 0.1
-done
+planned() { reports_of 2 | json_has - 'has(docs, reason="batch", plan=1)'; }
+wait_for 90 "no report of batch plan 1" planned
 after=$(pids)
 [ "$before" = "$after" ] || fail "the workers were restarted by a batch change: $before -> $after"
-planned=$(reports_of 2 | grep '"reason":"batch"' | tail -1)
-echo "$planned" | grep -q '"local_bsz":16' || fail "batch plan report: $planned"
-echo "$planned" | grep -q '"accum_steps":0' || fail "batch plan report: $planned"
+planned=$(reports_of 2 | json_select - 'd["reason"] == "batch"' | tail -1)
+echo "$planned" | json_has - 'd["local_bsz"] == 16 and d["accum_steps"] == 0' ||
+  fail "batch plan report: $planned"
 echo "round 2: batch changed in place (pids $after), $(echo "$planned" | field step) steps in"
 
 # Preempted by an empty placement: checkpoint-stopped, state preempted.

@@ -5,26 +5,14 @@
 # `run` propagating a worker's exit status and being interrupted, state kept across
 # invocations, --dry-run doing nothing, and bad inputs refused before anything starts.
 #   sia_run.sh BIN_DIR SOURCE_DIR
-set -u
-BIN=$1
-R="$(cd "$BIN" && pwd)/sia-run"
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+R=$BIN/sia-run
 ST=$tmp/state
-export NO_COLOR=1
-unset SIA_CLUSTER SIA_STATE_DIR
-
-lock_pid=""
-cleanup() {
-  [ -n "$lock_pid" ] && kill "$lock_pid" 2>/dev/null
-  for j in a b c d; do "$R" --state-dir "$ST" stop --grace 0 "$j" >/dev/null 2>&1; done
-  rm -rf "$tmp"
+stop_jobs() {
+  for j in a b c d; do "$R" --state-dir "$ST" stop --grace 0 "$j"; done
 }
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  [ -d "$ST" ] && "$R" --state-dir "$ST" status -o table
-  exit 1
-}
+at_exit stop_jobs
+on_fail() { [ -d "$ST" ] && "$R" --state-dir "$ST" status -o table; }
 # sr ARGS...: sia-run on the test's state directory.
 sr() { "$R" --state-dir "$ST" "$@"; }
 # expect STATUS ARGS...: runs sia-run, checks its exit status; its stderr is in $tmp/err.
@@ -39,22 +27,12 @@ expect() {
 }
 # field JOB COLUMN: one column of `status -o table` for JOB (2 state, 3 round, 5 pids, 6 exit).
 field() { sr status -o table "$1" | awk -v c="$2" 'NR == 2 { print $c }'; }
-# until_true SECONDS COMMAND...: polls COMMAND every 0.1 s.
-until_true() {
-  n=$(($1 * 10))
-  shift
-  while [ "$n" -gt 0 ]; do
-    "$@" && return 0
-    sleep 0.1
-    n=$((n - 1))
-  done
-  return 1
-}
 has() { grep -q -- "$2" "$1" 2>/dev/null; }
+# ready_in LOG ROUND: the rank of LOG said "ready" in ROUND (its trap is set by then).
+ready_in() { awk -v r="SIA_ROUND=$2 " 'index($0, r) { s = 1 } s && /^ready$/ { f = 1 } END { exit !f }' "$1" 2>/dev/null; }
 # need FILE PATTERN WHAT: fails, showing FILE, unless it has a line matching PATTERN.
 need() { has "$1" "$2" || { cat "$1"; fail "$3"; }; }
 
-cd "$tmp" || exit 1
 cat >cluster.toml <<'TOML'
 name = "tiny"
 [[node_groups]]
@@ -154,12 +132,12 @@ need "$tmp/err" 'metadata.round' "a bad metadata.round is named"
 
 # --- Start.
 expect 0 apply $A p1.json
-need "$tmp/out" '"kind":"RunPlan"' "apply prints a RunPlan"
-need "$tmp/out" '"action":"start"' "apply starts a"
+json_check "apply prints a RunPlan" "$tmp/out" 'd["kind"] == "RunPlan"'
+json_check "apply starts a" "$tmp/out" 'has(d, job="a", action="start")'
 L0=$ST/jobs/a/logs/rank-0.log
 L1=$ST/jobs/a/logs/rank-1.log
-until_true 20 has "$L1" ready || fail "rank 1 of a did not start"
-until_true 20 has "$L0" ready || fail "rank 0 of a did not start"
+wait_for 20 "rank 1 of a did not start" has "$L1" ready
+wait_for 20 "rank 0 of a did not start" has "$L0" ready
 [ "$(field a 2)" = running ] || fail "a is not running"
 pids1=$(field a 5)
 need "$L0" 'env RANK=0 LOCAL_RANK=0 WORLD_SIZE=2$' "rank 0 env"
@@ -183,12 +161,12 @@ need "$tmp/out" '^a  *restart  *2  *2,3  *moved: GPUs 0,1 -> 2,3' "dry restart"
 if command -v flock >/dev/null 2>&1; then  # another sia-run holds the state directory
   flock -o "$ST/lock" sleep 10 &
   lock_pid=$!
-  until_true 20 sh -c "! flock -n -o '$ST/lock' true" || fail "flock did not take the lock"
+  started $lock_pid
+  wait_for 20 "flock did not take the lock" sh -c "! flock -n -o '$ST/lock' true"
   expect 75 apply $A p1.json
   has "$tmp/err" 'is in use by another sia-run.*try again later' || fail "lock message"
   kill $lock_pid
   wait $lock_pid 2>/dev/null
-  lock_pid=""
 fi
 expect 78 apply --node t4-1 --cluster cluster.toml --jobs jobs.json p1.json
 need "$tmp/err" 'serves node "t4-0", not "t4-1"' "state dir of another node"
@@ -199,7 +177,7 @@ need "$tmp/out" '^a  *restart  *2  *2,3' "restart"
 need "$L0" 'rank 0 checkpointed' "rank 0 was not asked to checkpoint"
 need "$L0" 'ended: exit status 75' "rank 0 did not exit 75"
 [ -f "$ST/jobs/a/ckpt/latest" ] || fail "no checkpoint"
-until_true 20 has "$L1" 'SIA_ROUND=2 SIA_RESTORE=1' || fail "round 2 does not restore"
+wait_for 20 "round 2 does not restore" has "$L1" 'SIA_ROUND=2 SIA_RESTORE=1'
 need "$L1" 'CUDA_VISIBLE_DEVICES=3$' "round 2 GPUs"
 [ "$(field a 3)" = 2 ] || fail "round is not 2"
 pids2=$(field a 5)
@@ -207,8 +185,8 @@ pids2=$(field a 5)
 [ "$(grep -c '^==== sia-run' "$L0")" = 2 ] || fail "log not appended across rounds"
 
 # --- stop: checkpoint-stop and hold; apply does not resume a held job.
-until_true 20 has "$L0" 'SIA_ROUND=2' || fail "round 2 rank 0 not ready"
-sleep 0.2
+ready2() { ready_in "$L0" 2 && ready_in "$L1" 2; }
+wait_for 20 "round 2 not ready" ready2
 expect 0 stop --dry-run a
 [ "$(field a 2)" = running ] || fail "stop --dry-run stopped a"
 expect 0 stop a
@@ -218,12 +196,12 @@ expect 0 apply $A -o table p2.json
 need "$tmp/out" '^a  *leave  *2 .*stopped by sia-run stop' "held job resumed"
 expect 0 apply $A -o table p1.json  # a new placement for a held job starts it again
 need "$tmp/out" '^a  *start  *3  *0,1' "held job with a new placement"
-until_true 20 has "$L0" 'SIA_ROUND=3 SIA_RESTORE=1' || fail "round 3"
+wait_for 20 "round 3" has "$L0" 'SIA_ROUND=3 SIA_RESTORE=1'
 
 # --- Moved off this node: stopped. The grace period kills a worker ignoring SIGTERM.
 expect 0 apply $A -o table p3.json
 need "$tmp/out" '^a  *stop  *3  *0,1  *no longer placed' "stop a"
-until_true 20 has "$ST/jobs/b/logs/rank-0.log" ready || fail "b did not start"
+wait_for 20 "b did not start" has "$ST/jobs/b/logs/rank-0.log" ready
 t0=$(date +%s)
 expect 0 apply $A --grace 1 -o table elsewhere.json
 need "$tmp/out" '^b  *stop .*no longer placed' "stop b"
@@ -232,7 +210,7 @@ t1=$(date +%s)
 [ $((t1 - t0)) -le 8 ] || fail "the grace kill took $((t1 - t0)) s"
 [ "$(field b 2)" = killed ] || fail "b is $(field b 2), not killed"
 [ "$(field b 6)" = 137 ] || fail "b's exit is $(field b 6)"
-sr status -o json b | grep -q '"exit":{"signal":9}' || fail "b's rank was not SIGKILLed"
+sr status -o json b | json_has - 'has(d, exit={"signal": 9})' || fail "b's rank was not SIGKILLed"
 
 # --- run: foreground, exit status propagated like srun; state kept for status.
 expect 0 run $A --dry-run -o table p4.json
@@ -251,9 +229,11 @@ expect 3 run $A -o table p4.json
 # --- run interrupted: the jobs checkpoint-stop, run exits 75.
 "$R" --state-dir "$ST" run $A -o table p1.json >"$tmp/run.out" 2>"$tmp/run.err" &
 run_pid=$!
-until_true 20 has "$L1" 'SIA_ROUND=4' || fail "run did not start a"
-until_true 20 has "$L0" 'SIA_ROUND=4' || fail "run did not start a (rank 0)"
-sleep 0.3
+started $run_pid
+wait_for 20 "run did not start a" has "$L1" 'SIA_ROUND=4'
+wait_for 20 "run did not start a (rank 0)" has "$L0" 'SIA_ROUND=4'
+ready4() { ready_in "$L0" 4 && ready_in "$L1" 4; }
+wait_for 20 "round 4 not ready" ready4
 kill -INT $run_pid
 wait $run_pid
 rc=$?
@@ -265,8 +245,8 @@ fi
 
 # --- status: JSON and table.
 expect 0 status -o json
-need "$tmp/out" '"kind":"RunStatus"' "status document"
-need "$tmp/out" '"node":"t4-0"' "status node"
+json_check "status document" "$tmp/out" 'd["kind"] == "RunStatus"'
+json_check "status node" "$tmp/out" 'd["data"]["node"] == "t4-0"'
 expect 66 status nosuchjob
 expect 66 status ..
 echo ok

@@ -6,18 +6,8 @@
 # times over, keeps enough jobs waiting that the exact programme gives up on some rounds
 # and branch and cut is cut short there by --node-limit 5: with the default limit the
 # answer differs, so the limit really binds.
-set -eu
-BIN=$1
-SRC=$2
-tmp=$(mktemp -d)
-hogs=""
-cleanup() {
-  for pid in $hogs; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-cd "$SRC"
+. "$(dirname "$0")/lib/harness.sh"
+cd "$SRC" || fail "no $SRC"
 sed -e 's/^count = 6$/count = 2/' -e 's/^count = 3$/count = 1/' data/clusters/sia-hetero-64.toml \
   >"$tmp/cluster.toml"
 run() {
@@ -25,19 +15,17 @@ run() {
   shift
   "$BIN/sia-ctl" simulate --cluster "$tmp/cluster.toml" --scale 12 --horizon 7200 \
     --no-fairness --no-timing -o json --events "$tmp/$name-events.jsonl" "$@" \
-    >"$tmp/$name.json"
+    >"$tmp/$name.json" || fail "simulate ($name)"
 }
 run quiet --node-limit 5
 run default
-if cmp -s "$tmp/quiet.json" "$tmp/default.json"; then
-  echo "--node-limit 5 changed nothing: the workload does not exercise it" >&2
-  exit 1
-fi
+cmp -s "$tmp/quiet.json" "$tmp/default.json" &&
+  fail "--node-limit 5 changed nothing: the workload does not exercise it"
 yes >/dev/null &
-hogs="$hogs $!"
+started $!
 yes >/dev/null &
-hogs="$hogs $!"
+started $!
 run busy --node-limit 5
-cmp "$tmp/quiet.json" "$tmp/busy.json"
-cmp "$tmp/quiet-events.jsonl" "$tmp/busy-events.jsonl"
+cmp "$tmp/quiet.json" "$tmp/busy.json" || fail "the result differs under load"
+cmp "$tmp/quiet-events.jsonl" "$tmp/busy-events.jsonl" || fail "the events differ under load"
 echo ok

@@ -4,42 +4,24 @@
 # training, the step in progress ends, rank 0 writes a checkpoint and a "preempted"
 # report, and the process exits 75.
 #   torch_preempt.sh BIN_DIR SOURCE_DIR     (exit 77: no Python with torch)
-set -u
-SRC="$(cd "$2" && pwd)"
-PY=${SIA_PYTHON:-/usr/bin/python3}
-"$PY" -c 'import torch' 2>/dev/null || { echo "skip: $PY cannot import torch"; exit 77; }
-tmp=$(mktemp -d)
-pid=
-cleanup() {
-  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL: $*"
-  [ -f "$tmp/log" ] && tail -5 "$tmp/log"
-  exit 1
-}
-export PYTHONPATH="$SRC/python" OMP_NUM_THREADS=1 CUDA_VISIBLE_DEVICES= SIA_DEVICE=cpu
-export SIA_JOB=p SIA_CKPT_DIR="$tmp/ckpt" SIA_REPORT="$tmp/reports.jsonl"
+. "$(dirname "$0")/lib/harness.sh"
+need_torch
+logs "$tmp/log"
+export SIA_DEVICE=cpu SIA_JOB=p SIA_CKPT_DIR="$tmp/ckpt" SIA_REPORT="$tmp/reports.jsonl"
 export SIA_REPORT_INTERVAL=0.2 MASTER_ADDR=127.0.0.1
 EX="$SRC/examples/pytorch/cifar_cnn_sia.py"
-# wait_for GREP-ARGS...: until the log matches (bounded).
-wait_for() {
-  i=0
-  until grep -q "$@" "$tmp/log" 2>/dev/null; do
-    i=$((i + 1))
-    [ "$i" -gt 600 ] && fail "timed out waiting for '$*' in the log"
-    kill -0 "$pid" 2>/dev/null || fail "the worker exited early"
-    sleep 0.1
-  done
+# in_log PATTERN: the worker's log matches (for wait_for); a worker that exited fails.
+in_log() {
+  grep -q "$1" "$tmp/log" 2>/dev/null && return 0
+  kill -0 "$pid" 2>/dev/null || fail "the worker exited early"
+  return 1
 }
+# reported EXPR: some report line satisfies EXPR (over docs; a torn last line: not yet).
+reported() { json_has "$tmp/reports.jsonl" "$1" 2>/dev/null; }
 # reap: st = the worker's exit status (it exits within its grace: bounded).
 reap() {
-  st=0
-  wait "$pid" || st=$?
-  pid=
+  wait "$pid"
+  st=$?
 }
 
 # A first checkpoint, by a one-rank job that runs its 5 steps.
@@ -53,7 +35,8 @@ port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); p
 RANK=0 WORLD_SIZE=2 MASTER_PORT=$port SIA_ROUND=2 SIA_RESTORE=1 SIA_RENDEZVOUS_TIMEOUT=60 \
   "$PY" "$EX" --steps 50 --dataset-size 1024 2>"$tmp/log" &
 pid=$!
-wait_for "joining 2 rank(s)"
+started "$pid"
+wait_for 120 "'joining 2 rank(s)' in the log" in_log "joining 2 rank(s)"
 kill -TERM "$pid"
 reap
 [ "$st" -eq 75 ] || fail "SIGTERM during the rendezvous: status $st, expected 75"
@@ -64,19 +47,15 @@ echo "rendezvous: exit 75, latest still $before"
 # SIGTERM in the middle of training: checkpoint at the step it stops at, 75.
 SIA_ROUND=3 SIA_RESTORE=1 "$PY" "$EX" --epochs 1000 --dataset-size 1024 2>"$tmp/log" &
 pid=$!
-wait_for "restored step 5 "
-i=0
-until grep -q '"round":3,.*"reason":"interval"' "$tmp/reports.jsonl" 2>/dev/null; do
-  i=$((i + 1))
-  [ "$i" -gt 600 ] && fail "no interval report in round 3"
-  sleep 0.1
-done
+started "$pid"
+wait_for 120 "'restored step 5' in the log" in_log "restored step 5 "
+wait_for 120 "an interval report in round 3" reported 'has(docs, round=3, reason="interval")'
 kill -TERM "$pid"
 reap
 [ "$st" -eq 75 ] || fail "SIGTERM while training: status $st, expected 75"
 last=$(tail -1 "$tmp/reports.jsonl")
-echo "$last" | grep -q '"reason":"preempted"' || fail "last report: $last"
-step=$(echo "$last" | sed -n 's/.*"step":\([0-9]*\).*/\1/p')
+echo "$last" | json_has - 'd["reason"] == "preempted"' || fail "last report: $last"
+step=$(echo "$last" | json_get - .step)
 [ "$(cat "$tmp/ckpt/latest")" = "$(printf 'ckpt-%012d.pt' "$step")" ] ||
   fail "latest names $(cat "$tmp/ckpt/latest"), the preempted report step $step"
 grep -q "preempted at step $step: checkpoint" "$tmp/log" || fail "no preempted line"

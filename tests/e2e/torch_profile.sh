@@ -4,21 +4,9 @@
 # SIA_PROFILE_STEPS run with one "profile" report, and sia-profile prints a Profile
 # with both points and the gradient statistics.
 #   torch_profile.sh BIN_DIR SOURCE_DIR     (exit 77: no Python with torch)
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-PY=${SIA_PYTHON:-/usr/bin/python3}
-"$PY" -c 'import torch' 2>/dev/null || { echo "skip: $PY cannot import torch"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL: $*"
-  cat "$tmp/err"
-  for f in "$tmp"/work/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -5 "$f"; }; done
-  exit 1
-}
-export PYTHONPATH="$SRC/python" OMP_NUM_THREADS=1
+. "$(dirname "$0")/lib/harness.sh"
+need_torch
+logs "$tmp/err" "$tmp/work/*.log"
 cat >"$tmp/job.toml" <<TOML
 name = "cnn-live"
 init_batch_size = 8
@@ -28,13 +16,12 @@ TOML
 "$BIN/sia-profile" run "$tmp/job.toml" --gpu-type t4 --cpu --steps 3 --start-bsz 8 \
   --timeout 60 --work-dir "$tmp/work" >"$tmp/profile.json" 2>"$tmp/err" ||
   fail "sia-profile run exited $?"
-grep -q '"kind":"Profile"' "$tmp/profile.json" || fail "not a Profile"
+json_check "a Profile" "$tmp/profile.json" 'd["kind"] == "Profile"'
 for b in 8 16; do
-  grep -q "\"gpu_type\":\"t4\",\"local_bsz\":$b," "$tmp/profile.json" ||
-    fail "no point at local batch $b: $(cat "$tmp/profile.json")"
-  grep -q '"reason":"profile"' "$tmp/work/cpu-$b.jsonl" || fail "no profile report at $b"
+  json_check "a point at local batch $b" "$tmp/profile.json" "has(d, gpu_type='t4', local_bsz=$b)"
+  json_check "a profile report at $b" "$tmp/work/cpu-$b.jsonl" 'has(docs, reason="profile")'
 done
-grep -q '"gradient":{"grad_sqr":[0-9.e-]*,"grad_var":[0-9.e-]*}' "$tmp/profile.json" ||
-  fail "no gradient statistics"
+json_check "the gradient statistics" "$tmp/profile.json" \
+  'any(isinstance(g, dict) and all(isinstance(g.get(k), (int, float)) for k in ("grad_sqr", "grad_var")) for g in values(d, "gradient"))'
 [ -z "$(ls "$tmp"/work/*.ckpt 2>/dev/null)" ] || fail "a profiling run wrote a checkpoint"
 echo "ok: $(cat "$tmp/profile.json")"

@@ -6,44 +6,24 @@
 # logs at the save equals the one after the restore) and the loss where it was, and
 # over the three rounds every sample of the epoch is seen exactly once.
 #   torch_rescale.sh BIN_DIR SOURCE_DIR     (exit 77: no Python with torch)
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-. "$SRC/tests/e2e/lib/losses.sh"
-PY=${SIA_PYTHON:-/usr/bin/python3}
-"$PY" -c 'import torch' 2>/dev/null || { echo "skip: $PY cannot import torch"; exit 77; }
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+need_torch
+. "$E2E_LIB/losses.sh"
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_DEVICE=cpu SIA_RENDEZVOUS_TIMEOUT=60
-export PYTHONPATH="$SRC/python" OMP_NUM_THREADS=1 SIA_TORCH_DEBUG=1
-unset SIA_CLUSTER SIA_STATE_DIR
+export SIA_DEVICE=cpu SIA_RENDEZVOUS_TIMEOUT=60 SIA_TORCH_DEBUG=1
 sr() { "$BIN/sia-run" --state-dir "$ST" "$@"; }
-cleanup() {
-  sr stop --grace 0 train >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL: $*"
-  sr status -o table
-  for f in "$ST"/jobs/train/logs/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -8 "$f"; }; done
-  exit 1
-}
-cd "$tmp" || exit 1
+at_exit sr stop --grace 0 train
+on_fail() { sr status -o table; }
+logs "$ST/jobs/train/logs/*.log"
 R=$ST/jobs/train/reports.jsonl
 LOG0=$ST/jobs/train/logs/rank-0.log
-field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
-reports_of() { grep "\"round\":$1," "$R" 2>/dev/null || true; }
+# field NAME: the value of a field of the report on stdin.
+field() { json_get - ".$1"; }
+# reports_of ROUND: the round's reports, one a line, in order.
+reports_of() { [ -f "$R" ] && json_select "$R" "d.get('round') == $1" 2>/dev/null; }
 # wait_reports ROUND N: until ROUND has sent N interval reports (bounded).
-wait_reports() {
-  i=0
-  while [ "$(reports_of "$1" | grep -c '"reason":"interval"')" -lt "$2" ]; do
-    i=$((i + 1))
-    [ "$i" -gt 600 ] && fail "round $1 did not send $2 reports"
-    sleep 0.1
-  done
-}
+has_reports() { [ "$(reports_of "$1" | json_eval - 'count(docs, reason="interval")')" -ge "$2" ]; }
+wait_reports() { wait_for 90 "round $1 did not send $2 reports" has_reports "$1" "$2"; }
 # crc WHAT STEP: the state CRC rank 0 logged when it saved/restored at STEP.
 crc() { sed -n "s/.*$1 step $2: model and optimizer state crc \([0-9a-f]*\).*/\1/p" "$LOG0" | tail -1; }
 
@@ -75,7 +55,7 @@ A="--node t4-0 --cluster cluster.toml --jobs jobs.json --grace 30 --report-inter
 # restarted ROUND PREV: checks the round that followed PREV's preemption.
 restarted() {
   last=$(reports_of "$2" | tail -1)
-  echo "$last" | grep -q '"reason":"preempted"' || fail "no final report in round $2: $last"
+  [ "$(echo "$last" | field reason)" = preempted ] || fail "no final report in round $2: $last"
   s=$(echo "$last" | field step)
   # Losses over several reports each (lib/losses.sh).
   lp=$(reports_of "$2" | tail -4 | loss_over -)
@@ -104,17 +84,17 @@ l0=$(reports_of 1 | head -3 | loss_over 0)
 sr apply $A -o table p2.json >out 2>err || { cat out err; fail "apply p2"; }
 grep -q "train.*restart" out || { cat out; fail "p2 did not restart the job"; }
 restarted 2 1
-echo "$first" | grep -q '"world_size":3' || fail "round 2 world size: $first"
-echo "$first" | grep -q '"local_bsz":8' || fail "round 2 local batch: $first"
-echo "$first" | grep -q '"accum_steps":1' || fail "round 2 accumulation: $first"
+echo "$first" | json_has - 'd["world_size"] == 3' || fail "round 2 world size: $first"
+echo "$first" | json_has - 'd["local_bsz"] == 8' || fail "round 2 local batch: $first"
+echo "$first" | json_has - 'd["accum_steps"] == 1' || fail "round 2 accumulation: $first"
 wait_reports 2 6
 
 sr run $A -o table p3.json >out 2>err || { cat out err; fail "run p3 exited $?"; }
 grep -q "finished" out || { cat out; fail "round 3 did not finish"; }
 restarted 3 2
 done3=$(reports_of 3 | tail -1)
-echo "$done3" | grep -q '"reason":"done"' || fail "round 3 did not end done: $done3"
-echo "$done3" | grep -q "\"samples\":$N," || fail "round 3 did not end the epoch: $done3"
+[ "$(echo "$done3" | field reason)" = done ] || fail "round 3 did not end done: $done3"
+[ "$(echo "$done3" | field samples)" = "$N" ] || fail "round 3 did not end the epoch: $done3"
 ld=$(reports_of 3 | tail -4 | loss_over -)
 [ -n "$l0" ] && [ -n "$ld" ] || fail "reports without a loss"
 awk -v a="$ld" -v b="$l0" 'BEGIN { exit !(a < 0.8 * b) }' || fail "loss did not fall ($l0 -> $ld)"

@@ -5,41 +5,19 @@
 # and the next report carries the new local batch, accumulation and "plan":1.
 #   torch_resize.sh BIN_DIR SOURCE_DIR     (exit 77: no Python with torch, or a
 #                                           sia-run without the resize action)
-set -u
-BIN="$(cd "$1" && pwd)"
-SRC="$(cd "$2" && pwd)"
-PY=${SIA_PYTHON:-/usr/bin/python3}
-"$PY" -c 'import torch' 2>/dev/null || { echo "skip: $PY cannot import torch"; exit 77; }
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib/harness.sh"
+need_torch
 ST=$tmp/state
-export NO_COLOR=1 CUDA_VISIBLE_DEVICES= SIA_DEVICE=cpu SIA_RENDEZVOUS_TIMEOUT=60
-export PYTHONPATH="$SRC/python" OMP_NUM_THREADS=1
-unset SIA_CLUSTER SIA_STATE_DIR
+export SIA_DEVICE=cpu SIA_RENDEZVOUS_TIMEOUT=60
 sr() { "$BIN/sia-run" --state-dir "$ST" "$@"; }
-cleanup() {
-  sr stop --grace 0 train >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-  echo "FAIL: $*"
-  sr status -o table
-  for f in "$ST"/jobs/train/logs/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -8 "$f"; }; done
-  exit 1
-}
-cd "$tmp" || exit 1
+at_exit sr stop --grace 0 train
+on_fail() { sr status -o table; }
+logs "$ST/jobs/train/logs/*.log"
 R=$ST/jobs/train/reports.jsonl
-# wait_report PATTERN: until a report line matches (bounded).
-wait_report() {
-  i=0
-  until grep -q "$1" "$R" 2>/dev/null; do
-    i=$((i + 1))
-    [ "$i" -gt 600 ] && fail "no report matching $1"
-    sleep 0.1
-  done
-}
-pids() { sr status -o json train | grep -o '"pid":[0-9]*' | sort | tr '\n' ' '; }
+# wait_report EXPR: until a report line satisfies EXPR (over docs: the lines).
+reported() { json_has "$R" "$1" 2>/dev/null; }
+wait_report() { wait_for 120 "no report where $1" reported "$1"; }
+pids() { sr status -o json train | json_eval - 'sorted(values(d, "pid"))'; }
 
 cat >cluster.toml <<'TOML'
 name = "cpu-box"
@@ -66,24 +44,21 @@ A="--node t4-0 --cluster cluster.toml --jobs jobs.json --grace 30 --report-inter
 
 sr apply $A -o table p1.json >out 2>err || { cat out err; fail "apply p1"; }
 grep -q "train.*start" out || { cat out; fail "p1 did not start the job"; }
-wait_report '"reason":"interval"'
+wait_report 'has(docs, reason="interval")'
 sr apply $A --dry-run -o table p2.json >out 2>err || { cat out err; fail "apply --dry-run p2"; }
-if ! grep -q "train.*resize" out; then
-  echo "skip: this sia-run has no resize action for a batch-only change:"
-  cat out
-  exit 77
-fi
+grep -q "train.*resize" out ||
+  skip "this sia-run has no resize action for a batch-only change: $(cat out)"
 before=$(pids)
 sr apply $A -o table p2.json >out 2>err || { cat out err; fail "apply p2"; }
 grep -q "train.*resize" out || { cat out; fail "p2 did not resize the job"; }
-wait_report '"plan":1,'
+wait_report 'has(docs, plan=1)'
 after=$(pids)
 [ "$before" = "$after" ] || fail "the workers changed: $before -> $after"
-next=$(grep '"plan":1,' "$R" | head -1)
-echo "$next" | grep -q '"local_bsz":8,' || fail "local batch after the plan: $next"
-echo "$next" | grep -q '"accum_steps":2,' || fail "accumulation after the plan: $next"
-echo "$next" | grep -q '"batch_size":48,' || fail "batch after the plan: $next"
-grep -q '"plan":0,' "$R" || fail "no report before the plan"
+next=$(json_eval "$R" 'find(docs, plan=1)[0]')
+echo "$next" | json_has - 'd["local_bsz"] == 8' || fail "local batch after the plan: $next"
+echo "$next" | json_has - 'd["accum_steps"] == 2' || fail "accumulation after the plan: $next"
+echo "$next" | json_has - 'd["batch_size"] == 48' || fail "batch after the plan: $next"
+json_has "$R" 'has(docs, plan=0)' || fail "no report before the plan"
 [ "$(grep -c '^==== ' "$ST/jobs/train/logs/rank-0.log")" -eq 1 ] ||
   fail "rank 0 was restarted"
 echo "ok: resized in place (pids $after): $next"

@@ -5,24 +5,17 @@
 # intact checkpoint, with a warning; with none intact the restore fails with status 65 and
 # a clear message -- never a silent restart from step 0.
 #   worker_checkpoint_integrity.sh BIN_DIR SOURCE_DIR
-set -eu
-BIN=$1
+. "$(dirname "$0")/lib/harness.sh"
+logs "$tmp/err" "$tmp/err1"
 W=$BIN/sia-worker
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  [ -f "$tmp/err" ] && cat "$tmp/err" >&2
-  exit 1
-}
-export CUDA_VISIBLE_DEVICES= SIA_JOB=e2e-integrity SIA_CKPT_DIR=$tmp/ck
+export SIA_JOB=e2e-integrity SIA_CKPT_DIR=$tmp/ck
 export SIA_REPORT=$tmp/reports.jsonl SIA_LOCAL_BSZ=16
 ck=$tmp/ck
 
 # run EXPECTED_STATUS RESTORE STEPS
 run() {
-  st=0
-  SIA_RESTORE=$2 "$W" --steps "$3" 2>"$tmp/err" || st=$?
+  SIA_RESTORE=$2 "$W" --steps "$3" 2>"$tmp/err"
+  st=$?
   [ "$st" -eq "$1" ] || fail "sia-worker exited $st, expected $1"
 }
 
@@ -36,7 +29,7 @@ head -c $((size / 2)) "$ck/ckpt-000000000050.bin" >"$ck/ckpt-000000000060.bin"
 run 0 1 70
 [ ! -e "$ck/ckpt-000000000060.bin" ] || fail "the truncated leftover was kept"
 grep -q "restored step 50 " "$tmp/err" || fail "did not resume from step 50"
-tail -1 "$SIA_REPORT" | grep -q '"step":70,' || fail "did not finish at step 70"
+tail -1 "$SIA_REPORT" | json_has - 'd["step"] == 70' || fail "did not finish at step 70"
 [ "$(cat "$ck/latest")" = ckpt-000000000070.bin ] || fail "latest after step 70"
 [ ! -e "$ck/.ckpt-000000000060.bin.tmp.999999" ] || fail "stale temporary file kept"
 
@@ -68,10 +61,11 @@ grep -q "checksum mismatch" "$tmp/err" || fail "checksum not checked"
 export WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + $$ % 20000 + 7))
 RANK=1 SIA_RESTORE=1 "$W" --steps 100 2>"$tmp/err1" &
 p1=$!
-st0=0
-RANK=0 SIA_RESTORE=1 "$W" --steps 100 2>"$tmp/err" || st0=$?
-st1=0
-wait "$p1" || st1=$?
+started "$p1"
+RANK=0 SIA_RESTORE=1 "$W" --steps 100 2>"$tmp/err"
+st0=$?
+wait "$p1"
+st1=$?
 [ "$st0" -eq 65 ] && [ "$st1" -eq 65 ] || fail "2 ranks exited $st0 and $st1, expected 65"
 grep -q "rank 1: rank 0: .*checksum mismatch" "$tmp/err1" || fail "rank 1 message"
 echo ok

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
+#include "os/clock.hpp"
 #include "serve/client_service.hpp"
 #include "serve/hub_driver.hpp"
 #include "serve/report_journal.hpp"
@@ -82,6 +84,30 @@ channel::HubOptions fast_hub(const TempDir& dir, int liveness) {
   ho.heartbeat_liveness = liveness;
   ho.log = [](const std::string&) {};
   return ho;
+}
+
+// The HubDriver's clock in these tests: time moves by `step` at each reading (0: it stands
+// still, so deliver() waits for every ACK however slow the machine), or by advance().
+class StepClock final : public os::Clock {
+ public:
+  TimePoint now() const override {
+    TimePoint t = now_;
+    now_ += step;
+    return t;
+  }
+  void sleep_for(Duration d) override { now_ += d; }
+  void advance(double seconds) { now_ += os::span(seconds); }
+  Duration step{};
+
+ private:
+  mutable TimePoint now_{};
+};
+
+// An `interrupted` hook for a driver on a clock that stands still: true once `seconds` of
+// real time passed, so a broken test fails instead of hanging (never reached when it passes).
+std::function<bool()> give_up_after(double seconds) {
+  const double end = os::now_seconds() + seconds;
+  return [end] { return os::now_seconds() > end; };
 }
 
 // A fresh controller state directory with the clients' service on it (clock at 1000 s).
@@ -395,7 +421,10 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   ho.fence_after = 30;
   channel::Hub hub(ho, nullptr);
   std::vector<ctl::ReportLine> journaled;
+  StepClock clock;
   serve::HubDriverOptions opt;
+  opt.clock = &clock;
+  opt.interrupted = give_up_after(60);
   opt.ack_timeout = 5;
   opt.on_reports = [&](std::vector<ctl::ReportLine> l) {
     journaled.insert(journaled.end(), l.begin(), l.end());
@@ -414,7 +443,7 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   ready.inventory = {"t4", 2, "t4-0"};
   ready.run_status = {{"node", "t4-0"}, {"jobs", {{{"name", "a"}, {"state", "running"}}}}};
   send(ready);
-  for (int i = 0; i < 50 && driver.nodes_up().empty(); ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().empty(); ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-0"});
@@ -424,7 +453,7 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   rep.node = "t4-0";
   rep.lines = {{"a", 0, R"({"step":1})"}};
   send(rep);
-  for (int i = 0; i < 50 && journaled.empty(); ++i) driver.pump(std::chrono::milliseconds(50));
+  for (int i = 0; i < 600 && journaled.empty(); ++i) driver.pump(std::chrono::milliseconds(50));
   REQUIRE(journaled.size() == 1);
   CHECK(journaled[0].node == "t4-0");
   CHECK(driver.drain_reports().empty());
@@ -433,7 +462,7 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   std::atomic<bool> got_assign{false};
   std::thread answer([&] {
     zmq::message_t m;
-    for (int i = 0; i < 100; ++i) {
+    for (int i = 0; i < 3000; ++i) {
       if (!agent.recv(m, zmq::recv_flags::dontwait)) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         continue;
@@ -480,7 +509,7 @@ TEST_CASE("the hub driver delivers, waits for ACKs and observes through the hub"
   hb.jobs = {{"a", "finished"}};
   send(hb);
   std::string state;
-  for (int i = 0; i < 50 && state != "finished"; ++i) {
+  for (int i = 0; i < 600 && state != "finished"; ++i) {
     driver.pump(std::chrono::milliseconds(50));
     for (const auto& s : driver.observe()) {
       if (s.node == "t4-0" && s.ok) state = s.status["jobs"][0].value("state", "");
@@ -575,13 +604,16 @@ TEST_CASE("a moved job starts on its new node only after its old node acknowledg
   Cluster cluster = read_cluster(write_cluster(dir));
   channel::HubOptions ho = fast_hub(dir, 25);
   channel::Hub hub(ho, nullptr);
+  StepClock clock;
   serve::HubDriverOptions opt;
+  opt.clock = &clock;
+  opt.interrupted = give_up_after(60);
   opt.ack_timeout = 5;
   serve::HubDriver driver(hub, cluster, opt);
   zmq::context_t ctx;
   FakeAgent t0(ctx, hub.endpoint(), "t4-0", {"a"});  // a runs on t4-0
   FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
-  for (int i = 0; i < 100 && driver.nodes_up().size() < 2; ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up().size() == 2);
@@ -612,13 +644,16 @@ TEST_CASE("a job sent to a node that has not acknowledged it starts nowhere else
   Cluster cluster = read_cluster(write_cluster(dir));
   channel::HubOptions ho = fast_hub(dir, 100);
   channel::Hub hub(ho, nullptr);
+  StepClock clock;
   serve::HubDriverOptions opt;
+  opt.clock = &clock;
+  opt.interrupted = give_up_after(60);
   opt.ack_timeout = 0.5;
   serve::HubDriver driver(hub, cluster, opt);
   zmq::context_t ctx;
   FakeAgent t0(ctx, hub.endpoint(), "t4-0", {});
   FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
-  for (int i = 0; i < 100 && driver.nodes_up().size() < 2; ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up().size() == 2);
@@ -637,6 +672,7 @@ TEST_CASE("a job sent to a node that has not acknowledged it starts nowhere else
   };
   // Round 3 places a on t4-0, whose apply takes longer than the round waits.
   t0.mute(true);
+  clock.step = os::span(0.05);  // the 0.5 s wait passes in ten readings
   auto r3 = driver.deliver(3, on("t4-0"), jobs);
   CHECK_FALSE(r3[0].acknowledged);
   // Round 4 moves it to t4-1; t4-0 may still be starting it, so t4-1 does not get it.
@@ -645,6 +681,7 @@ TEST_CASE("a job sent to a node that has not acknowledged it starts nowhere else
   for (const auto& names : t1.assigns()) CHECK_FALSE(has_a(names));
   // Once t4-0 acknowledges its latest ASSIGN (without a), a starts on t4-1.
   t0.mute(false);
+  clock.step = {};  // waits for the ACKs
   auto r5 = driver.deliver(5, on("t4-1"), jobs);
   CHECK(r5[0].acknowledged);
   REQUIRE_FALSE(t1.assigns().empty());
@@ -659,7 +696,9 @@ TEST_CASE("after a restart the last placement's nodes hold their jobs until fenc
   ho.log = [](const std::string&) {};
   channel::Hub hub(ho, nullptr);
   hub.confirm_reports("t4-1", {{"a", 100}});  // known from the journal only
+  StepClock clock;
   serve::HubDriverOptions opt;
+  opt.clock = &clock;
   opt.hold = {"t4-1"};
   opt.hold_seconds = 0.3;
   std::vector<std::string> logs;
@@ -670,7 +709,10 @@ TEST_CASE("after a restart the last placement's nodes hold their jobs until fenc
   REQUIRE(st.size() == 2);
   CHECK_FALSE(st[1].ok);
   CHECK(st[1].error.find("has not come back") != std::string::npos);
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  clock.advance(0.29);
+  CHECK(driver.nodes_up() == std::vector<std::string>{"t4-1"});
+  CHECK(logs.empty());
+  clock.advance(0.02);
   CHECK(driver.nodes_up().empty());
   REQUIRE(logs.size() == 1);
   CHECK(logs[0].find("t4-1 did not come back") == 0);
@@ -686,7 +728,10 @@ TEST_CASE("a node's word counts only for the jobs it was sent") {
   channel::HubOptions ho = fast_hub(dir, 25);
   ho.fence_after = 30;
   channel::Hub hub(ho, nullptr);
+  StepClock clock;
+  clock.step = os::span(0.05);  // the unacknowledged ASSIGN's 0.5 s wait: ten readings
   serve::HubDriverOptions opt;
+  opt.clock = &clock;
   opt.ack_timeout = 0.5;
   if (given) opt.given = {{"t4-1", {"a"}}};
   serve::HubDriver driver(hub, cluster, opt);
@@ -710,7 +755,7 @@ TEST_CASE("a node's word counts only for the jobs it was sent") {
   ready.inventory = {"t4", 2, "t4-1"};
   ready.run_status = {{"node", "t4-1"}, {"jobs", {{{"name", "a"}, {"state", "running"}}}}};
   send(ready);
-  for (int i = 0; i < 50 && driver.nodes_up().empty(); ++i) {
+  for (int i = 0; i < 600 && driver.nodes_up().empty(); ++i) {
     driver.pump(std::chrono::milliseconds(50));
   }
   REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-1"});
@@ -724,7 +769,7 @@ TEST_CASE("a node's word counts only for the jobs it was sent") {
   hb.jobs = {{"a", "finished"}, {"b", "running"}};
   send(hb);
   std::set<std::string> seen;
-  for (int i = 0; i < 50 && !seen.count("b"); ++i) {
+  for (int i = 0; i < 600 && !seen.count("b"); ++i) {
     driver.pump(std::chrono::milliseconds(50));
     seen = jobs_of_t41();
   }

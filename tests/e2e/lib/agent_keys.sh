@@ -1,10 +1,10 @@
-# Sourced by the e2e scripts that start `sia-ctl serve` with agents on this machine (not a
-# test itself). The controller makes its own key pair in STATE/keys on its first start
-# (agents pin STATE/keys/server.pub) and lets clients with its state directory in as
-# admin; each agent needs a key of its own on the allow-list.
+# Sourced by the e2e scripts that start `sia-ctl serve` with agents on this machine, after
+# lib/harness.sh (not a test itself). The controller makes its own key pair in STATE/keys
+# on its first start (agents pin STATE/keys/server.pub) and lets clients with its state
+# directory in as admin; each agent needs a key of its own on the allow-list.
 # agent_keys BIN_DIR DIR NODE...: DIR/NODE.key and DIR/NODE.pub for each node (sia-ctl
 # keygen) and DIR/allow.toml listing each as [[agent]] node = NODE. Fails the script
-# (fail MESSAGE, defined by it) when a key cannot be made.
+# (the harness's fail) when a key cannot be made.
 agent_keys() {
   kbin=$1 kdir=$2
   shift 2

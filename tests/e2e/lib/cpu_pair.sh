@@ -1,6 +1,7 @@
 # Sourced by the e2e scripts that run the cron-style controller (`sia-ctl round` from a
-# shell loop) on the CPU (not a test itself: the e2e tests are tests/e2e/*.sh). Needs BIN
-# (the programs) and ST (the state directory, "state" under the working directory).
+# shell loop) on the CPU, after lib/harness.sh (not a test itself: the e2e tests are
+# tests/e2e/*.sh). Needs BIN (the programs) and ST (the state directory, "state" under the
+# working directory).
 # cpu_pair_cluster: writes cluster.toml (cluster "cpu-pair": two nodes of two t4 GPUs)
 # into the working directory.
 cpu_pair_cluster() {
@@ -38,14 +39,6 @@ cpu_pair_stop() {
         >/dev/null 2>&1
     done
   done
-}
-# cpu_pair_fail MESSAGE: says why the test failed, with the controller's status and the
-# end of every worker's rank-0 log, and exits 1 (the scripts' fail). Needs ctl.
-cpu_pair_fail() {
-  echo "FAIL: $*"
-  ctl status 2>&1
-  for f in "$ST"/nodes/*/jobs/*/logs/rank-0.log; do [ -f "$f" ] && { echo "--- $f"; tail -4 "$f"; }; done
-  exit 1
 }
 # cpu_pair_search APP COMMAND LRS [MAX_GPUS]: writes search.toml, app APP of one trial per
 # learning rate (LRS: a TOML list), successive halving with eta 2 over three phases
