@@ -143,13 +143,19 @@ int main(int argc, char** argv) {
     std::string warm = f.second + ".warm";
     std::string prep = bin + "/sia-estimate --cluster " + f.first + " " + f.second +
                        " --save-jobs " + warm + " > /dev/null";
-    if (std::system(prep.c_str()) != 0) return 1;
+    if (std::system(prep.c_str()) != 0) {
+      std::fprintf(stderr, "bench_policy_runtime: failed: %s\n", prep.c_str());
+      return 1;
+    }
     std::string cmd = bin + "/sia-estimate --cluster " + f.first + " " + warm + " | " + bin +
                       "/sia-solve | " + bin + "/sia-place > /dev/null";
     std::vector<double> t;
     for (int k = 0; k < pipeline_runs; ++k) {
       double t0 = now_seconds();
-      if (std::system(cmd.c_str()) != 0) return 1;
+      if (std::system(cmd.c_str()) != 0) {
+        std::fprintf(stderr, "bench_policy_runtime: failed: %s\n", cmd.c_str());
+        return 1;
+      }
       t.push_back(1e3 * (now_seconds() - t0));
     }
     std::printf("%6d %12.1f\n", 64 * scale, median(t));

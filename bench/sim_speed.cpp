@@ -38,7 +38,10 @@ int main(int argc, char** argv) {
   if (argc <= 2) {
     for (int k = 0; k < kCases; ++k) {
       const std::string cmd = "'" + std::string(argv[0]) + "' '" + data + "' " + std::to_string(k);
-      if (std::system(cmd.c_str()) != 0) return 1;
+      if (std::system(cmd.c_str()) != 0) {
+        std::fprintf(stderr, "bench_sim_speed: case %d failed: %s\n", k, cmd.c_str());
+        return 1;
+      }
     }
     return 0;
   }
