@@ -4,18 +4,24 @@
 // ACK every ASSIGN at once (no sia-run behind them). Prints the round latency (median,
 // p95, max) and its parts: the stages and the state (estimate -> solve -> place, journal,
 // snapshot) against delivery (ASSIGN to 64 nodes until the last ACK).
-//   bench/ctl_round_latency [--jobs N] [--agents N] [--rounds N] [--policy NAME]
-//                           [--time-limit SECONDS]
+//   build/bin/bench_ctl_round_latency [--jobs N] [--agents N] [--rounds N] [--policy NAME]
+//                                     [--time-limit SECONDS]
 // Defaults: 1000 jobs, 64 agents (32 x 4 T4, 16 x 8 A100, 16 x 8 RTX 2080 Ti nodes), 10
-// rounds, policy sia, solver time limit 2 s. The state lives in a temporary directory.
+// rounds, policy sia, solver time limit 2 s; SIA_BENCH_SMOKE=1 (bench/smoke.hpp): 40 jobs,
+// 4 agents, 2 rounds. The state and the hub's ipc socket live in a private (0700)
+// temporary directory, removed at the end.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -33,6 +39,7 @@
 #include "ctl/state_store.hpp"
 #include "os/atomic_file.hpp"
 #include "serve/hub_driver.hpp"
+#include "smoke.hpp"
 #include "synthetic.hpp"
 
 using namespace sia;
@@ -119,35 +126,84 @@ double pct(std::vector<double> v, double q) {
   return bench::percentile(std::move(v), q);
 }
 
+// A positive number from a flag's value, or nullopt.
+std::optional<double> positive(const char* text) {
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(v > 0) || v > 1e9) return std::nullopt;
+  return v;
+}
+
+constexpr const char* kUsage =
+    "usage: bench_ctl_round_latency [--jobs N] [--agents N] [--rounds N] [--policy NAME] "
+    "[--time-limit SECONDS]\n";
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int njobs = 1000, nagents = 64, rounds = 10;
+  const bool small = bench::smoke();
+  int njobs = small ? 40 : 1000, nagents = small ? 4 : 64, rounds = small ? 2 : 10;
   std::string policy = "sia";
   double time_limit = 2;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--jobs")
-      njobs = std::atoi(argv[i + 1]);
-    else if (a == "--agents")
-      nagents = std::atoi(argv[i + 1]);
-    else if (a == "--rounds")
-      rounds = std::atoi(argv[i + 1]);
-    else if (a == "--policy")
-      policy = argv[i + 1];
-    else if (a == "--time-limit")
-      time_limit = std::atof(argv[i + 1]);
-    else {
-      std::fprintf(stderr,
-                   "usage: ctl_round_latency [--jobs N] [--agents N] [--rounds N] "
-                   "[--policy NAME] [--time-limit SECONDS]\n");
+  for (int i = 1; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "bench_ctl_round_latency: %s needs a value\n%s", a.c_str(), kUsage);
+      return 64;
+    }
+    const char* value = argv[i + 1];
+    if (a == "--policy") {
+      policy = value;
+      continue;
+    }
+    const std::optional<double> v = positive(value);
+    const bool whole = v && *v == static_cast<int>(*v);
+    if (a == "--time-limit" && v) {
+      time_limit = *v;
+    } else if (a == "--jobs" && whole) {
+      njobs = static_cast<int>(*v);
+    } else if (a == "--agents" && whole) {
+      nagents = static_cast<int>(*v);
+    } else if (a == "--rounds" && whole) {
+      rounds = static_cast<int>(*v);
+    } else if (a == "--time-limit" || a == "--jobs" || a == "--agents" || a == "--rounds") {
+      std::fprintf(stderr, "bench_ctl_round_latency: %s %s: expected a positive %s\n", a.c_str(),
+                   value, a == "--time-limit" ? "number of seconds" : "whole number");
+      return 64;
+    } else {
+      std::fprintf(stderr, "bench_ctl_round_latency: unknown option %s\n%s", a.c_str(), kUsage);
       return 64;
     }
   }
+  if (nagents < 3) {
+    std::fprintf(stderr,
+                 "bench_ctl_round_latency: --agents %d: expected at least 3 (a node of each GPU "
+                 "type)\n",
+                 nagents);
+    return 64;
+  }
+  // The hub refuses to bind an ipc socket in a directory others can read (lib/channel
+  // make_ipc_private): the bench's own directory is made private from the start.
+  std::string tmpl = (fs::temp_directory_path() / "sia-bench-ctl-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    std::fprintf(stderr, "bench_ctl_round_latency: %s: cannot create: %s\n", tmpl.c_str(),
+                 std::strerror(errno));
+    return 73;
+  }
+  const fs::path tmp = tmpl;
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{tmp};
   try {
-    fs::path tmp = fs::temp_directory_path() / ("sia-bench-ctl-" + std::to_string(::getpid()));
-    fs::create_directories(tmp);
-    // 64 nodes in three GPU types (the hetero cluster's types, scaled to 64 nodes).
+    // N nodes in three GPU types (the hetero cluster's types; 64 by default).
     const int t4 = nagents / 2, a100 = nagents / 4, rtx = nagents - t4 - a100;
     std::string cluster_text =
         "name = \"bench-" + std::to_string(nagents) +
@@ -217,6 +273,15 @@ int main(int argc, char** argv) {
     std::atomic<long> acks{0};
     std::thread agents(run_agents, hub.endpoint(), std::cref(cluster), nagents, std::cref(stop),
                        std::ref(acks));
+    // The agents' thread ends before the hub goes, on every way out of this block.
+    struct Joiner {
+      std::atomic<bool>& stop;
+      std::thread& thread;
+      ~Joiner() {
+        stop = true;
+        if (thread.joinable()) thread.join();
+      }
+    } joiner{stop, agents};
     serve::HubDriverOptions dopt;
     dopt.ack_timeout = 60;
     serve::HubDriver driver(hub, cluster, dopt);
@@ -263,12 +328,14 @@ int main(int argc, char** argv) {
     };
     row("round", total);
     row("  stages + state", rest);
-    row("  delivery (64 ASSIGN/ACK)", deliver);
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
+    const std::string delivery = "  delivery (" + std::to_string(nagents) + " ASSIGN/ACK)";
+    row(delivery.c_str(), deliver);
   } catch (const Error& e) {
-    std::fprintf(stderr, "ctl_round_latency: %s\n", e.what());
+    std::fprintf(stderr, "bench_ctl_round_latency: %s\n", e.what());
     return to_int(e.status());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_ctl_round_latency: %s\n", e.what());
+    return 70;
   }
   return 0;
 }

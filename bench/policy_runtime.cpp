@@ -7,10 +7,11 @@
 // default profile) and with the analytic centre of the optimal face after it (--compat
 // reference); then the wall time of the whole `sia-estimate | sia-solve |
 // sia-place` pipeline through pipes.
-//   bench/policy_runtime [BIN_DIR [KEEP_DIR]]
+//   build/bin/bench_policy_runtime [BIN_DIR [KEEP_DIR]]
 //     BIN_DIR holds the sia-* programs (default: beside this binary); with KEEP_DIR the
 //     first round of each size is left there (cluster-N.json, jobs-N.json and the
 //     fit-cached jobs-N.json.warm), to profile one stage by hand.
+//   SIA_BENCH_SMOKE=1: 64 GPUs only, 2 rounds, one pipeline run (bench/smoke.hpp).
 #include <unistd.h>
 
 #include <array>
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +30,7 @@
 #include "place/placer.hpp"
 #include "policy/gavel_common.hpp"
 #include "policy/sia_policy.hpp"
+#include "smoke.hpp"
 #include "synthetic.hpp"
 
 using namespace sia;
@@ -37,7 +40,9 @@ namespace fs = std::filesystem;
 int main(int argc, char** argv) {
   std::string bin = argc > 1 ? argv[1] : fs::read_symlink("/proc/self/exe").parent_path().string();
   Catalog catalog(default_catalog_dir());
-  const int rounds = 20;
+  const int rounds = smoke() ? 2 : 20;
+  const std::vector<int> scales = smoke() ? std::vector<int>{1} : std::vector<int>{1, 4, 8, 16, 32};
+  const int pipeline_runs = smoke() ? 1 : 5;
   const PolicyOptions defaults;
   std::printf(
       "Solve (in-process, warm fits; node limit %d, iteration limit %d, time limit %g s, gap "
@@ -54,7 +59,7 @@ int main(int argc, char** argv) {
   std::map<int, std::pair<std::vector<double>, std::vector<double>>> gavel;
   // In-process policy per scale: estimate (warm fits), solve, place and their sum, in ms.
   std::map<int, std::array<std::vector<double>, 4>> stages;
-  for (int scale : {1, 4, 8, 16, 32}) {
+  for (int scale : scales) {
     const int njobs = scale * 32;
     std::vector<double> t;
     double worst_gap = 0;
@@ -130,20 +135,27 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "\nPipeline through pipes: sia-estimate | sia-solve | sia-place (fits cached in "
-      "the jobs file; median of 5)\n");
+      "the jobs file; median of %d)\n",
+      pipeline_runs);
   std::printf("%6s %12s\n", "GPUs", "median ms");
   for (auto& [scale, f] : files) {
     // Warm the fit cache the way a controller would: save the jobs with their models.
     std::string warm = f.second + ".warm";
     std::string prep = bin + "/sia-estimate --cluster " + f.first + " " + f.second +
                        " --save-jobs " + warm + " > /dev/null";
-    if (std::system(prep.c_str()) != 0) return 1;
+    if (std::system(prep.c_str()) != 0) {
+      std::fprintf(stderr, "bench_policy_runtime: failed: %s\n", prep.c_str());
+      return 1;
+    }
     std::string cmd = bin + "/sia-estimate --cluster " + f.first + " " + warm + " | " + bin +
                       "/sia-solve | " + bin + "/sia-place > /dev/null";
     std::vector<double> t;
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < pipeline_runs; ++k) {
       double t0 = now_seconds();
-      if (std::system(cmd.c_str()) != 0) return 1;
+      if (std::system(cmd.c_str()) != 0) {
+        std::fprintf(stderr, "bench_policy_runtime: failed: %s\n", cmd.c_str());
+        return 1;
+      }
       t.push_back(1e3 * (now_seconds() - t0));
     }
     std::printf("%6d %12.1f\n", 64 * scale, median(t));

@@ -123,7 +123,7 @@ status=$?
 t1=$(date +%s.%N)
 echo "$(date +%T.%N) answered" >>ctl.log
 echo "oversized submission ($BIG_MB MB command line): status $status in" \
-  "$(echo "$t1 - $t0" | bc) s, $(wc -l <err) line(s) on stderr:"
+  "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s, $(wc -l <err) line(s) on stderr:"
 head -c 300 err
 echo
 wait_rounds "$ROUNDS"

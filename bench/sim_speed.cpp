@@ -4,7 +4,8 @@
 // Saturn workloads laid end to end (8 hours apart) -- the length of the paper's newTrace.
 // Each case runs in a process of its own (this program again, with the case's number), so
 // none starts with the fits and batch tables an earlier one memoised.
-//   bench/sim_speed [DATA_DIR [CASE]]
+//   build/bin/bench_sim_speed [DATA_DIR [CASE]]
+//   SIA_BENCH_SMOKE=1: each workload's first 12 jobs only (bench/smoke.hpp).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,6 +13,7 @@
 #include "core/cluster.hpp"
 #include "sim/simulator.hpp"
 #include "sim/workload.hpp"
+#include "smoke.hpp"
 #include "synthetic.hpp"
 
 using namespace sia;
@@ -36,7 +38,10 @@ int main(int argc, char** argv) {
   if (argc <= 2) {
     for (int k = 0; k < kCases; ++k) {
       const std::string cmd = "'" + std::string(argv[0]) + "' '" + data + "' " + std::to_string(k);
-      if (std::system(cmd.c_str()) != 0) return 1;
+      if (std::system(cmd.c_str()) != 0) {
+        std::fprintf(stderr, "bench_sim_speed: case %d failed: %s\n", k, cmd.c_str());
+        return 1;
+      }
     }
     return 0;
   }
@@ -46,6 +51,8 @@ int main(int argc, char** argv) {
   Catalog cat(data + "/models");
   Cluster c = read_cluster(data + "/clusters/sia-hetero-64.toml");
   auto philly = read_workload(data + "/workloads/philly/workload-1.csv", cat);
+  const std::size_t smoke_jobs = 12;
+  if (smoke() && philly.size() > smoke_jobs) philly.resize(smoke_jobs);
   for (bool ref : {false, true}) {
     for (bool fair : {false, true}) {
       if (wanted()) run("philly/workload-1 (8 h)", c, cat, philly, ref, fair);
@@ -61,6 +68,7 @@ int main(int argc, char** argv) {
       long_w.push_back(j);
     }
   }
+  if (smoke() && long_w.size() > smoke_jobs) long_w.resize(smoke_jobs);
   for (bool ref : {false, true}) {
     if (wanted()) run("saturn 1-6 end to end (48 h)", c, cat, long_w, ref, true);
   }

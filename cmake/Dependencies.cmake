@@ -1,9 +1,13 @@
 # Finds the Debian packages sia builds against and gives each an imported target.
 # See scripts/setup.sh for the package names. CUDA and NCCL are optional.
-find_package(PkgConfig REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(tomlplusplus REQUIRED)
+# cppzmq's target `cppzmq` (zmq.hpp) brings libzmq with it. Not pkg_check_modules(libzmq
+# IMPORTED_TARGET): Debian's libzmq.pc has `-isystem /usr/include/mit-krb5` in its Cflags,
+# which CMake's FindPkgConfig makes an include directory on the first configure of a build
+# folder and a compile option on every later one, so the second configure changed the flags
+# of everything that links ZeroMQ and the next build recompiled most of the tree.
 find_package(cppzmq CONFIG REQUIRED)
 find_package(NLopt CONFIG REQUIRED)
 find_package(Qhull CONFIG REQUIRED)
@@ -14,8 +18,6 @@ find_library(GLPK_LIBRARY glpk REQUIRED)
 add_library(sia_glpk INTERFACE IMPORTED)
 target_include_directories(sia_glpk INTERFACE ${GLPK_INCLUDE_DIR})
 target_link_libraries(sia_glpk INTERFACE ${GLPK_LIBRARY})
-
-pkg_check_modules(LIBZMQ REQUIRED IMPORTED_TARGET libzmq)
 
 set(SIA_HAVE_CUDA OFF)
 set(SIA_HAVE_NCCL OFF)

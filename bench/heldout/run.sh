@@ -13,7 +13,7 @@ if [ "${1:-}" = --bin ]; then bin=$2; shift 2; fi
 files=""
 while [ $# -gt 0 ] && [ "$1" != -- ]; do files="$files $1"; shift; done
 [ "${1:-}" = -- ] && shift
-[ -n "$files" ] || { echo "usage: run.sh [--bin DIR] WORKLOAD.csv... [-- FLAGS]" >&2; exit 2; }
+[ -n "$files" ] || { echo "usage: run.sh [--bin DIR] WORKLOAD.csv... [-- FLAGS]" >&2; exit 64; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for w in $files; do

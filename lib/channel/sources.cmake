@@ -15,4 +15,4 @@ sia_module(channel
   channel/client_rpc.cpp
 )
 target_link_libraries(sia_channel
-  PUBLIC sia_cli sia_core sia_exec sia_os PkgConfig::LIBZMQ)
+  PUBLIC sia_cli sia_core sia_exec sia_os cppzmq)

@@ -7,7 +7,7 @@ sia_module(cli
 )
 target_link_libraries(sia_cli
   PUBLIC sia_core
-  PRIVATE sia_glpk PkgConfig::LIBZMQ)
+  PRIVATE sia_glpk cppzmq)
 target_compile_definitions(sia_cli PRIVATE SIA_VERSION="${PROJECT_VERSION}")
 if(SIA_HAVE_CUDA)
   target_compile_definitions(sia_cli PRIVATE SIA_CUDA_VERSION="${CUDAToolkit_VERSION}")

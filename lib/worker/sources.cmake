@@ -17,7 +17,7 @@ sia_module(worker
 )
 target_link_libraries(sia_worker
   PUBLIC sia_core
-  PRIVATE sia_os PkgConfig::LIBZMQ ${CMAKE_DL_LIBS})
+  PRIVATE sia_os cppzmq ${CMAKE_DL_LIBS})
 set_property(SOURCE worker/cuda_plugin.cpp APPEND PROPERTY COMPILE_DEFINITIONS
   SIA_WORKER_PLUGIN_DIR="${CMAKE_INSTALL_FULL_LIBDIR}/sia")
 
