@@ -130,6 +130,7 @@ class AdaptiveDataParallel(torch.nn.Module):
         self._acc = None  # id(parameter) -> weighted gradient sum of the step
         self._local_sqr = self._zero()  # sum over micro-steps of |g_a|^2, on the device
         self._replaying = False  # join_reduction: this rank's buckets are zeros
+        self._window = None  # [first bucket launched, last bucket reduced]
         self._prev = None  # the previous step's (gradient, |g|^2, batch version)
         state.apply_model(s, self)
         # DDP makes the replicas start from rank 0's parameters and buffers. It
@@ -236,12 +237,18 @@ class AdaptiveDataParallel(torch.nn.Module):
             self._combine(buf, self._acc_of(bucket.parameters()), layout, s.micro_count)
             divisor = layout.take
 
+        window = self._window if layout is not None else [0.0, None]
+        if window is None:  # the step's first bucket
+            window = self._window = [time.monotonic(), None]
+
         def mean(fut):
             try:
-                return fut.value()[0].div_(divisor)
+                out = fut.value()[0].div_(divisor)
             except RuntimeError as e:
                 first = str(e).strip().split("\n")[0]
                 die(UNAVAILABLE, f"rank {s.rank}: a peer was lost ({first})")
+            window[1] = time.monotonic()
+            return out
 
         work = s.collective(lambda: dist.all_reduce(buf, async_op=True))
         return work.get_future().then(mean)
@@ -273,6 +280,9 @@ class AdaptiveDataParallel(torch.nn.Module):
         if votes[1] > 0:
             s.out_of_memory("out of memory on another rank")
         sync = time.monotonic() - t0
+        if self._window is not None and self._window[1] is not None:
+            sync += self._window[1] - self._window[0]
+        self._window = None
         grads = [p.grad for p in self._params if p.grad is not None]
         gain = self._statistics(s, layout, votes[2], grads)
         factor = lr_factor(self.lr_scaling, layout.take, s.init_batch, gain)
