@@ -20,6 +20,12 @@ def log(message, rank=None):
     sys.stderr.flush()
 
 
+def first_line(error):
+    """The first line of an exception's message (torch's run on)."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 def die(status, message):
     """Ends the process: one error line, the contract's status, nothing else."""
     sys.stdout.flush()

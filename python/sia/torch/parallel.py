@@ -41,9 +41,9 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from sia.status import OUT_OF_MEMORY, UNAVAILABLE, SiaError
+from sia.status import OUT_OF_MEMORY, SiaError
 from sia.torch import runtime, state
-from sia.torch.diagnostics import die
+from sia.torch.diagnostics import die, first_line
 
 RULES = ("adascale", "sqrt", "linear", "none")
 _BUCKET_BYTES = 25 << 20
@@ -245,8 +245,8 @@ class AdaptiveDataParallel(torch.nn.Module):
             try:
                 out = fut.value()[0].div_(divisor)
             except RuntimeError as e:
-                first = str(e).strip().split("\n")[0]
-                die(UNAVAILABLE, f"rank {s.rank}: a peer was lost ({first})")
+                lost = s.lost_peer(e)
+                die(lost.status, lost.message)
             window[1] = time.monotonic()
             return out
 
@@ -268,11 +268,10 @@ class AdaptiveDataParallel(torch.nn.Module):
             self._ddp.reducer.prepare_for_backward([])
             sum((p.reshape(-1)[:1] * 0).sum() for p in params).backward()
         except RuntimeError as e:
-            first = str(e).strip().split("\n")[0]
             raise SiaError(OUT_OF_MEMORY, f"rank {self._session.rank}: out of memory "
                            "inside the backward pass, after its gradient reduction "
-                           f"began: the ranks cannot agree on a restart ({first})") \
-                from None
+                           "began: the ranks cannot agree on a restart "
+                           f"({first_line(e)})") from None
 
     def _update(self, s, layout):
         t0 = time.monotonic()

@@ -60,7 +60,7 @@ from sia.positions import layout_step
 from sia.status import (DATA, OUT_OF_MEMORY, PREEMPTED, SOFTWARE,
                         UNAVAILABLE, SiaError)
 from sia.torch import process_group, state
-from sia.torch.diagnostics import PROG, die, log
+from sia.torch.diagnostics import PROG, die, first_line, log
 from sia.torch.reporting import Reporter
 
 # Steps left out of the timings: the first after a start or a batch change.
@@ -96,7 +96,7 @@ def _install_excepthook():
         if isinstance(error, SiaError):
             die(error.status, error.message)
         if _session is not None and _is_out_of_memory(error):
-            _session.out_of_memory(str(error).split("\n")[0])
+            _session.out_of_memory(first_line(error))
         default(kind, error, tb)
 
     sys.excepthook = hook
@@ -339,9 +339,12 @@ class Session:
         except RuntimeError as e:
             if _is_out_of_memory(e):
                 raise
-            first = str(e).strip().split("\n")[0]
-            raise SiaError(UNAVAILABLE,
-                           f"rank {self.rank}: a peer was lost ({first})") from None
+            raise self.lost_peer(e) from None
+
+    def lost_peer(self, error):
+        """The error of a collective that failed: status 69."""
+        return SiaError(UNAVAILABLE,
+                        f"rank {self.rank}: a peer was lost ({first_line(error)})")
 
     def vote(self, local_sqr, out_of_memory=False):
         """The step's vote: [stop, out of memory, sum |g_i|^2, plan, batch,
