@@ -23,9 +23,9 @@ app's trial at its rung (SIA_STOP_FRACTION).  See sia-torch(7).
 
 from sia.torch.data import ElasticDataLoader
 from sia.torch.epochs import remaining_epochs_until
+from sia.torch import state as _state
 from sia.torch.parallel import AdaptiveDataParallel
 from sia.torch.runtime import session as _session
-from sia.torch.state import register_state
 
 __all__ = ["AdaptiveDataParallel", "ElasticDataLoader", "current", "init",
            "record_loss", "register_state", "remaining_epochs_until", "wrap"]
@@ -49,6 +49,13 @@ def wrap(model, optimizer, scheduler=None, lr_scaling=None):
 def record_loss(loss):
     """The current micro-batch's loss (a tensor or number), for the reports."""
     _session().record_loss(loss)
+
+
+def register_state(name, obj):
+    """Checkpoints ``obj`` (anything with ``state_dict()`` and
+    ``load_state_dict()``) under ``name``, and restores it now if the job was
+    restored from a checkpoint that holds it."""
+    _state.register(_session(), name, obj)
 
 
 def current():

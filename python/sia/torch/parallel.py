@@ -2,25 +2,35 @@
 statistics and learning-rate scaling around a model and its optimizer.
 
 :class:`AdaptiveDataParallel` (made by :func:`sia.torch.wrap`) wraps the model
-and takes over ``optimizer.step()``: the script calls it once for every batch
-the :class:`~sia.torch.data.ElasticDataLoader` yields, and it
+in torch's DistributedDataParallel (with more than one rank) and takes over
+``optimizer.step()``: the script calls it once for every batch the
+:class:`~sia.torch.data.ElasticDataLoader` yields, and
 
-  * on a micro-step before the last of an optimizer step, keeps the gradient
-    (weighted by its number of samples) and returns without synchronising;
-  * on the last, takes the step's vote (stop, out of memory, batch plan), sums
-    the weighted gradients of every micro-step of every rank (bucketed
-    all-reduce) and divides by the step's samples -- the exact mean gradient,
-    also for an uneven last batch of an epoch and for ranks with no samples;
-  * measures the gradient statistics from the micro-batch gradients as Pollux
-    does (:mod:`sia.gradient_noise`);
-  * scales every parameter group's learning rate for the one update (AdaScale
-    gain, sqrt(B / B0), B / B0 or 1) on top of whatever the scheduler set, and
-    restores it after;
-  * makes the replicas' buffers (batch-norm statistics) rank 0's.
+  * on a micro-step before the last of an optimizer step, the forward and
+    backward passes run under DDP's ``no_sync()``; ``optimizer.step()`` adds
+    the gradient, weighted by its number of samples, to a running sum on the
+    device and returns (no collective, no host synchronisation);
+  * on the last, DDP all-reduces the gradient in buckets while the backward
+    pass goes on; its communication hook (:meth:`_reduce_bucket`) first folds
+    each bucket into the step's weighted sum (and adds its squared norm to the
+    gradient statistics' local sum), so the all-reduce divided by the step's
+    samples is the exact mean gradient, also for an uneven last batch of an
+    epoch and for ranks with no samples;
+  * ``optimizer.step()`` then takes the step's vote (stop, out of memory,
+    batch plan, and the statistics' local sum: the one read of the device per
+    step), measures the gradient statistics as Pollux does
+    (:mod:`sia.gradient_noise`), scales every parameter group's learning rate
+    for the one update (AdaScale gain, sqrt(B / B0), B / B0 or 1) on top of
+    whatever the scheduler set, restores it after, and makes the replicas'
+    buffers (batch-norm statistics) rank 0's.
 
-The loss must be a mean over the micro-batch (PyTorch's default reduction).
-A scheduler given to :func:`sia.torch.wrap` is checkpointed and steps only
-after real updates.  Not thread-safe: the training thread calls it.
+One rank runs the same arithmetic without DDP.  The loss must be a mean over
+the micro-batch (PyTorch's default reduction), and every parameter the
+optimizer holds gets a gradient in every step (as DDP requires).  A rank that
+runs out of memory inside a micro-step takes part in the step's reduction with
+zeros (:meth:`join_reduction`) before it votes.  A scheduler given to
+:func:`sia.torch.wrap` is checkpointed and steps only after real updates.  Not
+thread-safe: the training thread calls it (the hook runs in autograd's).
 """
 
 import functools
@@ -29,8 +39,11 @@ import time
 
 import torch
 import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
 
+from sia.status import OUT_OF_MEMORY, SiaError
 from sia.torch import runtime, state
+from sia.torch.diagnostics import die, first_line
 
 RULES = ("adascale", "sqrt", "linear", "none")
 _BUCKET_BYTES = 25 << 20
@@ -92,6 +105,8 @@ def _coalesced(tensors, buckets, op):
             offset += n
 
 
+
+
 class AdaptiveDataParallel(torch.nn.Module):
     """The wrapped model: call it as the model; ``.module`` is the model."""
 
@@ -111,16 +126,23 @@ class AdaptiveDataParallel(torch.nn.Module):
         self._session = s
         self._params = [p for group in optimizer.param_groups
                         for p in group["params"] if p.requires_grad]
-        self._grad_buckets = _buckets(self._params)
         self._buffers_list = list(self.module.buffers())
-        self._acc = None  # weighted gradient sums across micro-steps
-        self._local_sqr = 0.0  # sum over this rank's micro-steps of |g_a|^2
+        self._acc = None  # id(parameter) -> weighted gradient sum of the step
+        self._local_sqr = self._zero()  # sum over micro-steps of |g_a|^2, on the device
+        self._replaying = False  # join_reduction: this rank's buckets are zeros
+        self._window = None  # [first bucket launched, last bucket reduced]
         self._prev = None  # the previous step's (gradient, |g|^2, batch version)
         state.apply_model(s, self)
-        if s.world > 1:  # the replicas start from rank 0's parameters
-            everything = [p.data for p in self.module.parameters()] + self._buffers_list
-            s.collective(lambda: _coalesced(everything, _buckets(everything),
-                                            lambda t: dist.broadcast(t, 0)))
+        # DDP makes the replicas start from rank 0's parameters and buffers. It
+        # is not a submodule: the wrapper's state is the model's.
+        ddp = None
+        if s.world > 1:
+            ids = [s.device.index] if s.device.type == "cuda" else None
+            ddp = s.collective(lambda: DistributedDataParallel(
+                self.module, device_ids=ids, broadcast_buffers=False,
+                bucket_cap_mb=_BUCKET_BYTES >> 20))
+            ddp.register_comm_hook(self, AdaptiveDataParallel._reduce_bucket)
+        object.__setattr__(self, "_ddp", ddp)
         self._real_step = functools.partial(type(optimizer).step, optimizer)
         optimizer.step = self._patched_step()
         if scheduler is not None:
@@ -134,7 +156,12 @@ class AdaptiveDataParallel(torch.nn.Module):
         s.model = self
 
     def forward(self, *args, **kwargs):
-        return self.module(*args, **kwargs)
+        if self._ddp is None:
+            return self.module(*args, **kwargs)
+        if self._session.accumulating():
+            with self._ddp.no_sync():
+                return self._ddp(*args, **kwargs)
+        return self._ddp(*args, **kwargs)
 
     def _patched_step(self):
         def step(closure=None):
@@ -145,60 +172,117 @@ class AdaptiveDataParallel(torch.nn.Module):
         step._with_counter = True  # torch's schedulers need not wrap it
         return step
 
+    def _zero(self):
+        return torch.zeros((), dtype=torch.float64, device=self._session.device)
+
     # ------------------------------------------------------------- steps
     def _micro_step(self):
         s = self._session
         last = s.micro_done()
-        layout, count = s.layout, s.micro_count
-        for p in self._params:
-            if p.grad is None:
-                p.grad = torch.zeros_like(p)
-        if layout.micro == 1:
-            self._local_sqr = _sqr([p.grad for p in self._params]) if layout.full \
-                else 0.0
+        if not last:
+            self._fold(s.layout, s.micro_count)
+            return
+        if self._ddp is None:
             for p in self._params:
-                if count:
-                    p.grad.mul_(count)
-                else:
-                    p.grad.zero_()
-        else:
-            self._fold(layout, count)
-            if not last:
-                return
-            for p, acc in zip(self._params, self._acc):
-                p.grad = acc
-            self._acc = None
-        self._update(s, layout)
+                if p.grad is None:
+                    p.grad = torch.zeros_like(p)
+                acc = self._acc[id(p)] if self._acc is not None else None
+                self._combine(p.grad, acc, s.layout, s.micro_count)
+                p.grad.div_(s.layout.take)
+        self._update(s, s.layout)
 
     def _fold(self, layout, count):
+        """A micro-step before the last: its gradient, weighted, joins the sum."""
         if self._acc is None:
-            self._acc = [torch.zeros_like(p) for p in self._params]
-            self._local_sqr = 0.0
-        grads = [p.grad for p in self._params]
-        if count and layout.full:
-            self._local_sqr += _sqr(grads)
-        if count:
-            for acc, g in zip(self._acc, grads):
-                acc.add_(g, alpha=count)
+            self._acc = {id(p): torch.zeros_like(p) for p in self._params}
         for p in self._params:
+            if p.grad is not None:
+                self._combine(p.grad, None, layout, count)
+                self._acc[id(p)].add_(p.grad)
+                p.grad = None
+
+    def _acc_of(self, params):
+        """The step's earlier weighted sum for ``params``, flat; None if none."""
+        if self._acc is None:
+            return None
+        return torch.cat([self._acc[id(p)].reshape(-1) if id(p) in self._acc
+                          else torch.zeros(p.numel(), dtype=p.dtype, device=p.device)
+                          for p in params])
+
+    def _combine(self, grad, acc, layout, count):
+        """``grad`` (one micro-step's local gradient, a parameter's or a
+        bucket's) becomes count x grad + ``acc``; its |grad|^2 joins the
+        statistics' local sum when the step is full.  On the device."""
+        if count and layout.full:
+            self._local_sqr += grad.float().pow(2).sum()
+        if count:
+            grad.mul_(count)
+        else:
+            grad.zero_()  # an empty slice: its gradient (NaN) weighs nothing
+        if acc is not None:
+            grad.add_(acc.view_as(grad))
+
+    def _reduce_bucket(self, bucket):
+        """DDP's communication hook for the last micro-step: the bucket's
+        weighted sum over this rank's micro-steps, summed over the ranks and
+        divided by the step's samples."""
+        s = self._session
+        buf, layout = bucket.buffer(), s.layout
+        if self._replaying:
+            buf.zero_()
+            divisor = 1
+        elif layout is None:  # a backward pass outside the loader's steps
+            divisor = s.world
+        else:
+            self._combine(buf, self._acc_of(bucket.parameters()), layout, s.micro_count)
+            divisor = layout.take
+
+        window = self._window if layout is not None else [0.0, None]
+        if window is None:  # the step's first bucket
+            window = self._window = [time.monotonic(), None]
+
+        def mean(fut):
+            try:
+                out = fut.value()[0].div_(divisor)
+            except RuntimeError as e:
+                lost = s.lost_peer(e)
+                die(lost.status, lost.message)
+            window[1] = time.monotonic()
+            return out
+
+        work = s.collective(lambda: dist.all_reduce(buf, async_op=True))
+        return work.get_future().then(mean)
+
+    def join_reduction(self):
+        """This rank failed inside a micro-step (out of memory): the other
+        ranks all-reduce the step's gradient in the backward pass of its last
+        micro-step, so this rank takes part with zeros, through DDP's own
+        buckets, before it votes.  Nothing to do with one rank."""
+        if self._ddp is None:
+            return
+        self._replaying = True
+        params = [p for p in self.module.parameters() if p.requires_grad]
+        for p in params:
             p.grad = None
+        try:
+            self._ddp.reducer.prepare_for_backward([])
+            sum((p.reshape(-1)[:1] * 0).sum() for p in params).backward()
+        except RuntimeError as e:
+            raise SiaError(OUT_OF_MEMORY, f"rank {self._session.rank}: out of memory "
+                           "inside the backward pass, after its gradient reduction "
+                           "began: the ranks cannot agree on a restart "
+                           f"({first_line(e)})") from None
 
     def _update(self, s, layout):
         t0 = time.monotonic()
         votes = s.vote(self._local_sqr)
         if votes[1] > 0:
             s.out_of_memory("out of memory on another rank")
-        grads = [p.grad for p in self._params]
-        if s.world > 1:
-            def reduce(flat):
-                dist.all_reduce(flat)
-                flat.div_(layout.take)
-
-            s.collective(lambda: _coalesced(grads, self._grad_buckets, reduce))
-        else:
-            for g in grads:
-                g.div_(layout.take)
         sync = time.monotonic() - t0
+        if self._window is not None and self._window[1] is not None:
+            sync += self._window[1] - self._window[0]
+        self._window = None
+        grads = [p.grad for p in self._params if p.grad is not None]
         gain = self._statistics(s, layout, votes[2], grads)
         factor = lr_factor(self.lr_scaling, layout.take, s.init_batch, gain)
         groups = self.optimizer.param_groups
@@ -211,6 +295,7 @@ class AdaptiveDataParallel(torch.nn.Module):
             for g, lr in zip(groups, base):
                 g["lr"] = lr
         self.optimizer._step_count = getattr(self.optimizer, "_step_count", 0) + 1
+        self._acc, self._local_sqr = None, self._zero()
         if s.world > 1 and self._buffers_list:
             t1 = time.monotonic()
             bufs = self._buffers_list

@@ -33,6 +33,7 @@ import torch
 import torch.distributed as dist
 
 from sia.status import PREEMPTED, UNAVAILABLE, SiaError
+from sia.torch.diagnostics import first_line
 
 
 def choose_device(c):
@@ -77,7 +78,7 @@ def join(c, device):
     except RuntimeError as e:
         raise SiaError(UNAVAILABLE, f"rank {c.rank}: the rendezvous at "
                        f"{c.master_addr}:{c.master_port} failed: "
-                       f"{str(e).strip().splitlines()[0]}") from None
+                       f"{first_line(e)}") from None
 
 
 def _destroy():

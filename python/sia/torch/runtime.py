@@ -59,29 +59,15 @@ from sia.gradient_noise import GradientNoiseScale
 from sia.positions import layout_step
 from sia.status import (DATA, OUT_OF_MEMORY, PREEMPTED, SOFTWARE,
                         UNAVAILABLE, SiaError)
-from sia.torch import process_group
+from sia.torch import process_group, state
+from sia.torch.diagnostics import PROG, die, first_line, log
 from sia.torch.reporting import Reporter
 
-PROG = "sia.torch"
 # Steps left out of the timings: the first after a start or a batch change.
 _WARMUP_STEPS = 1
 _PROFILE_WARMUP_STEPS = 3
 
 _session = None
-
-
-def log(message, rank=None):
-    prefix = f"{PROG}: " if rank is None else f"{PROG}: rank {rank}: "
-    sys.stderr.write(prefix + message + "\n")
-    sys.stderr.flush()
-
-
-def die(status, message):
-    """Ends the process: one error line, the contract's status, nothing else."""
-    sys.stdout.flush()
-    sys.stderr.write(f"{PROG}: error: {message}\n")
-    sys.stderr.flush()
-    os._exit(status)
 
 
 def session():
@@ -110,7 +96,7 @@ def _install_excepthook():
         if isinstance(error, SiaError):
             die(error.status, error.message)
         if _session is not None and _is_out_of_memory(error):
-            _session.out_of_memory(str(error).split("\n")[0])
+            _session.out_of_memory(first_line(error))
         default(kind, error, tb)
 
     sys.excepthook = hook
@@ -202,8 +188,6 @@ class Session:
         self.stop_flag = True
 
     def _restore(self):
-        from sia.torch import state  # it imports this module
-
         c = self.contract
         if not c.restore or self.profiling:
             return
@@ -355,22 +339,28 @@ class Session:
         except RuntimeError as e:
             if _is_out_of_memory(e):
                 raise
-            first = str(e).strip().split("\n")[0]
-            raise SiaError(UNAVAILABLE,
-                           f"rank {self.rank}: a peer was lost ({first})") from None
+            raise self.lost_peer(e) from None
+
+    def lost_peer(self, error):
+        """The error of a collective that failed: status 69."""
+        return SiaError(UNAVAILABLE,
+                        f"rank {self.rank}: a peer was lost ({first_line(error)})")
 
     def vote(self, local_sqr, out_of_memory=False):
         """The step's vote: [stop, out of memory, sum |g_i|^2, plan, batch,
         local batch, micro-steps], summed over the ranks (flags > 0 mean some
-        rank raised them; the plan is rank 0's)."""
+        rank raised them; the plan is rank 0's).  ``local_sqr`` is a number or
+        a tensor on the device; the vote is the step's one read of it."""
         plan = self.plans.poll() if self.plans is not None else None
-        v = [float(self.stop_flag), float(out_of_memory), local_sqr, 0.0, 0.0, 0.0, 0.0]
+        v = [float(self.stop_flag), float(out_of_memory), 0.0, 0.0, 0.0, 0.0, 0.0]
         if plan is not None:
             v[3:] = [plan.plan, plan.batch_size, plan.local_bsz, plan.accum_steps + 1]
         if self.world == 1:
+            v[2] = float(local_sqr)
             return v
         dev = self.device if self.device.type == "cuda" else None
         t = torch.tensor(v, dtype=torch.float64, device=dev)
+        t[2] = local_sqr
         self.collective(lambda: dist.all_reduce(t))
         return t.tolist()
 
@@ -427,8 +417,6 @@ class Session:
     def checkpoint(self):
         """Rank 0 writes a checkpoint; every rank learns how that went (a
         failure raises its status everywhere).  Collective."""
-        from sia.torch import state
-
         verdict = [None]
         if self.root and self.contract.ckpt_dir:
             try:
@@ -470,8 +458,11 @@ class Session:
             if self.device.type == "cuda":
                 torch.cuda.empty_cache()
             if self.awaiting_step:
-                # This rank failed inside a micro-step: it still owes the vote.
+                # This rank failed inside a micro-step: it still owes the
+                # step's reduction and its vote.
                 self.awaiting_step = False
+                if self.model is not None:
+                    self.model.join_reduction()
                 self.vote(0.0, out_of_memory=True)
             self._restart_smaller(what)
         except SiaError as e:

@@ -25,16 +25,15 @@ import torch
 
 from sia import checkpoint
 from sia.status import DATA, SiaError
-from sia.torch import runtime
+from sia.torch.diagnostics import log
 
 FORMAT = 1
 
 
-def register_state(name, obj):
+def register(s, name, obj):
     """Checkpoints ``obj`` (anything with ``state_dict()`` and
-    ``load_state_dict()``) under ``name``, and restores it now if the job was
-    restored from a checkpoint that holds it."""
-    s = runtime.session()
+    ``load_state_dict()``) under ``name`` in session ``s``, and restores it now
+    if the job was restored from a checkpoint that holds it."""
     if not (hasattr(obj, "state_dict") and hasattr(obj, "load_state_dict")):
         raise TypeError(f"register_state({name!r}): the object needs state_dict() "
                         "and load_state_dict()")
@@ -106,7 +105,7 @@ def write_checkpoint(s):
     path = checkpoint.save(s.contract.ckpt_dir, s.step, buffer.getbuffer(),
                            generation=s.contract.round)
     if _debug():
-        runtime.log(f"checkpoint step {s.step}: model and optimizer state crc "
+        log(f"checkpoint step {s.step}: model and optimizer state crc "
                     f"{state_crc(payload['model'], payload['optimizer'])}", s.rank)
     return path
 
@@ -154,5 +153,5 @@ def apply_model(s, wrapper):
         wrapper.scheduler.load_state_dict(state["scheduler"])
     if _debug() and s.root:
         crc = state_crc(wrapper.module.state_dict(), wrapper.optimizer.state_dict())
-        runtime.log(f"restored step {s.step}: model and optimizer state crc {crc}",
+        log(f"restored step {s.step}: model and optimizer state crc {crc}",
                     s.rank)
