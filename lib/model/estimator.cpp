@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "core/error.hpp"
@@ -148,6 +149,11 @@ std::size_t Estimator::store_generation(const std::string& model, const std::str
   if (shared == store_.end()) return 0;
   auto of = shared->second.types.find(type);
   return of == shared->second.types.end() ? 0 : of->second.points.size();
+}
+
+std::size_t Estimator::store_generation(const std::string& model) const {
+  auto shared = store_.find(model);
+  return shared == store_.end() ? 0 : shared->second.points.size();
 }
 
 std::vector<Profile> Estimator::shared_profiles() const {
@@ -316,9 +322,8 @@ struct Estimator::JobView {
   }
 };
 
-GoodputRow Estimator::row_header(const JobState& job) const {
+void Estimator::refresh_row(const JobState& job, const ModelInfo* info, GoodputRow& row) const {
   const JobSpec& spec = job.spec;
-  GoodputRow row;
   row.job = spec.name;
   row.adaptivity = spec.adaptivity;
   row.priority = spec.priority;
@@ -328,6 +333,7 @@ GoodputRow Estimator::row_header(const JobState& job) const {
   row.attained_service = job.attained_service;
   row.preemptible = spec.preemptible;
   row.restoring = job.restoring;
+  row.current.reset();
   if (job.current) {
     // A current allocation that cannot exist on this cluster (a type it lacks, or more
     // nodes or GPUs than the type has) is treated as none.
@@ -341,7 +347,11 @@ GoodputRow Estimator::row_header(const JobState& job) const {
       }
     }
   }
-  return row;
+  // How far the job is.
+  const double total =
+      job.target_progress > 0 ? job.target_progress : (info ? info->target_progress() : 0.0);
+  row.progress.reset();
+  if (total > 0) row.progress = JobProgress{job.progress, total};
 }
 
 Estimator::JobView Estimator::resolve(JobState& job) {
@@ -581,8 +591,29 @@ std::optional<GoodputEntry> Estimator::fallback_entry(const JobView& v, std::siz
 }
 
 GoodputRow Estimator::estimate_job(JobState& job) {
+  if (job.observations_version == 0) return estimate_fresh(job);
+  const std::size_t generation = store_generation(job.spec.model);
+  auto same = [](const std::optional<GradientStats>& a, const std::optional<GradientStats>& b) {
+    if (a.has_value() != b.has_value()) return false;
+    // Bit for bit: equal bits give equal rows.
+    return !a || std::memcmp(&*a, &*b, sizeof(GradientStats)) == 0;
+  };
+  if (const auto& e = job.estimated; e && e->observations_version == job.observations_version &&
+                                     e->estimator == id_ && e->store_generation == generation &&
+                                     same(e->gradient, job.gradient)) {
+    GoodputRow row = e->row;
+    refresh_row(job, model_of(job), row);
+    return row;
+  }
+  GoodputRow row = estimate_fresh(job);
+  job.estimated = EstimatedRow{job.observations_version, id_, generation, job.gradient, row};
+  return row;
+}
+
+GoodputRow Estimator::estimate_fresh(JobState& job) {
   JobView v = resolve(job);  // first: an unknown catalog model is the job's first error
-  GoodputRow row = row_header(job);
+  GoodputRow row;
+  refresh_row(job, v.info, row);
   replica_bounds(v, row);
   const JobSpec& spec = job.spec;
   std::vector<GoodputEntry> entries;
@@ -610,10 +641,6 @@ GoodputRow Estimator::estimate_job(JobState& job) {
     return a.config.nodes < b.config.nodes;
   });
   row.entries = std::move(entries);
-  // How far the job is.
-  const double total =
-      job.target_progress > 0 ? job.target_progress : (v.info ? v.info->target_progress() : 0.0);
-  if (total > 0) row.progress = JobProgress{job.progress, total};
   if (options_.baseline_info) {
     fill_baseline_info(job, row, v.tms, v.max_rep, v.b0, v.bmax, v.gradient);
   }

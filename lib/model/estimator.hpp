@@ -71,6 +71,9 @@ class Estimator {
 
   // Estimates every job; refreshes each job's fitted-model cache (state.models).
   GoodputMatrix estimate(std::vector<JobState>& jobs);
+  // With a non-zero observations_version, a job whose observations version, gradient and
+  // store points of its model are those of its last row (job.estimated) gets that row
+  // again with this round's header and progress: the same row a fresh estimate gives.
   GoodputRow estimate_job(JobState& job);
 
   // Resolved per-type models of a job (fits if needed, caching the fit in the job; with a
@@ -106,7 +109,9 @@ class Estimator {
   const ModelInfo* model_of(const JobState& job) const;
   TypeModel resolve_type_model(JobState& job, std::size_t type, bool seeded,
                                const std::string& cache_key);
-  GoodputRow row_header(const JobState& job) const;
+  // The parts of a row that change every round: the header's and the progress.
+  void refresh_row(const JobState& job, const ModelInfo* info, GoodputRow& row) const;
+  GoodputRow estimate_fresh(JobState& job);
   JobView resolve(JobState& job);
   void replica_bounds(JobView& v, GoodputRow& row) const;
   Valuation valuation(const JobView& v, std::size_t t, double* ratio) const;
@@ -146,6 +151,9 @@ class Estimator {
   // Points the store holds for `model` on `type` so far (a type_model() memo stays valid
   // while this does not change).
   std::size_t store_generation(const std::string& model, const std::string& type) const;
+  // Points the store holds for `model` on every type (an estimated row stays valid while
+  // this does not change).
+  std::size_t store_generation(const std::string& model) const;
   std::uint64_t id_;
 };
 

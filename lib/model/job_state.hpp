@@ -17,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/document.hpp"
+#include "core/goodput_matrix.hpp"
 #include "core/job_spec.hpp"
 #include "core/profile.hpp"
 #include "core/run_as.hpp"
@@ -59,6 +60,18 @@ struct ResolvedTypeModel {
   TypeModel model;
 };
 
+// A job's goodput row as estimated from one set of inputs: the version of its observations,
+// its gradient statistics, and the profile store's points of its model. While all three
+// are the same, so is the row but for what changes every round (age, restarts, attained
+// service, current allocation, restore, progress), which the estimator refreshes.
+struct EstimatedRow {
+  std::uint64_t observations_version = 0;
+  std::uint64_t estimator = 0;       // which Estimator estimated it (Estimator::id)
+  std::size_t store_generation = 0;  // the store's points of the job's model, all types
+  std::optional<GradientStats> gradient;
+  GoodputRow row;
+};
+
 // FNV-1a over the measurements a model is fitted to.
 std::uint64_t fingerprint_points(const std::vector<ProfilePoint>& points);
 
@@ -84,10 +97,13 @@ struct JobState {
   // Set by a holder that knows when `observations` change (the simulator): every change
   // gives a new non-zero value, and the estimator then reuses what it resolved from the
   // same version (`resolved`, by the same key as `models`) instead of gathering and hashing
-  // the measurements again. 0 (jobs files, the controller, whose reports update
-  // measurements in place): unknown, always resolved afresh. Neither is serialised.
+  // the measurements again, and the whole row it estimated from the same version, gradient
+  // and store (`estimated`). Such a holder also keeps `spec` as it was. 0 (jobs files, the
+  // controller, whose reports update measurements in place): unknown, always resolved afresh. None
+  // of the three is serialised.
   std::uint64_t observations_version = 0;
   std::map<std::string, ResolvedTypeModel> resolved;
+  std::optional<EstimatedRow> estimated;
 
   // Where the job was read from, for messages ("jobs.json", "jobs[3]"); not serialised.
   std::string file;

@@ -315,6 +315,69 @@ TEST_CASE("without profiling every type looks alike; an oracle knows every place
   CHECK(find(o, 0, 8)->source == GoodputSource::model);
 }
 
+TEST_CASE("a reused row is the row a fresh estimate gives, until its inputs change",
+          "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog, estimator_options(Compat::standard));
+  JobState plain = ran_on_a100(f.catalog);  // version 0: estimated afresh every time
+  JobState versioned = plain;
+  versioned.observations_version = 1;
+  auto text = [&](const GoodputRow& r) {
+    GoodputMatrix m;
+    m.cluster = f.cluster;
+    m.jobs = {r};
+    return goodput_matrix_document(m, nlohmann::json::object(), false);
+  };
+  // Estimates both; true when the versioned job's row came from its last one (which the
+  // test marks with a goodput no estimate gives), and then checks it against a fresh one.
+  auto reused = [&] {
+    REQUIRE(versioned.estimated);
+    versioned.estimated->row.normalizer = -1;
+    GoodputRow row = est.estimate_job(versioned);
+    const bool kept = row.normalizer == -1;
+    row.normalizer = versioned.estimated->row.normalizer = est.estimate_job(plain).normalizer;
+    CHECK(text(row) == text(est.estimate_job(plain)));
+    return kept;
+  };
+  CHECK(text(est.estimate_job(versioned)) == text(est.estimate_job(plain)));
+  CHECK_FALSE(plain.estimated);
+  // What changes every round is refreshed in a reused row.
+  for (JobState* j : {&plain, &versioned}) {
+    j->age += 60;
+    j->restarts = 2;
+    j->attained_service = 1200;
+    j->restoring = true;
+    j->progress = 900;
+    j->current = CurrentAllocation{"t4", {2, 2}};
+  }
+  CHECK(reused());
+  CHECK(est.estimate_job(versioned).restarts == 2);
+  for (JobState* j : {&plain, &versioned}) j->current.reset();
+  CHECK(reused());
+  // New gradient statistics: estimated afresh.
+  for (JobState* j : {&plain, &versioned}) j->gradient = GradientStats{1.8, 1.7};
+  CHECK_FALSE(reused());
+  CHECK(reused());
+  // A new measurement (with a new version): afresh.
+  for (JobState* j : {&plain, &versioned}) j->observations.push_back({"t4", 1, 1, 128, 0.2, 0});
+  versioned.observations_version = 2;
+  CHECK_FALSE(reused());
+  // The store learns a measurement of this model: afresh; of another model: reused.
+  JobState other = job("other", "imagenet");
+  other.observations.push_back({"t4", 1, 2, 64, 0.5, 0.1});
+  est.record(other);
+  CHECK(reused());
+  JobState teacher = job("teacher", "cifar10");
+  teacher.observations.push_back({"rtx", 1, 2, 128, 0.3, 0.05});
+  est.record(teacher);
+  CHECK_FALSE(reused());
+  CHECK(reused());
+  // Another estimator does not take this one's row.
+  Estimator bare(f.cluster, f.catalog);
+  versioned.estimated->row.normalizer = -1;
+  CHECK(bare.estimate_job(versioned).normalizer != -1);
+}
+
 TEST_CASE("the profile store shares a model's measurements with its later jobs", "[estimator]") {
   Fixture f;
   CHECK(parse_profile_store("scale-up") == ProfileStore::scale_up);
