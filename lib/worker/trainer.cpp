@@ -81,13 +81,13 @@ std::unique_ptr<Backend> make_backend(const WorkerEnv& env, const TrainOptions& 
                                         " found a GPU); set SIA_DEVICE or --device");
   }
   if (device == "cuda") {  // the plugin lets the ranks agree before NCCL starts
-    CudaBackendConfig c{opt.shape, env.local_bsz, env.local_rank, env.local_world_size};
+    CudaBackendConfig c{opt.shape, env.batch.local, env.local_rank, env.local_world_size};
     return make_cuda_backend(c, comm);
   }
   std::unique_ptr<Backend> backend;
   const double limit = opt.memory_limit_mb > 0 ? opt.memory_limit_mb : env.memory_limit_mb;
   try {
-    backend = std::make_unique<CpuBackend>(opt.shape, comm, env.local_bsz, limit * 1048576.0);
+    backend = std::make_unique<CpuBackend>(opt.shape, comm, env.batch.local, limit * 1048576.0);
   } catch (const Error& e) {
     error = e;
   }
@@ -116,7 +116,7 @@ TrainState fresh_state(const WorkerEnv& env, const TrainOptions& opt) {
   s.data = opt.data;
   s.init_batch_size = opt.init_batch_size > 0   ? opt.init_batch_size
                       : env.init_batch_size > 0 ? env.init_batch_size
-                                                : static_cast<double>(env.batch_size);
+                                                : static_cast<double>(env.batch.global);
   s.model.params = init_params(opt.shape, opt.data.seed);
   s.model.momentum.assign(s.model.params.size(), 0.0f);
   return s;
@@ -212,8 +212,8 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   gns.set_state(st.gns);
 
   const int world = env.world_size;
-  int b = env.local_bsz, micro = env.micro_steps(), count = world * micro;
-  double batch = static_cast<double>(env.batch_size);
+  int b = env.batch.local, micro = env.micro_steps(), count = world * micro;
+  double batch = static_cast<double>(env.batch.global);
   const double b0 = st.init_batch_size;
   double lr = opt.lr * std::sqrt(batch / b0);
   const std::uint64_t n = static_cast<std::uint64_t>(opt.data.size);
@@ -223,16 +223,14 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   if (root) {
     log("job " + env.job + " round " + std::to_string(env.round) + ": " + std::to_string(world) +
         " rank(s) on " + backend->describe() + ", local batch " + std::to_string(b) + " x " +
-        std::to_string(micro) + " micro-step(s), batch " + std::to_string(env.batch_size) +
+        std::to_string(micro) + " micro-step(s), batch " + std::to_string(env.batch.global) +
         ", lr " + std::to_string(lr) + ", from step " + std::to_string(st.step));
   }
   // Every rank switches to batch plan `plan` after the same step: the model moves to a
   // backend sized for the new micro-batch; one that does not fit keeps the old batch.
   auto switch_batch = [&](const BatchPlan& plan) {
     WorkerEnv next = cur_env;
-    next.batch_size = plan.batch_size;
-    next.local_bsz = plan.local_bsz;
-    next.accum_steps = plan.accum_steps;
+    next.batch = plan.batch;
     ModelState model = backend->state();
     backend.reset();
     std::optional<Error> failed;  // make_backend fails on every rank or on none
@@ -255,7 +253,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
       if (root) {
         log("warning: batch plan " + std::to_string(plan.plan) + ": " +
             (failed ? std::string(failed->what()) : "out of memory on another rank") +
-            "; keeping local batch " + std::to_string(cur_env.local_bsz));
+            "; keeping local batch " + std::to_string(cur_env.batch.local));
       }
       backend = make_backend(cur_env, opt, *comm);
     } else {
@@ -263,15 +261,15 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
       in_force = plan.plan;
     }
     backend->set_state(model);
-    b = cur_env.local_bsz;
+    b = cur_env.batch.local;
     micro = cur_env.micro_steps();
     count = world * micro;
-    batch = static_cast<double>(cur_env.batch_size);
+    batch = static_cast<double>(cur_env.batch.global);
     lr = opt.lr * std::sqrt(batch / b0);
     if (root) {
       log("batch plan " + std::to_string(plan.plan) + " at step " + std::to_string(st.step) +
           ": local batch " + std::to_string(b) + " x " + std::to_string(micro) +
-          " micro-step(s), batch " + std::to_string(cur_env.batch_size) + ", lr " +
+          " micro-step(s), batch " + std::to_string(cur_env.batch.global) + ", lr " +
           std::to_string(lr));
     }
   };
@@ -302,7 +300,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
         {"type", "report"},        {"job", env.job},          {"round", env.round},
         {"step", st.step},         {"epoch", st.samples / n}, {"samples", st.samples},
         {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", micro - 1},
-        {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch_size},
+        {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch.global},
         {"plan", in_force},        {"reason", reason}};
     if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
     if (use.steps > 0) r["loss"] = use.loss / use.steps;
@@ -345,9 +343,9 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     scalars[2] = stop_requested() ? 1 : 0;
     if (auto plan = plans.poll()) {
       scalars[3] = plan->plan;
-      scalars[4] = static_cast<double>(plan->batch_size);
-      scalars[5] = plan->local_bsz;
-      scalars[6] = plan->accum_steps;
+      scalars[4] = static_cast<double>(plan->batch.global);
+      scalars[5] = plan->batch.local;
+      scalars[6] = plan->batch.accum_steps;
     }
     const double ts = os::now_seconds();
     backend->sync(scalars, 7);
@@ -362,7 +360,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     }
     st.progress += gns.gain(batch, b0);
     ++st.step;
-    st.samples += static_cast<std::uint64_t>(cur_env.batch_size);
+    st.samples += static_cast<std::uint64_t>(cur_env.batch.global);
     ++steps_run;
     const double loss = scalars[0] / count;
     if (!std::isfinite(loss)) {
@@ -386,8 +384,9 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     }
     if (stop) break;
     if (scalars[3] > 0 && !done()) {
-      const BatchPlan plan{static_cast<int>(scalars[3]), static_cast<long>(scalars[4]),
-                           static_cast<int>(scalars[5]), static_cast<int>(scalars[6])};
+      const BatchPlan plan{static_cast<int>(scalars[3]),
+                           {static_cast<std::int64_t>(scalars[4]), static_cast<int>(scalars[5]),
+                            static_cast<int>(scalars[6])}};
       report("interval");  // the old batch's figures; the new batch's have none yet
       last = Interval{};
       plans.set_applied(plan.plan);  // taken or refused, it is not read again
