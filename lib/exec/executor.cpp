@@ -26,7 +26,6 @@ constexpr auto kPoll = std::chrono::milliseconds(20);
 constexpr double kMarginSeconds = 10;  // beyond the grace period, before killing
 constexpr double kStartTimeoutSeconds = 30;
 
-// An integral batch size as an integer ("96", not "96.0"); the contract allows either.
 void signal_supervisor(const JobStatus& s, int sig) {
   if (is_alive(s.supervisor)) ::kill(s.supervisor.pid, sig);
 }
@@ -137,8 +136,10 @@ pid_t Executor::start(const JobLaunch& launch, bool detached) {
 void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
   if (!record.launch) return;
   JobLaunch l = *record.launch;
-  // The batch the workers will train (launch_batch: the product, as a start's workers get).
-  l.batch = wanted.batch;
+  l.batch = wanted.batch;  // as the placement says, so that it compares equal
+  // The batch the workers will train, what a start's workers make of SIA_BATCH_SIZE too:
+  // the plan holds the invariant (batch_size an integer, "96").
+  const BatchSetting trained = batch_of(l.batch.local, l.world_size(), l.batch.accum_steps);
   if (l.batch_plan.empty()) l.batch_plan = state_.batch_plan_path(l.job);
   // Numbered past any plan already written to this round (a crash may have left one that
   // launch.json does not know), so that the workers take it.
@@ -164,9 +165,9 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
                                {"job", l.job},
                                {"round", l.generation},
                                {"plan", l.plan},
-                               {"batch_size", l.batch.global},
-                               {"local_bsz", l.batch.local},
-                               {"accum_steps", l.batch.accum_steps}};
+                               {"batch_size", trained.global},
+                               {"local_bsz", trained.local},
+                               {"accum_steps", trained.accum_steps}};
   // The job's account reads it (0600, its own), whatever the umask.
   std::optional<os::Account> account;
   try {
@@ -177,8 +178,8 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
                         account ? &*account : nullptr);
   state_.write_launch(l);
   log::debug("job " + l.job + " round " + std::to_string(l.generation) + ": batch plan " +
-             std::to_string(l.plan) + " (batch " + std::to_string(l.batch.global) + ", local " +
-             std::to_string(l.batch.local) + " x " + std::to_string(l.batch.micro_steps()) + ")");
+             std::to_string(l.plan) + " (batch " + std::to_string(trained.global) + ", local " +
+             std::to_string(trained.local) + " x " + std::to_string(trained.micro_steps()) + ")");
 }
 
 }  // namespace sia::exec

@@ -38,7 +38,7 @@ class Executor {
   // Gives the running generation of `record` the batch settings of `wanted`: the batch
   // plan file first (numbered past any plan already written to the round; its batch_size
   // is local_bsz x world size x (accum_steps + 1), what the workers will train), then
-  // launch.json (with the same numbers, launch_batch's), so that a crash in between only repeats
+  // launch.json (with the placement's numbers), so that a crash in between only repeats
   // the plan.
   void resize(const JobRecord& record, const JobLaunch& wanted);
 

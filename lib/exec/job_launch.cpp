@@ -50,11 +50,6 @@ bool can_resize(const JobLaunch& running, const JobLaunch& wanted) {
   return !running.batch_plan.empty() && running.batch.local > 0 && wanted.batch.local > 0;
 }
 
-BatchSetting launch_batch(const BatchSetting& placed, int world_size) {
-  if (placed.local <= 0) return placed;
-  return batch_of(placed.local, world_size, placed.accum_steps);
-}
-
 static std::string joined(const std::vector<std::string>& parts) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;

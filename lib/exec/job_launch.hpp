@@ -39,7 +39,7 @@ struct JobLaunch {
   std::string gpu_type;
   std::vector<NodeGpus> nodes;  // every node of the job, in rank order
   std::vector<std::string> command;
-  BatchSetting batch;  // what the workers train (launch_batch)
+  BatchSetting batch;  // the placement's; the workers keep the invariant (sia-worker(7))
   std::string master_addr;
   std::optional<RunAs> run_as;  // whom the ranks run as (exec/run_as.hpp); nullopt: sia-run's user
 
@@ -71,12 +71,6 @@ struct JobLaunch {
 std::string launch_change(const JobLaunch& running, const JobLaunch& wanted);
 // The batch settings that differ ("batch_size 64 -> 128; local_bsz 16 -> 32"), or "".
 std::string batch_change(const JobLaunch& running, const JobLaunch& wanted);
-// The batch a launch's `world_size` workers train for a placement's batch: the boundary
-// where the invariant is kept. With a local batch, global = local_bsz x world_size x
-// (accum_steps + 1) (a placement whose batch_size says otherwise -- a policy's fallback
-// that names the batch it asked for -- is trained, and launched, as the product); without
-// one, the placement's global batch, for the workers to split. Throws (65) on overflow.
-BatchSetting launch_batch(const BatchSetting& placed, int world_size);
 // Whether a batch plan can take `running` to `wanted`'s batch: both give a local batch and
 // the running workers were started with SIA_BATCH_PLAN.
 bool can_resize(const JobLaunch& running, const JobLaunch& wanted);

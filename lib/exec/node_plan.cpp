@@ -60,7 +60,7 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
     l.nodes = jp.nodes;
     l.command = js.spec.command;
     l.cwd = js.spec.workdir;  // where it was submitted from; see prepare_generation
-    l.batch = launch_batch(jp.batch, l.world_size());
+    l.batch = jp.batch;
     l.expected_step = js.step;
     l.stop_fraction = js.stop_fraction;
     l.ckpt_dir = js.checkpoint_dir;  // the controller's choice; see prepare_generation
