@@ -33,9 +33,7 @@ json allocation_to_json(const Allocation& a) {
     x["name"] = j.job;
     if (j.config) {
       x["config"] = config_ref_to_json(*j.config, a.cluster);
-      x["batch_size"] = j.batch_size;
-      x["local_bsz"] = j.local_bsz;
-      x["accum_steps"] = j.accum_steps;
+      put_batch_setting(x, j.batch);
       x["goodput"] = j.goodput;
     } else {
       x["config"] = nullptr;
@@ -75,9 +73,7 @@ std::vector<JobAllocation> parse_job_allocations(const Node& jobs, const Cluster
     if (!seen.insert(x.job).second) name.fail("duplicate job \"" + x.job + "\"");
     if (auto c = j.get("config")) {
       x.config = parse_config_ref(*c, cluster);
-      x.batch_size = j.number_or("batch_size", 0);
-      x.local_bsz = j.int32_or("local_bsz", 0);
-      x.accum_steps = j.int32_or("accum_steps", 0);
+      x.batch = parse_batch_setting(j);
       x.goodput = j.number_or("goodput", 0);
     }
     x.reason = j.string_or("reason", "");

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/batch_setting.hpp"
 #include "core/cluster.hpp"
 #include "core/configuration.hpp"
 
@@ -30,11 +31,9 @@ struct Explanation {
 struct JobAllocation {
   std::string job;
   std::optional<Config> config;  // none: the job waits
-  double batch_size = 0;
-  int local_bsz = 0;
-  int accum_steps = 0;
-  double goodput = 0;  // normalised goodput of the chosen configuration
-  std::string reason;  // why it waits (empty when allocated)
+  BatchSetting batch;            // batch_size, local_bsz, accum_steps on the wire
+  double goodput = 0;            // normalised goodput of the chosen configuration
+  std::string reason;            // why it waits (empty when allocated)
   std::optional<Explanation> explain;
 };
 

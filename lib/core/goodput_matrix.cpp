@@ -112,9 +112,9 @@ std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata
       for (const auto& e : list) {
         w.begin_object();
         w.key("accum_steps");
-        w.integer(e.accum_steps);
+        w.integer(e.batch.accum_steps);
         w.key("batch_size");
-        w.number(e.batch_size);
+        w.number(static_cast<double>(e.batch.global));  // a float on the wire, as put_batch_setting
         w.key("goodput");
         w.number(e.goodput);
         w.key("gpu_type");
@@ -122,7 +122,7 @@ std::string goodput_matrix_document(const GoodputMatrix& m, const json& metadata
         w.key("gpus");
         w.integer(e.config.gpus);
         w.key("local_bsz");
-        w.integer(e.local_bsz);
+        w.integer(e.batch.local);
         w.key("nodes");
         w.integer(e.config.nodes);
         w.key("raw_goodput");
@@ -243,9 +243,7 @@ GoodputMatrix parse_goodput_matrix(const Node& data) {
       x.goodput = e.at("goodput").non_negative_number();
       x.raw_goodput = e.number_or("raw_goodput", x.goodput);
       x.throughput = e.number_or("throughput", 0);
-      x.batch_size = e.number_or("batch_size", 0);
-      x.local_bsz = e.int32_or("local_bsz", 0);
-      x.accum_steps = e.int32_or("accum_steps", 0);
+      x.batch = parse_batch_setting(e);
       if (auto s = e.get("source")) {
         std::string v = s->one_of({"model", "bootstrap", "default"});
         x.source = v == "model"       ? GoodputSource::model

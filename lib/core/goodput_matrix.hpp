@@ -15,6 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/batch_setting.hpp"
 #include "core/cluster.hpp"
 #include "core/configuration.hpp"
 #include "core/job_model_info.hpp"
@@ -30,9 +31,7 @@ struct GoodputEntry {
   double goodput = 0;      // normalised
   double raw_goodput = 0;  // samples/s at the initial batch size's efficiency
   double throughput = 0;   // samples/s
-  double batch_size = 0;
-  int local_bsz = 0;
-  int accum_steps = 0;
+  BatchSetting batch;      // batch_size, local_bsz, accum_steps on the wire
   GoodputSource source = GoodputSource::model;
 };
 

@@ -234,11 +234,17 @@ class MatrixReader {
       } else if (k == "throughput") {
         optional(c_, e.throughput, number_of);
       } else if (k == "batch_size") {
-        optional(c_, e.batch_size, number_of);
+        double wire = 0;
+        optional(c_, wire, number_of);
+        auto global = global_batch_of(wire);
+        if (!global) decline();  // the tree reader names the field
+        e.batch.global = *global;
       } else if (k == "local_bsz") {
-        optional(c_, e.local_bsz, int32_of);
+        optional(c_, e.batch.local, int32_of);
+        if (e.batch.local < 0) decline();
       } else if (k == "accum_steps") {
-        optional(c_, e.accum_steps, int32_of);
+        optional(c_, e.batch.accum_steps, int32_of);
+        if (e.batch.accum_steps < 0 || e.batch.accum_steps > kMaxAccumSteps) decline();
       } else if (k == "source") {
         optional_choice(c_, e.source,
                         {{"model", GoodputSource::model},

@@ -39,10 +39,8 @@ json placement_to_json(const Placement& p, const Cluster& cluster, bool explain)
     json x{{"name", j.job},
            {"gpu_type", cluster.types[j.type].name},
            {"nodes", nodes},
-           {"restart", j.restart},
-           {"batch_size", j.batch_size},
-           {"local_bsz", j.local_bsz},
-           {"accum_steps", j.accum_steps}};
+           {"restart", j.restart}};
+    put_batch_setting(x, j.batch);
     if (explain) {
       auto it = p.notes.find(j.job);
       x["note"] = it == p.notes.end() ? "" : it->second;
@@ -113,9 +111,7 @@ Placement parse_placement(const Node& data, const Cluster& cluster) {
     });
     if (jp.nodes.empty()) job_nodes.expected("at least one node (leave a waiting job out)");
     jp.restart = j.bool_or("restart", false);
-    jp.batch_size = j.number_or("batch_size", 0);
-    jp.local_bsz = j.int32_or("local_bsz", 0);
-    jp.accum_steps = j.int32_or("accum_steps", 0);
+    jp.batch = parse_batch_setting(j);
     p.jobs.push_back(std::move(jp));
   });
   std::sort(p.jobs.begin(), p.jobs.end(),

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/batch_setting.hpp"
 #include "core/cluster.hpp"
 
 namespace sia {
@@ -24,9 +25,7 @@ struct JobPlacement {
   int type = 0;
   std::vector<NodeGpus> nodes;  // by node name (sia's placer) or in visit order (reference)
   bool restart = false;
-  double batch_size = 0;
-  int local_bsz = 0;
-  int accum_steps = 0;
+  BatchSetting batch;  // batch_size, local_bsz, accum_steps on the wire
 
   int gpu_count() const;
   std::vector<int> shape() const;  // GPUs per node, descending

@@ -1,5 +1,5 @@
 # Sources of lib/core: the formats and data types every module shares (documents, clusters, jobs,
-# configurations, allocations, CRC32, logging). Uses no other module.
+# configurations, batch settings, allocations, CRC32, logging). Uses no other module.
 sia_module(core
   core/error.cpp
   core/error_list.cpp
@@ -25,6 +25,7 @@ sia_module(core
   core/goodput_matrix_reader.cpp
   core/allocation.cpp
   core/placement.cpp
+  core/batch_setting.cpp
 )
 target_link_libraries(sia_core
   PUBLIC nlohmann_json::nlohmann_json

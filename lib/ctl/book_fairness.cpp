@@ -89,8 +89,8 @@ std::optional<double> measured_rate(const BookJob& job) {
     const int local = o.point.local_bsz;
     if (step_time > 0 || o.point.gpu_type != job.placed->gpu_type ||
         o.point.replicas != job.placed->gpus() || local < 1 || !(o.point.step_time > 0) ||
-        (nearest &&
-         std::abs(local - job.placed->local_bsz) >= std::abs(nearest - job.placed->local_bsz))) {
+        (nearest && std::abs(local - job.placed->batch.local) >=
+                        std::abs(nearest - job.placed->batch.local))) {
       continue;
     }
     nearest = local;
@@ -98,7 +98,7 @@ std::optional<double> measured_rate(const BookJob& job) {
   for (const auto& o : job.observations) {
     if (!(step_time > 0) && nearest && o.point.gpu_type == job.placed->gpu_type &&
         o.point.replicas == job.placed->gpus() && o.point.local_bsz == nearest) {
-      step_time = o.point.step_time * std::max(1, job.placed->local_bsz) / nearest;
+      step_time = o.point.step_time * std::max(1, job.placed->batch.local) / nearest;
     }
   }
   if (!(step_time > 0)) return std::nullopt;

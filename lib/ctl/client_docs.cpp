@@ -217,9 +217,9 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
               {"gpu_type", b.placed ? json(b.placed->gpu_type) : json(nullptr)},
               {"nodes", nodes},
               {"gpus", b.placed ? b.placed->gpus() : 0},
-              {"batch_size", b.placed ? json(b.placed->batch_size) : json(nullptr)},
-              {"local_bsz", b.placed ? json(b.placed->local_bsz) : json(nullptr)},
-              {"accum_steps", b.placed ? json(b.placed->accum_steps) : json(nullptr)},
+              {"batch_size", nullptr},
+              {"local_bsz", nullptr},
+              {"accum_steps", nullptr},
               {"restarts", std::max(0, b.starts - 1)},
               {"progress", b.progress},
               {"step", b.step},
@@ -229,6 +229,7 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
               {"reason", b.reason},
               {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},
               {"ended", ended ? json(b.end_time) : json(nullptr)}};
+  if (b.placed) put_batch_setting(row, b.placed->batch);
   row["app"] = b.spec.app.empty() ? json(nullptr) : json(b.spec.app);
   row["hparams"] = hparams_json(b.spec.hparams);
   row["fraction"] = b.fraction;
@@ -726,8 +727,9 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     std::int64_t since = b->history.empty() ? book.round() : b->history.back().round;
     lines.push_back("runs on " + describe_placed(b->placed) + " (" +
                     std::to_string(b->placed->gpus()) + " GPU(s), batch " +
-                    num(b->placed->batch_size, 0) + " = " + std::to_string(b->placed->local_bsz) +
-                    " per GPU x " + std::to_string(b->placed->accum_steps + 1) +
+                    std::to_string(b->placed->batch.global) + " = " +
+                    std::to_string(b->placed->batch.local) + " per GPU x " +
+                    std::to_string(b->placed->batch.micro_steps()) +
                     " micro-step(s)) since round " + std::to_string(since));
   } else if (alloc || placed) {
     std::string why = alloc ? alloc->value("reason", "") : "";

@@ -65,6 +65,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/app_spec.hpp"
+#include "core/batch_setting.hpp"
 #include "core/goodput_matrix.hpp"
 #include "core/job_spec.hpp"
 #include "core/placement.hpp"
@@ -97,9 +98,7 @@ struct Observation {
 struct Placed {
   std::string gpu_type;
   std::vector<NodeGpus> nodes;  // rank order
-  double batch_size = 0;
-  int local_bsz = 0;
-  int accum_steps = 0;
+  BatchSetting batch;
   int gpus() const;
   bool operator==(const Placed& o) const;
 };

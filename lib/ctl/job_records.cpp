@@ -1,6 +1,7 @@
 // The controller's journal records and the value types they carry (job_book.hpp: the
 // record formats): the make_* functions, Placed and LogTail <-> JSON.
 #include <algorithm>
+#include <climits>
 
 #include "ctl/job_book.hpp"
 #include "ctl/record_fields.hpp"
@@ -17,8 +18,7 @@ int Placed::gpus() const {
 }
 
 bool Placed::operator==(const Placed& o) const {
-  if (gpu_type != o.gpu_type || batch_size != o.batch_size || local_bsz != o.local_bsz ||
-      accum_steps != o.accum_steps || nodes.size() != o.nodes.size()) {
+  if (gpu_type != o.gpu_type || batch != o.batch || nodes.size() != o.nodes.size()) {
     return false;
   }
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -30,11 +30,9 @@ bool Placed::operator==(const Placed& o) const {
 json placed_to_json(const Placed& p) {
   json nodes = json::array();
   for (const auto& ng : p.nodes) nodes.push_back({{"name", ng.node}, {"gpus", ng.gpus}});
-  return {{"gpu_type", p.gpu_type},
-          {"nodes", nodes},
-          {"batch_size", p.batch_size},
-          {"local_bsz", p.local_bsz},
-          {"accum_steps", p.accum_steps}};
+  json out = {{"gpu_type", p.gpu_type}, {"nodes", nodes}};
+  put_batch_setting(out, p.batch);
+  return out;
 }
 
 Placed placed_from_json(const json& j) {
@@ -48,9 +46,11 @@ Placed placed_from_json(const json& j) {
     }
     p.nodes.push_back(std::move(ng));
   }
-  p.batch_size = num_of(j, "batch_size");
-  p.local_bsz = static_cast<int>(int_of(j, "local_bsz"));
-  p.accum_steps = static_cast<int>(int_of(j, "accum_steps"));
+  // The journal's own record, read leniently as its other fields are.
+  p.batch.global = global_batch_of(num_of(j, "batch_size")).value_or(0);
+  p.batch.local = static_cast<int>(std::clamp<std::int64_t>(int_of(j, "local_bsz"), 0, INT32_MAX));
+  p.batch.accum_steps =
+      static_cast<int>(std::clamp<std::int64_t>(int_of(j, "accum_steps"), 0, kMaxAccumSteps));
   return p;
 }
 

@@ -26,12 +26,6 @@ constexpr auto kPoll = std::chrono::milliseconds(20);
 constexpr double kMarginSeconds = 10;  // beyond the grace period, before killing
 constexpr double kStartTimeoutSeconds = 30;
 
-// An integral batch size as an integer ("96", not "96.0"); the contract allows either.
-nlohmann::json plan_number(double v) {
-  if (v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<std::int64_t>(v);
-  return v;
-}
-
 void signal_supervisor(const JobStatus& s, int sig) {
   if (is_alive(s.supervisor)) ::kill(s.supervisor.pid, sig);
 }
@@ -142,11 +136,10 @@ pid_t Executor::start(const JobLaunch& launch, bool detached) {
 void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
   if (!record.launch) return;
   JobLaunch l = *record.launch;
-  l.batch_size = wanted.batch_size;  // as the placement says, so that it compares equal
-  l.local_bsz = wanted.local_bsz;
-  l.accum_steps = wanted.accum_steps;
-  // The batch the workers will train, what a start's workers make of SIA_BATCH_SIZE too.
-  const double trained = static_cast<double>(l.local_bsz) * l.world_size() * (l.accum_steps + 1);
+  l.batch = wanted.batch;  // as the placement says, so that it compares equal
+  // The batch the workers will train, what a start's workers make of SIA_BATCH_SIZE too:
+  // the plan holds the invariant (batch_size an integer, "96").
+  const BatchSetting trained = batch_of(l.batch.local, l.world_size(), l.batch.accum_steps);
   if (l.batch_plan.empty()) l.batch_plan = state_.batch_plan_path(l.job);
   // Numbered past any plan already written to this round (a crash may have left one that
   // launch.json does not know), so that the workers take it.
@@ -172,9 +165,9 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
                                {"job", l.job},
                                {"round", l.generation},
                                {"plan", l.plan},
-                               {"batch_size", plan_number(trained)},
-                               {"local_bsz", l.local_bsz},
-                               {"accum_steps", l.accum_steps}};
+                               {"batch_size", trained.global},
+                               {"local_bsz", trained.local},
+                               {"accum_steps", trained.accum_steps}};
   // The job's account reads it (0600, its own), whatever the umask.
   std::optional<os::Account> account;
   try {
@@ -185,8 +178,8 @@ void Executor::resize(const JobRecord& record, const JobLaunch& wanted) {
                         account ? &*account : nullptr);
   state_.write_launch(l);
   log::debug("job " + l.job + " round " + std::to_string(l.generation) + ": batch plan " +
-             std::to_string(l.plan) + " (batch " + number_text(trained) + ", local " +
-             std::to_string(l.local_bsz) + " x " + std::to_string(l.accum_steps + 1) + ")");
+             std::to_string(l.plan) + " (batch " + std::to_string(trained.global) + ", local " +
+             std::to_string(trained.local) + " x " + std::to_string(trained.micro_steps()) + ")");
 }
 
 }  // namespace sia::exec

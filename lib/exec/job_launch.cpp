@@ -43,11 +43,11 @@ std::string number_text(double v) {
 }
 
 static bool has_batch(const JobLaunch& l) {
-  return l.batch_size > 0 || l.local_bsz > 0;
+  return !l.batch.empty();
 }
 
 bool can_resize(const JobLaunch& running, const JobLaunch& wanted) {
-  return !running.batch_plan.empty() && running.local_bsz > 0 && wanted.local_bsz > 0;
+  return !running.batch_plan.empty() && running.batch.local > 0 && wanted.batch.local > 0;
 }
 
 static std::string joined(const std::vector<std::string>& parts) {
@@ -57,19 +57,7 @@ static std::string joined(const std::vector<std::string>& parts) {
 }
 
 std::string batch_change(const JobLaunch& a, const JobLaunch& b) {
-  std::vector<std::string> why;
-  if (a.batch_size != b.batch_size) {
-    why.push_back("batch_size " + number_text(a.batch_size) + " -> " + number_text(b.batch_size));
-  }
-  if (a.local_bsz != b.local_bsz) {
-    why.push_back("local_bsz " + std::to_string(a.local_bsz) + " -> " +
-                  std::to_string(b.local_bsz));
-  }
-  if (a.accum_steps != b.accum_steps) {
-    why.push_back("accum_steps " + std::to_string(a.accum_steps) + " -> " +
-                  std::to_string(b.accum_steps));
-  }
-  return joined(why);
+  return sia::batch_change(a.batch, b.batch);
 }
 
 std::string launch_change(const JobLaunch& a, const JobLaunch& b) {
@@ -114,30 +102,29 @@ json job_launch_to_json(const JobLaunch& l) {
                      {"log", r.log},
                      {"env", r.env}});
   }
-  return {{"job", l.job},
-          {"node", l.node},
-          {"gpu_type", l.gpu_type},
-          {"nodes", std::move(nodes)},
-          {"command", l.command},
-          {"batch_size", l.batch_size},
-          {"local_bsz", l.local_bsz},
-          {"accum_steps", l.accum_steps},
-          {"master_addr", l.master_addr},
-          {"generation", l.generation},
-          {"master_port", l.master_port},
-          {"restore", l.restore},
-          {"expected_step", l.expected_step},
-          {"stop_fraction", l.stop_fraction},
-          {"restore_missing", l.restore_missing},
-          {"cwd", l.cwd},
-          {"ckpt_dir", l.ckpt_dir},
-          {"report", l.report},
-          {"batch_plan", l.batch_plan},
-          {"plan", l.plan},
-          {"report_interval", l.report_interval},
-          {"grace", l.grace},
-          {"ranks", std::move(ranks)},
-          {"run_as", l.run_as ? run_as_to_json(*l.run_as) : json(nullptr)}};
+  json out = {{"job", l.job},
+              {"node", l.node},
+              {"gpu_type", l.gpu_type},
+              {"nodes", std::move(nodes)},
+              {"command", l.command},
+              {"master_addr", l.master_addr},
+              {"generation", l.generation},
+              {"master_port", l.master_port},
+              {"restore", l.restore},
+              {"expected_step", l.expected_step},
+              {"stop_fraction", l.stop_fraction},
+              {"restore_missing", l.restore_missing},
+              {"cwd", l.cwd},
+              {"ckpt_dir", l.ckpt_dir},
+              {"report", l.report},
+              {"batch_plan", l.batch_plan},
+              {"plan", l.plan},
+              {"report_interval", l.report_interval},
+              {"grace", l.grace},
+              {"ranks", std::move(ranks)},
+              {"run_as", l.run_as ? run_as_to_json(*l.run_as) : json(nullptr)}};
+  put_batch_setting(out, l.batch);
+  return out;
 }
 
 JobLaunch parse_job_launch(const Node& d) {
@@ -152,9 +139,7 @@ JobLaunch parse_job_launch(const Node& d) {
     l.nodes.push_back(std::move(ng));
   });
   l.command = d.at("command").as_strings();
-  l.batch_size = d.number_or("batch_size", 0);
-  l.local_bsz = d.int32_or("local_bsz", 0);
-  l.accum_steps = d.int32_or("accum_steps", 0);
+  l.batch = parse_batch_setting(d);
   l.master_addr = d.string_or("master_addr", "");
   l.generation = d.at("generation").positive_int32();
   l.master_port = d.int32_or("master_port", 0);

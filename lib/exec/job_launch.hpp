@@ -17,6 +17,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/batch_setting.hpp"
 #include "core/node.hpp"
 #include "core/placement.hpp"
 #include "core/run_as.hpp"
@@ -38,9 +39,7 @@ struct JobLaunch {
   std::string gpu_type;
   std::vector<NodeGpus> nodes;  // every node of the job, in rank order
   std::vector<std::string> command;
-  double batch_size = 0;
-  int local_bsz = 0;
-  int accum_steps = 0;
+  BatchSetting batch;  // the placement's; the workers keep the invariant (sia-worker(7))
   std::string master_addr;
   std::optional<RunAs> run_as;  // whom the ranks run as (exec/run_as.hpp); nullopt: sia-run's user
 

@@ -60,9 +60,7 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
     l.nodes = jp.nodes;
     l.command = js.spec.command;
     l.cwd = js.spec.workdir;  // where it was submitted from; see prepare_generation
-    l.batch_size = jp.batch_size;
-    l.local_bsz = jp.local_bsz;
-    l.accum_steps = jp.accum_steps;
+    l.batch = jp.batch;
     l.expected_step = js.step;
     l.stop_fraction = js.stop_fraction;
     l.ckpt_dir = js.checkpoint_dir;  // the controller's choice; see prepare_generation
@@ -208,7 +206,7 @@ void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
         {"SIA_JOB", l.job},
         {"SIA_ROUND", std::to_string(generation)},
         {"SIA_GPU_TYPE", l.gpu_type},
-        {"SIA_ACCUM_STEPS", std::to_string(l.accum_steps)},
+        {"SIA_ACCUM_STEPS", std::to_string(l.batch.accum_steps)},
         {"SIA_CKPT_DIR", l.ckpt_dir},
         {"SIA_RESTORE", l.restore ? "1" : "0"},
         {"SIA_REPORT", l.report},
@@ -217,8 +215,8 @@ void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
         {"CUDA_VISIBLE_DEVICES", join_ints(r.gpus)},
     };
     // A placement without batch settings leaves them to the worker (0 is not a batch).
-    if (l.batch_size > 0) r.env["SIA_BATCH_SIZE"] = number_text(l.batch_size);
-    if (l.local_bsz > 0) r.env["SIA_LOCAL_BSZ"] = std::to_string(l.local_bsz);
+    if (l.batch.global > 0) r.env["SIA_BATCH_SIZE"] = std::to_string(l.batch.global);
+    if (l.batch.local > 0) r.env["SIA_LOCAL_BSZ"] = std::to_string(l.batch.local);
     if (l.stop_fraction > 0) r.env["SIA_STOP_FRACTION"] = number_text(l.stop_fraction);
   }
 }

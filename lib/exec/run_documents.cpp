@@ -117,10 +117,8 @@ json status_to_json(const std::string& node, const StateDir& state,
          {"restore", l.restore           ? "restored"
                      : l.restore_missing ? "missing"
                                          : "fresh"},
-         {"batch_plan", l.plan},
-         {"batch_size", l.batch_size},
-         {"local_bsz", l.local_bsz},
-         {"accum_steps", l.accum_steps}});
+         {"batch_plan", l.plan}});
+    put_batch_setting(jobs.back(), l.batch);
     add_failure_tail(jobs.back(), l, s);
   }
   return {{"node", node.empty() ? json(nullptr) : json(node)},

@@ -542,9 +542,7 @@ bool Estimator::value_type(const JobView& v, std::size_t t,
     e.config = c;
     e.raw_goodput = bc.goodput;
     e.throughput = bc.throughput;
-    e.batch_size = bc.batch_size;
-    e.local_bsz = bc.local_bsz;
-    e.accum_steps = bc.accum_steps;
+    e.batch = bc.setting();
     e.source = how == Valuation::own ? GoodputSource::model : GoodputSource::bootstrap;
     entries.push_back(e);
   }
@@ -583,10 +581,10 @@ std::optional<GoodputEntry> Estimator::fallback_entry(const JobView& v, std::siz
   int b = 0, s = 0;
   const int reps = std::max(1, u / tm.stages);
   split_batch(batch, reps, tm.max_local, v.b0, &b, &s);
-  // The batch the split runs: local_bsz x replicas x (accum_steps + 1), rounded up.
-  e.batch_size = tm.stages == 1 ? static_cast<double>(reps) * b * (s + 1) : batch;
-  e.local_bsz = b;
-  e.accum_steps = s;
+  // The batch the split runs: local_bsz x replicas x (accum_steps + 1), rounded up; a
+  // pipeline's is the batch asked for, in whole samples.
+  e.batch = tm.stages == 1 ? batch_of(b, reps, s)
+                           : BatchSetting{static_cast<std::int64_t>(std::ceil(batch)), b, s};
   return e;
 }
 
@@ -741,9 +739,7 @@ void Estimator::fill_fixed_entries(JobState& job, GoodputRow& row,
     e.config = Config{static_cast<int>(t), nodes, spec.gpus};
     e.raw_goodput = bc.goodput;
     e.throughput = bc.throughput;
-    e.batch_size = bc.batch_size;  // the fixed batch as its split runs it
-    e.local_bsz = bc.local_bsz;
-    e.accum_steps = bc.accum_steps;
+    e.batch = bc.setting();  // the fixed batch as its split runs it
     e.source = tms[t].multi_gpu ? GoodputSource::model : GoodputSource::bootstrap;
     row.fixed.push_back(e);
     if (m == 0 || e.raw_goodput < m) m = e.raw_goodput;

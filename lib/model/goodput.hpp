@@ -17,6 +17,7 @@
 
 #include <optional>
 
+#include "core/batch_setting.hpp"
 #include "core/profile.hpp"
 #include "model/perf_model.hpp"
 
@@ -30,6 +31,10 @@ struct BatchChoice {
   int local_bsz = 0;      // per GPU, per micro-step
   int accum_steps = 0;    // extra micro-steps per optimizer step
   bool valid() const { return goodput > 0; }
+  // What leaves the search: the three numbers as one value (batch_size is integral).
+  BatchSetting setting() const {
+    return {static_cast<std::int64_t>(batch_size), local_bsz, accum_steps};
+  }
 };
 
 struct BatchLimits {

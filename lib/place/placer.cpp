@@ -324,9 +324,7 @@ JobPlacement to_job_placement(const JobAllocation& a, const Work& w, const Clust
   JobPlacement jp;
   jp.job = a.job;
   jp.type = w.config.type;
-  jp.batch_size = a.batch_size;
-  jp.local_bsz = a.local_bsz;
-  jp.accum_steps = a.accum_steps;
+  jp.batch = a.batch;
   std::map<std::string, std::vector<int>> by_node;
   for (const auto& [slot, gpus] : w.gpus) {
     auto& v = by_node[cluster.nodes[node_index[slot]].name];
@@ -479,9 +477,7 @@ Placement reference_placement(const Allocation& alloc, const Cluster& cluster,
       JobPlacement jp;
       jp.job = a.job;
       jp.type = static_cast<int>(t);
-      jp.batch_size = a.batch_size;
-      jp.local_bsz = a.local_bsz;
-      jp.accum_steps = a.accum_steps;
+      jp.batch = a.batch;
       out.notes[a.job] = "reference placer: whole nodes, then free GPUs round-robin";
       // GPU indices: the lowest free ones on each node; nodes in the order visited.
       for (auto [slot, n] : taken) {

@@ -85,7 +85,7 @@ std::vector<Job> jobs_of(const GoodputMatrix& m, const std::optional<Allocation>
       for (const auto& e : row.entries) {
         if (!holds(e)) continue;
         if (!job.options.empty() && job.options.back().type == e.config.type) continue;
-        job.options.push_back(option_of(row, e, e.batch_size));
+        job.options.push_back(option_of(row, e, static_cast<double>(e.batch.global)));
       }
     }
     // One option per type, type order.
@@ -186,9 +186,7 @@ JobAllocation allocated(const GoodputRow& row, const Option& o, const Cluster& c
   JobAllocation a;
   a.job = row.job;
   a.config = Config{o.type, nodes_for(o.gpus, cluster.types[o.type].gpus_per_node), o.gpus};
-  a.batch_size = o.entry->batch_size;
-  a.local_bsz = o.entry->local_bsz;
-  a.accum_steps = o.entry->accum_steps;
+  a.batch = o.entry->batch;
   a.goodput = o.entry->goodput;
   return a;
 }

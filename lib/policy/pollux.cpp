@@ -162,16 +162,16 @@ void set_batch(JobAllocation& ja, const GoodputRow& row, const Plan& p) {
     bc = f.optimize(cfg.nodes, reps, lim);
   }
   if (bc.valid()) {
-    ja.batch_size = bc.batch_size;
-    ja.local_bsz = bc.local_bsz;
-    ja.accum_steps = bc.accum_steps;
+    ja.batch = bc.setting();
     ja.goodput = bc.goodput * row.normalizer;
   } else {
     const double batch =
         lim.tune ? std::max(mi.init_batch_size, static_cast<double>(lim.min_local) * reps)
                  : lim.max_batch;
-    ja.batch_size = batch;
-    split_batch(batch, reps, lim.max_local, mi.init_batch_size, &ja.local_bsz, &ja.accum_steps);
+    // The batch asked for, in whole samples (its split may round it up).
+    ja.batch.global = static_cast<std::int64_t>(std::ceil(batch));
+    split_batch(batch, reps, lim.max_local, mi.init_batch_size, &ja.batch.local,
+                &ja.batch.accum_steps);
   }
   for (const auto& e : row.entries) {
     if (e.config == cfg) ja.goodput = e.goodput;

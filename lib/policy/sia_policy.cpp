@@ -235,9 +235,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       if (col.entry >= 0) {
         const GoodputEntry& en = row.entries[col.entry];
         ja.config = en.config;
-        ja.batch_size = en.batch_size;
-        ja.local_bsz = en.local_bsz;
-        ja.accum_steps = en.accum_steps;
+        ja.batch = en.batch;
         ja.goodput = en.goodput;
       } else {
         ja.config = prev[i];

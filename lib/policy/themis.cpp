@@ -711,9 +711,7 @@ Allocation ThemisPolicy::Round::answer() const {
     if (v.held >= 0) {
       const GoodputEntry& e = *v.cands[v.held].entry;
       ja.config = e.config;
-      ja.batch_size = e.batch_size;
-      ja.local_bsz = e.local_bsz;
-      ja.accum_steps = e.accum_steps;
+      ja.batch = e.batch;
       ja.goodput = e.goodput;
     } else if (!v.reason.empty()) {
       ja.reason = v.reason;

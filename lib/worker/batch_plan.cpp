@@ -30,23 +30,19 @@ std::optional<BatchPlan> parse_batch_plan(const std::string& text, long round, i
   auto r = int_field(j, "round", 0, 1L << 40);
   auto plan = int_field(j, "plan", 1, 1L << 30);
   auto local = int_field(j, "local_bsz", 1, 1L << 30);
-  auto accum = int_field(j, "accum_steps", 0, 1L << 20);
+  auto accum = int_field(j, "accum_steps", 0, kMaxAccumSteps);
   auto batch_it = j.find("batch_size");
   if (!r || !plan || !local || !accum || batch_it == j.end() || !batch_it->is_number()) {
     return std::nullopt;
   }
   if (*r != round) return std::nullopt;  // another generation's plan
-  const double product = static_cast<double>(*local) * world_size * static_cast<double>(*accum + 1);
-  if (product > static_cast<double>(1L << 40) || batch_it->get<double>() != product) {
-    if (warn) {
-      warn("batch plan " + std::to_string(*plan) + " ignored: batch_size " + batch_it->dump() +
-           " is not local_bsz x WORLD_SIZE x (accum_steps + 1) = " +
-           std::to_string(static_cast<long long>(product)));
-    }
+  const auto global = global_batch_of(batch_it->get<double>());
+  BatchSetting b{global.value_or(-1), static_cast<int>(*local), static_cast<int>(*accum)};
+  if (std::string why = batch_mismatch(b, world_size); !why.empty()) {
+    if (warn) warn("batch plan " + std::to_string(*plan) + " ignored: " + why);
     return std::nullopt;
   }
-  return BatchPlan{static_cast<int>(*plan), static_cast<long>(product), static_cast<int>(*local),
-                   static_cast<int>(*accum)};
+  return BatchPlan{static_cast<int>(*plan), b};
 }
 
 BatchPlanWatcher::BatchPlanWatcher(std::string path, long round, int world_size,

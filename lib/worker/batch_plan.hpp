@@ -17,13 +17,13 @@
 #include <optional>
 #include <string>
 
+#include "core/batch_setting.hpp"
+
 namespace sia::worker {
 
 struct BatchPlan {
   int plan = 0;
-  long batch_size = 0;
-  int local_bsz = 0;
-  int accum_steps = 0;
+  BatchSetting batch;  // holds batch_size = local_bsz x world_size x (accum_steps + 1)
 };
 
 // Parses one plan file's text; nullopt unless it is a complete, consistent plan of `round`

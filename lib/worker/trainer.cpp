@@ -81,13 +81,13 @@ std::unique_ptr<Backend> make_backend(const WorkerEnv& env, const TrainOptions& 
                                         " found a GPU); set SIA_DEVICE or --device");
   }
   if (device == "cuda") {  // the plugin lets the ranks agree before NCCL starts
-    CudaBackendConfig c{opt.shape, env.local_bsz, env.local_rank, env.local_world_size};
+    CudaBackendConfig c{opt.shape, env.batch.local, env.local_rank, env.local_world_size};
     return make_cuda_backend(c, comm);
   }
   std::unique_ptr<Backend> backend;
   const double limit = opt.memory_limit_mb > 0 ? opt.memory_limit_mb : env.memory_limit_mb;
   try {
-    backend = std::make_unique<CpuBackend>(opt.shape, comm, env.local_bsz, limit * 1048576.0);
+    backend = std::make_unique<CpuBackend>(opt.shape, comm, env.batch.local, limit * 1048576.0);
   } catch (const Error& e) {
     error = e;
   }
@@ -116,7 +116,7 @@ TrainState fresh_state(const WorkerEnv& env, const TrainOptions& opt) {
   s.data = opt.data;
   s.init_batch_size = opt.init_batch_size > 0   ? opt.init_batch_size
                       : env.init_batch_size > 0 ? env.init_batch_size
-                                                : static_cast<double>(env.batch_size);
+                                                : static_cast<double>(env.batch.global);
   s.model.params = init_params(opt.shape, opt.data.seed);
   s.model.momentum.assign(s.model.params.size(), 0.0f);
   return s;
@@ -197,10 +197,10 @@ struct Run {
 
   // The figures of the batch settings in force (cur_env).
   void set_batch_figures() {
-    b = cur_env.local_bsz;
+    b = cur_env.batch.local;
     micro = cur_env.micro_steps();
     count = world * micro;
-    batch = static_cast<double>(cur_env.batch_size);
+    batch = static_cast<double>(cur_env.batch.global);
     lr = opt.lr * std::sqrt(batch / b0);
   }
   void switch_batch(const BatchPlan& plan);
@@ -250,9 +250,7 @@ struct Run {
 // backend sized for the new micro-batch; one that does not fit keeps the old batch.
 void Run::switch_batch(const BatchPlan& plan) {
   WorkerEnv next = cur_env;
-  next.batch_size = plan.batch_size;
-  next.local_bsz = plan.local_bsz;
-  next.accum_steps = plan.accum_steps;
+  next.batch = plan.batch;
   ModelState model = backend->state();
   backend.reset();
   std::optional<Error> failed;  // make_backend fails on every rank or on none
@@ -275,7 +273,7 @@ void Run::switch_batch(const BatchPlan& plan) {
     if (root) {
       log("warning: batch plan " + std::to_string(plan.plan) + ": " +
           (failed ? std::string(failed->what()) : "out of memory on another rank") +
-          "; keeping local batch " + std::to_string(cur_env.local_bsz));
+          "; keeping local batch " + std::to_string(cur_env.batch.local));
     }
     backend = make_backend(cur_env, opt, *comm);
   } else {
@@ -287,7 +285,7 @@ void Run::switch_batch(const BatchPlan& plan) {
   if (root) {
     log("batch plan " + std::to_string(plan.plan) + " at step " + std::to_string(st.step) +
         ": local batch " + std::to_string(b) + " x " + std::to_string(micro) +
-        " micro-step(s), batch " + std::to_string(cur_env.batch_size) + ", lr " +
+        " micro-step(s), batch " + std::to_string(cur_env.batch.global) + ", lr " +
         std::to_string(lr));
   }
 }
@@ -301,7 +299,7 @@ void Run::report(const char* reason) {
       {"type", "report"},        {"job", env.job},          {"round", env.round},
       {"step", st.step},         {"epoch", st.samples / n}, {"samples", st.samples},
       {"progress", st.progress}, {"local_bsz", b},          {"accum_steps", micro - 1},
-      {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch_size},
+      {"world_size", world},     {"nodes", env.nodes()},    {"batch_size", cur_env.batch.global},
       {"plan", in_force},        {"reason", reason}};
   if (!env.gpu_type.empty()) r["gpu_type"] = env.gpu_type;
   if (use.steps > 0) r["loss"] = use.loss / use.steps;
@@ -340,9 +338,9 @@ void Run::step(SyntheticDataset& data, BatchPlanWatcher& plans, double (&scalars
   scalars[2] = stop_requested() ? 1 : 0;
   if (auto plan = plans.poll()) {
     scalars[3] = plan->plan;
-    scalars[4] = static_cast<double>(plan->batch_size);
-    scalars[5] = plan->local_bsz;
-    scalars[6] = plan->accum_steps;
+    scalars[4] = static_cast<double>(plan->batch.global);
+    scalars[5] = plan->batch.local;
+    scalars[6] = plan->batch.accum_steps;
   }
   const double ts = os::now_seconds();
   backend->sync(scalars, 7);
@@ -357,7 +355,7 @@ void Run::step(SyntheticDataset& data, BatchPlanWatcher& plans, double (&scalars
   }
   st.progress += gns.gain(batch, b0);
   ++st.step;
-  st.samples += static_cast<std::uint64_t>(cur_env.batch_size);
+  st.samples += static_cast<std::uint64_t>(cur_env.batch.global);
   const double loss = scalars[0] / count;
   if (!std::isfinite(loss)) {
     throw Error(ExitStatus::data, "training diverged at step " + std::to_string(st.step) +
@@ -428,7 +426,7 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
   if (r.root) {
     log("job " + env.job + " round " + std::to_string(env.round) + ": " + std::to_string(r.world) +
         " rank(s) on " + r.backend->describe() + ", local batch " + std::to_string(r.b) + " x " +
-        std::to_string(r.micro) + " micro-step(s), batch " + std::to_string(env.batch_size) +
+        std::to_string(r.micro) + " micro-step(s), batch " + std::to_string(env.batch.global) +
         ", lr " + std::to_string(r.lr) + ", from step " + std::to_string(r.st.step));
   }
   r.last_report = os::now_seconds();
@@ -445,8 +443,9 @@ int train(const WorkerEnv& env, const TrainOptions& opt, const Log& log) {
     }
     if (scalars[2] > 0) break;  // a stop vote
     if (scalars[3] > 0 && !r.done()) {
-      const BatchPlan plan{static_cast<int>(scalars[3]), static_cast<long>(scalars[4]),
-                           static_cast<int>(scalars[5]), static_cast<int>(scalars[6])};
+      const BatchPlan plan{static_cast<int>(scalars[3]),
+                           {static_cast<std::int64_t>(scalars[4]), static_cast<int>(scalars[5]),
+                            static_cast<int>(scalars[6])}};
       r.report("interval");  // the old batch's figures; the new batch's have none yet
       r.last = Interval{};
       plans.set_applied(plan.plan);  // taken or refused, it is not read again

@@ -68,32 +68,39 @@ WorkerEnv read_worker_env(const Getenv& get) {
   if (auto v = text(get, "SIA_JOB")) e.job = *v;
   e.round = integer(get, "SIA_ROUND", 0, 0, kMaxInt * 1024, "a non-negative integer");
   if (auto v = text(get, "SIA_GPU_TYPE")) e.gpu_type = *v;
-  e.accum_steps =
-      static_cast<int>(integer(get, "SIA_ACCUM_STEPS", 0, 0, 1 << 20, "a non-negative integer"));
+  e.batch.accum_steps = static_cast<int>(
+      integer(get, "SIA_ACCUM_STEPS", 0, 0, kMaxAccumSteps, "a non-negative integer"));
   // A scheduler's batch size is a number; what trains is local_bsz x ranks x micro-steps.
   const double batch = number(get, "SIA_BATCH_SIZE", 0, 1, 1e9, "a number from 1 to 1e9");
   const long per_local = static_cast<long>(e.world_size) * e.micro_steps();
-  e.local_bsz =
+  e.batch.local =
       static_cast<int>(integer(get, "SIA_LOCAL_BSZ", 0, 1, kMaxInt, "a positive integer"));
-  if (e.local_bsz == 0) {
+  if (e.batch.local == 0) {
     if (batch == 0) {
-      e.local_bsz = 32;
+      e.batch.local = 32;
     } else if (batch > kMaxInt || std::fmod(batch, static_cast<double>(per_local)) != 0) {
       throw Error(ExitStatus::config,
                   "SIA_BATCH_SIZE: " + *text(get, "SIA_BATCH_SIZE") +
                       " is not a multiple of WORLD_SIZE * (SIA_ACCUM_STEPS + 1) = " +
                       std::to_string(per_local) + " (set SIA_LOCAL_BSZ)");
     } else {
-      e.local_bsz = static_cast<int>(batch / static_cast<double>(per_local));
+      e.batch.local = static_cast<int>(batch / static_cast<double>(per_local));
     }
   }
-  const long product = e.local_bsz * per_local;
+  // The invariant, once: what trains is the product (never a wrapped one).
+  const auto trained = batch_product(e.batch.local, e.world_size, e.batch.accum_steps);
+  if (!trained) {
+    throw Error(ExitStatus::config, "SIA_LOCAL_BSZ: " + std::to_string(e.batch.local) +
+                                        " x WORLD_SIZE x (SIA_ACCUM_STEPS + 1) exceeds " +
+                                        std::to_string(kMaxGlobalBatch) + " samples");
+  }
+  const std::int64_t product = *trained;
   if (batch != 0 && batch != static_cast<double>(product)) {
     e.warnings.push_back("SIA_BATCH_SIZE " + *text(get, "SIA_BATCH_SIZE") +
                          " differs from SIA_LOCAL_BSZ * WORLD_SIZE * (SIA_ACCUM_STEPS + 1) = " +
                          std::to_string(product) + "; training with " + std::to_string(product));
   }
-  e.batch_size = product;
+  e.batch.global = product;
   if (auto v = text(get, "SIA_CKPT_DIR")) e.ckpt_dir = *v;
   e.restore = integer(get, "SIA_RESTORE", 0, 0, 1, "0 or 1") == 1;
   if (auto v = text(get, "SIA_REPORT")) e.report = *v;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/batch_setting.hpp"
+
 namespace sia::worker {
 
 struct WorkerEnv {
@@ -23,9 +25,8 @@ struct WorkerEnv {
   std::string job = "sia-worker";
   long round = 0;
   std::string gpu_type;
-  long batch_size = 0;  // global: local_bsz * world_size * (accum_steps + 1)
-  int local_bsz = 0;
-  int accum_steps = 0;  // extra micro-steps per optimizer step
+  // SIA_BATCH_SIZE, SIA_LOCAL_BSZ, SIA_ACCUM_STEPS; global = local x world_size x micro-steps.
+  BatchSetting batch;
   std::string ckpt_dir;
   bool restore = false;
   std::string report;           // file path, or tcp:// / ipc:// ZeroMQ endpoint; "" = none
@@ -41,7 +42,7 @@ struct WorkerEnv {
   double peer_timeout = 600;          // SIA_PEER_TIMEOUT, seconds without a peer's answer
   std::vector<std::string> warnings;  // inconsistencies that were resolved
 
-  int micro_steps() const { return accum_steps + 1; }
+  int micro_steps() const { return batch.micro_steps(); }
   int nodes() const { return (world_size + local_world_size - 1) / local_world_size; }
 };
 

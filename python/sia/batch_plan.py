@@ -18,18 +18,18 @@ import dataclasses
 import json
 import os
 
+from sia.batch_setting import BatchSetting
+
 
 @dataclasses.dataclass(frozen=True)
 class BatchPlan:
     plan: int
-    batch_size: int
-    local_bsz: int
-    accum_steps: int
+    batch: BatchSetting  # holds the identity for this job's world size
 
-
-def _positive_int(value, minimum=1):
-    return (isinstance(value, int) and not isinstance(value, bool)
-            and value >= minimum)
+    # The setting's numbers, as sia.torch reads them.
+    batch_size = property(lambda self: self.batch.batch_size)
+    local_bsz = property(lambda self: self.batch.local_bsz)
+    accum_steps = property(lambda self: self.batch.accum_steps)
 
 
 class BatchPlanReader:
@@ -66,21 +66,20 @@ class BatchPlanReader:
     def _accept(self, doc):
         if not isinstance(doc, dict) or doc.get("type") != "batch_plan":
             return None
-        fields = [doc.get(k) for k in ("plan", "batch_size", "local_bsz")]
-        accum = doc.get("accum_steps", 0)
-        if doc.get("round") != self.round or not all(map(_positive_int, fields)) \
-                or not _positive_int(accum, 0):
+        plan = doc.get("plan")
+        if doc.get("round") != self.round or isinstance(plan, bool) \
+                or not isinstance(plan, int) or plan < 1:
             return None
-        plan = BatchPlan(fields[0], fields[1], fields[2], accum)
-        if plan.plan <= self.applied:
+        try:
+            batch = BatchSetting.from_wire(doc)
+        except ValueError:
             return None
-        product = plan.local_bsz * self.world_size * (plan.accum_steps + 1)
-        if product != plan.batch_size:
-            if plan.plan not in self._warned:
-                self._warned.add(plan.plan)
-                self._warn(f"{self.path}: ignoring batch plan {plan.plan}: batch_size "
-                           f"{plan.batch_size} != local_bsz {plan.local_bsz} x "
-                           f"world size {self.world_size} x (accum_steps "
-                           f"{plan.accum_steps} + 1) = {product}")
+        if plan <= self.applied:
             return None
-        return plan
+        why = batch.mismatch(self.world_size)
+        if why:
+            if plan not in self._warned:
+                self._warned.add(plan)
+                self._warn(f"{self.path}: ignoring batch plan {plan}: {why}")
+            return None
+        return BatchPlan(plan, batch)

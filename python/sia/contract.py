@@ -14,6 +14,7 @@ import dataclasses
 import math
 import os
 
+from sia.batch_setting import MAX_ACCUM_STEPS, BatchSetting
 from sia.status import CONFIG, SiaError
 
 _MAX_INT = 1 << 30
@@ -30,9 +31,9 @@ class Contract:
     job: str = ""
     round: int = 0
     gpu_type: str = ""
-    # The scheduler's batch; None when it gave none (the script's default applies).
-    batch_size: int = None
-    local_bsz: int = None
+    # The scheduler's batch (it holds the identity for world_size); None when it gave
+    # none (the script's default applies, split into accum_steps + 1 micro-steps).
+    batch: BatchSetting = None
     accum_steps: int = 0
     ckpt_dir: str = ""
     restore: bool = False
@@ -51,6 +52,14 @@ class Contract:
     @property
     def micro_steps(self):
         return self.accum_steps + 1
+
+    @property
+    def batch_size(self):
+        return self.batch.batch_size if self.batch else None
+
+    @property
+    def local_bsz(self):
+        return self.batch.local_bsz if self.batch else None
 
 
 def _bad(name, value, what):
@@ -110,25 +119,27 @@ def read_contract(environ=None):
     c.job = r.text("SIA_JOB") or ""
     c.round = r.integer("SIA_ROUND", 0, 0, 1 << 62, "a non-negative integer")
     c.gpu_type = r.text("SIA_GPU_TYPE") or ""
-    c.accum_steps = r.integer("SIA_ACCUM_STEPS", 0, 0, 1 << 20,
+    c.accum_steps = r.integer("SIA_ACCUM_STEPS", 0, 0, MAX_ACCUM_STEPS,
                               "a non-negative integer")
     batch = r.integer("SIA_BATCH_SIZE", None, 1, _MAX_INT, "a positive integer")
-    c.local_bsz = r.integer("SIA_LOCAL_BSZ", None, 1, _MAX_INT,
-                            "a positive integer")
+    local = r.integer("SIA_LOCAL_BSZ", None, 1, _MAX_INT, "a positive integer")
     per_local = c.world_size * c.micro_steps
-    if c.local_bsz is None and batch is not None:
+    if local is None and batch is not None:
         if batch % per_local != 0:
             raise SiaError(CONFIG, f"SIA_BATCH_SIZE: {batch} is not a multiple of "
                            f"WORLD_SIZE * (SIA_ACCUM_STEPS + 1) = {per_local} "
                            "(set SIA_LOCAL_BSZ)")
-        c.local_bsz = batch // per_local
-    if c.local_bsz is not None:
-        c.batch_size = c.local_bsz * per_local
-        if batch is not None and batch != c.batch_size:
+        local = batch // per_local
+    if local is not None:
+        try:
+            c.batch = BatchSetting.of(local, c.world_size, c.accum_steps)
+        except ValueError as e:
+            raise SiaError(CONFIG, f"SIA_LOCAL_BSZ: {e}") from None
+        if batch is not None and batch != c.batch.batch_size:
             c.warnings.append(
                 f"SIA_BATCH_SIZE {batch} differs from SIA_LOCAL_BSZ * WORLD_SIZE * "
-                f"(SIA_ACCUM_STEPS + 1) = {c.batch_size}; training with "
-                f"{c.batch_size}")
+                f"(SIA_ACCUM_STEPS + 1) = {c.batch.batch_size}; training with "
+                f"{c.batch.batch_size}")
     c.ckpt_dir = r.text("SIA_CKPT_DIR") or ""
     c.restore = r.integer("SIA_RESTORE", 0, 0, 1, "0 or 1") == 1
     if c.restore and not c.ckpt_dir:

@@ -123,7 +123,7 @@ TEST_CASE("the streaming writer produces the same bytes as dump_document", "[doc
     e.config = Config{0, 1, 1};
     e.goodput = g;
     e.raw_goodput = g * 3;
-    e.batch_size = 128;
+    e.batch.global = 128;
     r.entries.push_back(e);
   }
   m.jobs.push_back(r);

@@ -61,9 +61,7 @@ GoodputMatrix full_matrix() {
     e.goodput = g;
     e.raw_goodput = g * 3;
     e.throughput = g / 7;
-    e.batch_size = 128;
-    e.local_bsz = 32;
-    e.accum_steps = 1;
+    e.batch = {128, 32, 1};
     e.source = GoodputSource::bootstrap;
     r.entries.push_back(e);
   }
@@ -188,6 +186,10 @@ TEST_CASE("bad GoodputMatrix input gets the tree reader's message", "[goodput-re
       {with(doc, "\"goodput\":1.0,", "\"goodput\":1e400,"), ""},
       {with(doc, "\"goodput\":1.0,", "\"goodput\":\"1\","), ""},
       {with(doc, "\"goodput\":1.0,", ""), ""},
+      {with(doc, "\"batch_size\":128.0", "\"batch_size\":128.5"), ""},
+      {with(doc, "\"batch_size\":128.0", "\"batch_size\":-128"), ""},
+      {with(doc, "\"accum_steps\":1", "\"accum_steps\":-1"), ""},
+      {with(doc, "\"local_bsz\":32", "\"local_bsz\":-32"), ""},
       {with(doc, "\"source\":\"bootstrap\"", "\"source\":\"guess\""), ""},
       {with(doc, "\"adaptivity\":\"strong-scaling\"", "\"adaptivity\":\"elastic\""), ""},
       {with(doc, "\"name\":\"a\"", "\"name\":\"b\\t\\\"job\\\"\\\\\""), ""},  // a duplicate

@@ -150,7 +150,7 @@ class FakeDriver : public NodeDriver {
           here.insert(j.job);
           std::string part = cluster_.types[j.type].name;
           for (int g : ng.gpus) part += "," + std::to_string(g);
-          part += "/" + std::to_string(j.local_bsz);
+          part += "/" + std::to_string(j.batch.local);
           Run& run = runs[n.name][j.job];
           std::string action;
           if (run.generation == 0) {

@@ -21,7 +21,7 @@ const char* kPlacement = R"({"apiVersion": "sia/v1", "kind": "Placement", "data"
   "cluster_name": "two", "jobs": [
     {"name": "big", "gpu_type": "t4", "batch_size": 256.0, "local_bsz": 32, "accum_steps": 1,
      "nodes": [{"name": "t4-1", "gpus": [0, 1, 2, 3]}, {"name": "t4-0", "gpus": [2, 3]}]},
-    {"name": "small", "gpu_type": "t4", "batch_size": 37.5, "local_bsz": 19,
+    {"name": "small", "gpu_type": "t4", "batch_size": 38, "local_bsz": 19,
      "nodes": [{"name": "t4-0", "gpus": [1]}]},
     {"name": "other", "gpu_type": "a100",
      "nodes": [{"name": "a100-0", "gpus": [0]}]}]}})";
@@ -102,7 +102,8 @@ TEST_CASE("a generation gets the worker environment", "[plan]") {
   int derived = derive_port(state.root() + ":small", 1, 29500, 29999);
   s.port_free = [&](int p) { return p != derived; };  // taken: the next one is used
   prepare_generation(small, 1, state, s);
-  CHECK(small.ranks[0].env.at("SIA_BATCH_SIZE") == "37.5");
+  // The placement's numbers, as given: the worker keeps the invariant (it trains 19).
+  CHECK(small.ranks[0].env.at("SIA_BATCH_SIZE") == "38");
   CHECK(small.ranks[0].env.at("SIA_RESTORE") == "0");
   CHECK(small.ranks[0].env.at("SIA_CKPT_DIR") == "/shared/ckpt/small");
   CHECK(small.master_port == (derived == 29999 ? 29500 : derived + 1));
@@ -194,6 +195,16 @@ TEST_CASE("without a cluster file the placement names the nodes", "[plan]") {
   CHECK(e.first == 65);
   CHECK(e.second ==
         "p.json: jobs[1].nodes[0].name: node \"n\" has GPUs of type \"t4\", not \"v100\"");
+  // A batch is a whole number of samples.
+  Document half = test::doc_from(R"({"apiVersion": "sia/v1", "kind": "Placement", "data": {
+    "jobs": [{"name": "a", "gpu_type": "t4", "nodes": [{"name": "n", "gpus": [0]}],
+              "batch_size": 37.5, "local_bsz": 19}]}})",
+                                 "Placement", "p.json");
+  e = error_of([&] { parse_placement(half.data(), cluster_from_placement(half.data())); });
+  CHECK(e.first == 65);
+  CHECK(e.second ==
+        "p.json: jobs[0].batch_size: expected a whole number of samples from 0 to 1099511627776, "
+        "got the number 37.5");
   // A job listing a node twice, or no node at all, is refused.
   Document twice = test::doc_from(R"({"apiVersion": "sia/v1", "kind": "Placement", "data": {
     "jobs": [{"name": "a", "gpu_type": "t4",

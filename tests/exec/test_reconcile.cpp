@@ -13,7 +13,7 @@ JobLaunch launch(const std::string& job, std::vector<int> gpus, int generation =
   l.gpu_type = "t4";
   l.nodes = {sia::NodeGpus{"n0", gpus}};
   l.command = {"train"};
-  l.batch_size = 64;
+  l.batch.global = 64;
   l.generation = generation;
   return l;
 }
@@ -60,8 +60,8 @@ TEST_CASE("a running job whose placement changed restarts", "[reconcile]") {
 
   JobLaunch moved = launch("a", {2, 3});
   moved.gpu_type = "a100";
-  moved.batch_size = 128;
-  moved.accum_steps = 2;
+  moved.batch.global = 128;
+  moved.batch.accum_steps = 2;
   a = only(
       reconcile({moved}, {record(launch("a", {0, 1}, 1), RunState::running)}, {}, Mode::apply));
   CHECK(a.reason ==
@@ -78,13 +78,13 @@ TEST_CASE("a running job whose placement changed restarts", "[reconcile]") {
 
 TEST_CASE("a batch-only change of a running job is a resize, not a restart", "[reconcile]") {
   JobLaunch running = launch("a", {0, 1}, 3);
-  running.local_bsz = 32;
+  running.batch.local = 32;
   running.batch_plan = "/state/jobs/a/batch-plan.json";  // its workers read SIA_BATCH_PLAN
   auto rec = record(running, RunState::running);
   JobLaunch want = launch("a", {0, 1});
-  want.batch_size = 192;
-  want.local_bsz = 32;
-  want.accum_steps = 2;
+  want.batch.global = 192;
+  want.batch.local = 32;
+  want.batch.accum_steps = 2;
   auto a = only(reconcile({want}, {rec}, {}, Mode::apply, 9));
   CHECK(a.action == Action::resize);
   CHECK(a.generation == 3);  // the same generation: nothing restarts
@@ -97,14 +97,14 @@ TEST_CASE("a batch-only change of a running job is a resize, not a restart", "[r
   CHECK(a.generation == 4);
   // A placement that stops giving batch settings leaves the batch to the worker's start.
   JobLaunch bare = launch("a", {0, 1});
-  bare.batch_size = 0;
+  bare.batch.global = 0;
   a = only(reconcile({bare}, {rec}, {}, Mode::apply));
   CHECK(a.action == Action::restart);
   CHECK(a.reason == "batch_size 64 -> 0; local_bsz 32 -> 0");
   // Without a local batch, or workers started without SIA_BATCH_PLAN (an older sia-run),
   // no batch plan can carry the change: a restart.
   JobLaunch no_local = want;
-  no_local.local_bsz = 0;
+  no_local.batch.local = 0;
   CHECK(only(reconcile({no_local}, {rec}, {}, Mode::apply)).action == Action::restart);
   JobLaunch old = running;
   old.batch_plan.clear();

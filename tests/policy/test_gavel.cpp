@@ -51,8 +51,8 @@ GoodputRow rigid_job(const Cluster& c, const std::string& name, int gpus,
     e.throughput = rates[t] * 100;
     e.raw_goodput = e.throughput;
     e.goodput = rates[t];
-    e.batch_size = 100;
-    e.local_bsz = (100 + gpus - 1) / gpus;
+    e.batch.global = 100;
+    e.batch.local = (100 + gpus - 1) / gpus;
     r.fixed.push_back(e);
   }
   return r;
@@ -103,7 +103,7 @@ void check_valid(const GoodputMatrix& m, const Allocation& a) {
     bool offered = false;
     for (const auto& e : row.fixed) offered |= e.config.type == c.type;
     CHECK(offered);
-    CHECK(j.batch_size == row.fixed_batch);
+    CHECK(static_cast<double>(j.batch.global) == row.fixed_batch);
     used[c.type] += c.gpus;
   }
   for (std::size_t t = 0; t < used.size(); ++t) CHECK(used[t] <= m.cluster.types[t].capacity());

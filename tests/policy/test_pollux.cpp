@@ -126,8 +126,8 @@ TEST_CASE("pollux: one scalable job takes the whole small cluster", "[pollux]") 
   REQUIRE(a.jobs.size() == 1);
   REQUIRE(a.jobs[0].config);
   CHECK(*a.jobs[0].config == Config{0, 2, 8});
-  CHECK(a.jobs[0].batch_size > 0);
-  CHECK(a.jobs[0].local_bsz >= 1);
+  CHECK(a.jobs[0].batch.global > 0);
+  CHECK(a.jobs[0].batch.local >= 1);
   CHECK(a.policy == "pollux");
 }
 
@@ -287,7 +287,7 @@ TEST_CASE("pollux: outputs on random clusters use one type within capacity", "[p
           CHECK(j.config->gpus <=
                 std::max({1, 2 * m.jobs[i].model.max_observed_replicas, m.jobs[i].min_gpus}));
         }
-        CHECK(j.batch_size > 0);
+        CHECK(j.batch.global > 0);
       }
       for (auto [t, g] : per_type) CHECK(g <= m.cluster.types[t].capacity());
       // The state: GPUs per virtual node (4 GPUs: small 3, big 4, odd 1 + a 2-GPU one).

@@ -51,8 +51,8 @@ inline GoodputRow gang_job(const Cluster& c, const std::string& name, int gang,
     GoodputEntry e;
     e.config = Config{static_cast<int>(t), (gang + gpn - 1) / gpn, gang};
     e.raw_goodput = e.goodput = e.throughput = rates[t];
-    e.batch_size = 32;
-    e.local_bsz = std::max(1, 32 / gang);
+    e.batch.global = 32;
+    e.batch.local = std::max(1, 32 / gang);
     r.fixed.push_back(e);
     r.entries.push_back(e);
   }

@@ -7,6 +7,7 @@ import unittest
 
 import helpers  # noqa: F401
 from sia.batch_plan import BatchPlan, BatchPlanReader
+from sia.batch_setting import BatchSetting
 
 
 class Plans(unittest.TestCase):
@@ -37,20 +38,27 @@ class Plans(unittest.TestCase):
 
     def test_a_plan_once(self):
         self.write(self.plan())
-        self.assertEqual(self.reader.poll(), BatchPlan(1, 96, 16, 2))
+        self.assertEqual(self.reader.poll(), BatchPlan(1, BatchSetting(96, 16, 2)))
         self.reader.applied = 1
         self.assertIsNone(self.reader.poll())  # unchanged file: not even read
         self.write(self.plan(plan=1, batch_size=32, local_bsz=16, accum_steps=0))
         self.assertIsNone(self.reader.poll())  # not newer than the applied one
         self.write(self.plan(plan=2, batch_size=32, local_bsz=16, accum_steps=0))
-        self.assertEqual(self.reader.poll(), BatchPlan(2, 32, 16, 0))
+        self.assertEqual(self.reader.poll(), BatchPlan(2, BatchSetting(32, 16, 0)))
 
     def test_other_round_and_bad_fields_are_ignored(self):
         for doc in (self.plan(round=6), self.plan(type="x"), self.plan(local_bsz=0),
-                    self.plan(plan="2"), self.plan(accum_steps=-1), [1]):
+                    self.plan(plan="2"), self.plan(accum_steps=-1), [1],
+                    self.plan(batch_size=96.5), self.plan(local_bsz=True)):
             self.write(doc)
             self.assertIsNone(self.reader.poll(), doc)
         self.assertEqual(self.warnings, [])
+
+    def test_an_integral_float_batch_is_a_batch(self):
+        self.write(self.plan(batch_size=96.0))  # as C++ reads it
+        plan = self.reader.poll()
+        self.assertEqual(plan, BatchPlan(1, BatchSetting(96, 16, 2)))
+        self.assertEqual((plan.batch_size, plan.local_bsz, plan.accum_steps), (96, 16, 2))
 
     def test_broken_identity_warns_once(self):
         self.write(self.plan(batch_size=100))

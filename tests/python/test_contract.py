@@ -3,6 +3,7 @@
 import unittest
 
 import helpers  # noqa: F401  (puts python/ on the path)
+from sia.batch_setting import BatchSetting
 from sia.contract import read_contract
 from sia.status import CONFIG, SiaError
 
@@ -52,6 +53,19 @@ class Contract(unittest.TestCase):
         c = read_contract({"SIA_BATCH_SIZE": "100", "SIA_LOCAL_BSZ": "32"})
         self.assertEqual(c.batch_size, 32)
         self.assertIn("training with 32", c.warnings[0])
+
+    def test_the_batch_is_one_value(self):
+        c = read_contract({"WORLD_SIZE": "2", "MASTER_PORT": "1",
+                           "SIA_LOCAL_BSZ": "16", "SIA_ACCUM_STEPS": "2"})
+        self.assertEqual(c.batch, BatchSetting(96, 16, 2))
+        self.assertEqual(c.batch.mismatch(c.world_size), "")
+
+    def test_an_overflowing_batch_is_refused_not_wrapped(self):
+        self.assertIn("SIA_LOCAL_BSZ: local_bsz 1073741824 x 2 replicas x (accum_steps "
+                      "1048576 + 1) is not from 0 to 1099511627776",
+                      self.error({"WORLD_SIZE": "2", "MASTER_PORT": "1",
+                                  "SIA_LOCAL_BSZ": str(1 << 30),
+                                  "SIA_ACCUM_STEPS": str(1 << 20)}))
 
     def test_errors_name_the_variable(self):
         self.assertEqual(self.error({"SIA_LOCAL_BSZ": "x"}),

@@ -36,9 +36,9 @@ TEST_CASE("a batch plan is read only when complete, of this round and consistent
                  R"("local_bsz":16,"accum_steps":2})");
   REQUIRE(p);
   CHECK(p->plan == 2);
-  CHECK(p->batch_size == 96);
-  CHECK(p->local_bsz == 16);
-  CHECK(p->accum_steps == 2);
+  CHECK(p->batch.global == 96);
+  CHECK(p->batch.local == 16);
+  CHECK(p->batch.accum_steps == 2);
   CHECK(parse(R"({"type":"batch_plan","round":7,"plan":2,"batch_size":96.0,"local_bsz":16,)"
               R"("accum_steps":2})"));  // a float batch size that is integral
 
@@ -86,7 +86,7 @@ TEST_CASE("the watcher returns each newer plan once", "[worker][batch_plan]") {
   p = w.poll();
   REQUIRE(p);
   CHECK(p->plan == 2);
-  CHECK(p->batch_size == 64);
+  CHECK(p->batch.global == 64);
   BatchPlanWatcher none("", 7, 2, nullptr);
   CHECK_FALSE(none.poll());
   fs::remove_all(dir);

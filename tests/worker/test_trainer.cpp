@@ -52,9 +52,7 @@ WorkerEnv env_for(int rank, int world, int local, int accum, int port, const fs:
   e.local_world_size = world;
   e.master_port = port;
   e.job = "t";
-  e.local_bsz = local;
-  e.accum_steps = accum;
-  e.batch_size = static_cast<long>(local) * world * (accum + 1);
+  e.batch = sia::batch_of(local, world, accum);
   e.ckpt_dir = (dir / "ck").string();
   e.report = (dir / "reports.jsonl").string();
   e.rendezvous_timeout = 20;

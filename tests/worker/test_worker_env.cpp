@@ -39,7 +39,7 @@ TEST_CASE("the worker environment with what sia-run sets", "[worker][env]") {
   CHECK(e.master_addr == "node-a");
   CHECK(e.master_port == 29500);
   CHECK(e.round == 7);
-  CHECK(e.batch_size == 256);
+  CHECK(e.batch.global == 256);
   CHECK(e.micro_steps() == 2);
   CHECK(e.restore);
   CHECK(e.report_interval == 2.5);
@@ -50,8 +50,8 @@ TEST_CASE("defaults for a worker run by hand", "[worker][env]") {
   WorkerEnv e = read_worker_env(env_of({{"SIA_CKPT_DIR", "/ck"}}));
   CHECK(e.world_size == 1);
   CHECK(e.rank == 0);
-  CHECK(e.local_bsz == 32);
-  CHECK(e.batch_size == 32);
+  CHECK(e.batch.local == 32);
+  CHECK(e.batch.global == 32);
   CHECK(e.report.empty());
   CHECK(e.report_interval == 30);
   // The local batch follows from the global one.
@@ -60,26 +60,26 @@ TEST_CASE("defaults for a worker run by hand", "[worker][env]") {
                               {"RANK", "1"},
                               {"MASTER_PORT", "1"},
                               {"SIA_BATCH_SIZE", "64"}}));
-  CHECK(e.local_bsz == 32);
+  CHECK(e.batch.local == 32);
   // A profiling run needs no checkpoint directory.
   e = read_worker_env(env_of({{"SIA_PROFILE_STEPS", "5"}, {"SIA_LOCAL_BSZ", "8"}}));
   CHECK(e.profile_steps == 5);
-  CHECK(e.batch_size == 8);
+  CHECK(e.batch.global == 8);
 }
 
 TEST_CASE("an inconsistent global batch is resolved with a warning", "[worker][env]") {
   WorkerEnv e = read_worker_env(
       env_of({{"SIA_CKPT_DIR", "/c"}, {"SIA_BATCH_SIZE", "100"}, {"SIA_LOCAL_BSZ", "32"}}));
-  CHECK(e.batch_size == 32);
+  CHECK(e.batch.global == 32);
   REQUIRE(e.warnings.size() == 1);
   CHECK(e.warnings[0].find("training with 32") != std::string::npos);
   // A scheduler may write a fractional batch size: the local batch decides.
   e = read_worker_env(
       env_of({{"SIA_CKPT_DIR", "/c"}, {"SIA_BATCH_SIZE", "100.5"}, {"SIA_LOCAL_BSZ", "25"}}));
-  CHECK(e.batch_size == 25);
+  CHECK(e.batch.global == 25);
   CHECK(e.warnings.size() == 1);
   e = read_worker_env(env_of({{"SIA_CKPT_DIR", "/c"}, {"SIA_BATCH_SIZE", "64.0"}}));
-  CHECK(e.local_bsz == 64);
+  CHECK(e.batch.local == 64);
   CHECK(e.warnings.empty());
 }
 
@@ -105,4 +105,17 @@ TEST_CASE("environment errors name the variable and exit 78", "[worker][env]") {
              {"MASTER_PORT", "9"}})
             .first == 78);
   CHECK(err({{"SIA_CKPT_DIR", "/c"}, {"SIA_REPORT_INTERVAL", "0"}}).first == 78);
+}
+
+TEST_CASE("a batch whose product overflows is refused naming the variable", "[worker][env]") {
+  auto [status, message] = test::error_of([] {
+    read_worker_env(env_of({{"WORLD_SIZE", "65536"},
+                            {"MASTER_PORT", "1"},
+                            {"SIA_LOCAL_BSZ", "1073741824"},
+                            {"SIA_ACCUM_STEPS", "1048576"}}));
+  });
+  CHECK(status == 78);
+  CHECK(message ==
+        "SIA_LOCAL_BSZ: 1073741824 x WORLD_SIZE x (SIA_ACCUM_STEPS + 1) exceeds 1099511627776 "
+        "samples");
 }

@@ -19,8 +19,9 @@ static std::string render_table(const GoodputMatrix& m) {
     bool first = true;
     for (const auto& e : r.entries) {
       t.add({first ? r.job : "", format_config(e.config, m.cluster), cli::fixed(e.goodput, 3),
-             cli::fixed(e.raw_goodput, 1), cli::fixed(e.batch_size, 0), std::to_string(e.local_bsz),
-             std::to_string(e.accum_steps), to_string(e.source)});
+             cli::fixed(e.raw_goodput, 1), std::to_string(e.batch.global),
+             std::to_string(e.batch.local), std::to_string(e.batch.accum_steps),
+             to_string(e.source)});
       first = false;
     }
     if (r.entries.empty()) t.add({r.job, "-", "", "", "", "", "", "no usable GPU type"});

@@ -26,7 +26,7 @@ static std::string solve_table(const Allocation& a, bool explain) {
   for (const auto& j : a.jobs) {
     std::vector<std::string> row = {j.job, j.config ? format_config(*j.config, a.cluster) : "-",
                                     j.config ? cli::fixed(j.goodput, 3) : "",
-                                    j.config ? cli::fixed(j.batch_size, 0) : ""};
+                                    j.config ? std::to_string(j.batch.global) : ""};
     if (explain) {
       const auto& e = j.explain;
       row.push_back(e && j.config ? cli::fixed(e->goodput, 3) : "");
