@@ -7,7 +7,7 @@
 # own, tests/e2e/paper_experiments.sh and tests/e2e/heldout_bench.sh.
 #   bench/smoke.sh BIN_DIR SOURCE_DIR NAME
 #   NAME: model_accuracy estimate_speed policy_runtime sim_speed ctl_round_latency
-#         request_limits
+#         request_limits sim_identity
 set -u
 [ $# -eq 3 ] || { echo "usage: bench/smoke.sh BIN_DIR SOURCE_DIR NAME" >&2; exit 64; }
 BIN=$(cd "$1" && pwd) || exit 66
@@ -94,6 +94,14 @@ case $NAME in
     has "^after: +$mem; state grew -?[0-9]+ MB over 2 rounds\$" \
       "line after the submission"
     has '^agents: [0-9]+ losses of the controller$' "agents line"
+    ;;
+  sim_identity)
+    # Its first two cases, each with its four files, then the same again: identical.
+    run "$SRC/bench/sim_identity.sh" "$BIN" "$tmp/a"
+    has '^2 case\(s\) in .*, 0 failed$' "summary line"
+    [ "$(find "$tmp/a" -type f | wc -l)" -eq 8 ] || fail "not the 8 files of 2 cases"
+    run "$SRC/bench/sim_identity.sh" "$BIN" "$tmp/b"
+    diff -r "$tmp/a" "$tmp/b" >"$out" 2>&1 || fail "two runs differ"
     ;;
   *)
     echo "bench/smoke.sh: unknown bench $NAME" >&2
