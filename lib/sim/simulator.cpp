@@ -94,6 +94,7 @@ class Simulation {
   void check_time(const Census& c) const;
 
   SimOptions opts_;
+  Compat profile_;  // from opts_.reference, once
   SimQuirks quirks_;
   const Cluster& cluster_;
   const Catalog& catalog_;
@@ -128,8 +129,8 @@ SimOptions resolved(SimOptions opts) {
   return opts;
 }
 
-EstimatorOptions sim_estimator_options(const SimOptions& opts, const SimQuirks& q) {
-  EstimatorOptions eo = estimator_options(opts.reference ? Compat::reference : Compat::standard);
+EstimatorOptions sim_estimator_options(const SimOptions& opts, Compat profile, const SimQuirks& q) {
+  EstimatorOptions eo = estimator_options(profile);
   eo.cap_profiled_nodes = true;  // the ground truth ends where the measurements end
   if (!q.no_profile_store) eo.profile_store = opts.profile_store;
   apply_profiling(eo, opts.profiling);
@@ -140,14 +141,15 @@ EstimatorOptions sim_estimator_options(const SimOptions& opts, const SimQuirks& 
 Simulation::Simulation(const Cluster& cluster, const Catalog& catalog,
                        const std::vector<JobSpec>& workload, const SimOptions& options)
     : opts_(resolved(options)),
-      quirks_(sim_quirks(opts_.reference ? Compat::reference : Compat::standard)),
+      profile_(opts_.reference ? Compat::reference : Compat::standard),
+      quirks_(sim_quirks(profile_)),
       cluster_(cluster),
       catalog_(catalog),
       workload_in_(workload),
       workload_(workload),
-      est_(cluster, catalog, sim_estimator_options(opts_, quirks_)) {
+      est_(cluster, catalog, sim_estimator_options(opts_, profile_, quirks_)) {
   PolicyOptions po = opts_.policy_options;
-  po.quirks = policy_quirks(opts_.reference ? Compat::reference : Compat::standard);
+  po.quirks = policy_quirks(profile_);
   po.round = opts_.round;
   po.wall_clock = false;  // the work limits alone: the same answers on any machine, any load
   policy_ = make_policy(opts_.policy, po);
@@ -167,7 +169,7 @@ Simulation::Simulation(const Cluster& cluster, const Catalog& catalog,
   queued_.assign(jobs_.size(), 0.0);
   result_.cluster = cluster.name;
   result_.policy = opts_.policy;
-  result_.profile = compat_name(opts_.reference ? Compat::reference : Compat::standard);
+  result_.profile = compat_name(profile_);
   result_.round = opts_.round;
   for (const auto& t : cluster.types) result_.gpu_types.push_back(t.name);
   if (!opts_.save_rounds_dir.empty()) {
@@ -204,7 +206,7 @@ void Simulation::make_jobs(TruthStore& store) {
     js.spec = spec;
     double cost = spec.restart_cost >= 0 ? spec.restart_cost : m.restart_cost;
     jobs_.emplace_back(std::move(js), m, per_type, store.validation(m), cluster_, cost,
-                       sim_job_quirks(opts_.reference ? Compat::reference : Compat::standard));
+                       sim_job_quirks(profile_));
   }
 }
 
