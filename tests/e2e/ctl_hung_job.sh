@@ -5,17 +5,12 @@
 # it is never "running" forever.
 #   ctl_hung_job.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
+. "$E2E_LIB/cpu_pair.sh"
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 at_exit '"$BIN/sia-run" --state-dir "$tmp/state/nodes/t4-0" stop --grace 0 h'
 logs "$tmp/rounds.log"
 on_fail() { ctl status; }
-cat >cluster.toml <<'TOML'
-name = "cpu-one"
-[[node_groups]]
-gpu_type = "t4"
-gpus_per_node = 2
-count = 1
-TOML
+t4_cluster cpu-one 1 2
 cat >config.toml <<'TOML'
 [controller]
 state_dir = "state"

@@ -8,19 +8,14 @@
 # order of the two exits is the script's, not a race's.
 #   ctl_rank_failure.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
+. "$E2E_LIB/cpu_pair.sh"
 PY=${SIA_PYTHON:-/usr/bin/python3}
 ST=$tmp/state
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 at_exit '"$BIN/sia-run" --state-dir "$ST/nodes/t4-0" stop --grace 0 boom'
 on_fail() { ctl status; }
 logs "$ST/nodes/t4-0/jobs/boom/logs/rank-*.log" "$ST/nodes/t4-0/jobs/boom/supervisor.log"
-cat >cluster.toml <<'TOML'
-name = "cpu-one"
-[[node_groups]]
-gpu_type = "t4"
-gpus_per_node = 2
-count = 1
-TOML
+t4_cluster cpu-one 1 2
 cat >placement.json <<'JSON'
 {"apiVersion": "sia/v1", "kind": "Placement", "data": {"jobs": [
   {"name": "boom", "gpu_type": "t4", "batch_size": 32, "local_bsz": 16, "accum_steps": 0,

@@ -10,6 +10,7 @@
 # agent keeps is readable by others (job data is private whatever the umask).
 #   ctl_run_as_user.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
+. "$E2E_LIB/cpu_pair.sh"
 [ "$(id -u)" -eq 0 ] || skip "running jobs as another user needs root (run this test as root)"
 id nobody >/dev/null 2>&1 || skip "no account nobody"
 chmod 0755 "$tmp"  # nobody's workers reach their files under it
@@ -32,13 +33,7 @@ logs "$tmp/ctl.log" "$tmp/agent.log" "$tmp/nodes/*/jobs/*/supervisor.log" \
 has_ended() { s=$(job_state "$1"); [ "$s" = finished ] || [ "$s" = failed ]; }
 public() { sed -n 's/^public *= *"\(.*\)"/\1/p' "keys/$1.pub"; }
 
-cat >cluster.toml <<'TOML'
-name = "cpu-one"
-[[node_groups]]
-gpu_type = "t4"
-gpus_per_node = 4
-count = 1
-TOML
+t4_cluster cpu-one 1 4
 cat >config.toml <<TOML
 [controller]
 state_dir = "state"

@@ -2,17 +2,19 @@
 # shell loop) on the CPU, after lib/harness.sh (not a test itself: the e2e tests are
 # tests/e2e/*.sh). Needs BIN (the programs) and ST (the state directory, "state" under the
 # working directory).
-# cpu_pair_cluster: writes cluster.toml (cluster "cpu-pair": two nodes of two t4 GPUs)
-# into the working directory.
-cpu_pair_cluster() {
-  cat >cluster.toml <<'TOML'
-name = "cpu-pair"
+# t4_cluster NAME NODES GPUS: writes cluster.toml (cluster NAME: NODES nodes of GPUS t4
+# GPUs each) into the working directory.
+t4_cluster() {
+  cat >cluster.toml <<TOML
+name = "$1"
 [[node_groups]]
 gpu_type = "t4"
-gpus_per_node = 2
-count = 2
+gpus_per_node = $3
+count = $2
 TOML
 }
+# cpu_pair_cluster: cluster "cpu-pair", two nodes of two t4 GPUs.
+cpu_pair_cluster() { t4_cluster cpu-pair 2 2; }
 # cpu_pair_setup: cpu_pair_cluster, and config.toml (that cluster, state directory
 # "state", the default local node commands: one sia-run state directory per node under
 # STATE/nodes, reports every 0.3 s) into the working directory.
