@@ -21,6 +21,10 @@ const char* to_string(Adaptivity a) {
   return "adaptive";
 }
 
+const char* to_string(JobClass c) {
+  return c == JobClass::guaranteed ? "guaranteed" : "best_effort";
+}
+
 bool JobSpec::allows_type(const std::string& type) const {
   return allowed_gpu_types.empty() || std::find(allowed_gpu_types.begin(), allowed_gpu_types.end(),
                                                 type) != allowed_gpu_types.end();

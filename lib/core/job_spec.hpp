@@ -31,6 +31,13 @@ enum class Adaptivity { adaptive, strong_scaling, rigid };
 
 const char* to_string(Adaptivity a);
 
+// A job's service class (deadlines, sia-ctl(1)): a guaranteed job is admitted only if it
+// can finish by its deadline, and the round then keeps it on schedule; a best-effort job
+// (every job without a class) shares what is left, its deadline a wish the policy weighs.
+enum class JobClass { best_effort, guaranteed };
+
+const char* to_string(JobClass c);
+
 struct JobSpec {
   std::string name;
   std::string model;  // catalog key; may be empty when `profile` is given
@@ -59,6 +66,11 @@ struct JobSpec {
   std::string app;
   std::map<std::string, double> hparams;
   std::optional<double> quality;
+  // Deadlines: the class, and when the job should have finished, on the clock of
+  // submit_time (simulation: seconds from the workload's start; the controller: Unix
+  // seconds). Unset: no deadline (a guaranteed job must have one).
+  JobClass job_class = JobClass::best_effort;
+  std::optional<double> deadline;
 
   bool allows_type(const std::string& type) const;
 };
