@@ -24,8 +24,9 @@ using nlohmann::json;
 namespace {
 
 // Where a setting's value lives in Settings; its type is the setting's type.
-using Field =
-    std::variant<std::string*, double*, int*, unsigned*, bool*, std::vector<std::string>*>;
+using StringMap = std::map<std::string, std::string>;
+using Field = std::variant<std::string*, double*, int*, unsigned*, bool*, std::vector<std::string>*,
+                           StringMap*>;
 
 // One row per key, in documentation order (sia-config(5) follows it): where the value
 // lives, whether it is a path (relative ones are taken from the file's directory), its
@@ -121,6 +122,22 @@ const Def kAfterKnobs[] = {
      "--server-key", "controller's public key file"},
     {"client.secret_key", SIA_FIELD(client.secret_key), true, "SIA_CLIENT_SECRET_KEY",
      "--secret-key", "client's secret key file"},
+    {"slurm.enabled", SIA_FIELD(slurm.enabled), false, "SIA_SLURM", "",
+     "realise rounds through Slurm (sbatch, scancel) instead of [nodes] or agents"},
+    {"slurm.conf", SIA_FIELD(slurm.slurm_conf), true, "SIA_SLURM_CONF", "",
+     "SLURM_CONF for every Slurm command (empty: Slurm's default)"},
+    {"slurm.bin_dir", SIA_FIELD(slurm.bin_dir), true, "SIA_SLURM_BIN_DIR", "",
+     "directory of scontrol, sbatch, squeue, scancel (empty: PATH)"},
+    {"slurm.partition", SIA_FIELD(slurm.partition), false, "SIA_SLURM_PARTITION", "",
+     "the partition sia uses (empty: every partition)"},
+    {"slurm.account", SIA_FIELD(slurm.account), false, "SIA_SLURM_ACCOUNT", "",
+     "--account of the jobs sia submits (empty: none)"},
+    {"slurm.gres_types", SIA_FIELD(slurm.gres_types), false, "SIA_SLURM_GRES_TYPES", "",
+     "Slurm GPU type -> catalog GPU type (a table; environment: a=b,c=d)"},
+    {"slurm.shared_dir", SIA_FIELD(slurm.shared_dir), true, "SIA_SLURM_SHARED_DIR", "",
+     "storage every node mounts: reports and batch plans (default STATE_DIR/slurm)"},
+    {"slurm.grace_seconds", SIA_FIELD(slurm.grace_seconds), false, "SIA_SLURM_GRACE", "",
+     "seconds from SIGTERM to SIGKILL when a job is checkpoint-stopped"},
 };
 
 #undef SIA_FIELD
@@ -172,6 +189,7 @@ std::string kind_text(const Def& d) {
         if constexpr (std::is_same_v<T, double>) return "a number";
         if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned>) return "an integer";
         if constexpr (std::is_same_v<T, bool>) return "true or false";
+        if constexpr (std::is_same_v<T, StringMap>) return "a table of strings";
         return "a list of strings";
       },
       field_of(d, built_in()));
@@ -235,6 +253,11 @@ json from_file(const Def& d, const Node& n, const std::string& file) {
           return n.as_int();
         } else if constexpr (std::is_same_v<T, bool>) {
           return n.as_bool();
+        } else if constexpr (std::is_same_v<T, StringMap>) {
+          if (!n.is_object()) n.expected("a table of strings (name = \"value\")");
+          json out = json::object();
+          for (const auto& k : n.keys()) out[k] = n.at(k).as_string();
+          return out;
         } else {
           auto v = n.as_strings();
           if (v.empty()) n.expected("a non-empty list of strings (program and arguments)");
@@ -269,6 +292,20 @@ json from_text(const Def& d, const std::string& text, const std::string& where, 
           if (text == "true" || text == "1") return true;
           if (text == "false" || text == "0") return false;
           return bad();
+        } else if constexpr (std::is_same_v<T, StringMap>) {
+          json out = json::object();  // "a=b,c=d"
+          std::string pair;
+          for (std::size_t i = 0; i <= text.size(); ++i) {
+            if (i < text.size() && text[i] != ',') {
+              pair += text[i];
+              continue;
+            }
+            auto eq = pair.find('=');
+            if (eq == std::string::npos || eq == 0 || eq + 1 == pair.size()) return bad();
+            out[pair.substr(0, eq)] = pair.substr(eq + 1);
+            pair.clear();
+          }
+          return out;
         } else {
           auto v = split_command(text);
           if (v.empty()) return bad();
@@ -293,7 +330,7 @@ void read_file_layer(const std::string& file, std::map<std::string, Setting>& ou
       }
       if (!known_section) {
         sec.fail("unknown section [" + section +
-                 "] (known: controller, stages, nodes, agent, client)");
+                 "] (known: controller, stages, nodes, agent, client, slurm)");
       }
       if (!sec.is_object()) sec.expected("a table [" + section + "]");
       for (const auto& k : sec.keys()) {
@@ -359,6 +396,12 @@ void check(const Settings& c, const std::function<std::string(const std::string&
   }
   if (k.max_command_bytes < 256 || k.max_command_bytes > k.max_job_bytes) {
     fail("controller.max_command_bytes", "expected bytes from 256 to controller.max_job_bytes");
+  }
+  seconds("slurm.grace_seconds", c.slurm.grace_seconds, 86400);
+  for (const auto& [from, to] : c.slurm.gres_types) {
+    if (from.empty() || to.empty()) {
+      fail("slurm.gres_types", "expected Slurm GPU type = catalog GPU type, both non-empty");
+    }
   }
   if (!find_policy(k.policy)) {
     fail("controller.policy", "unknown policy \"" + k.policy + "\" (known: " + policy_list() + ")");
@@ -472,6 +515,10 @@ Settings load_config(const ConfigSources& sources) {
   if (ckpt.value.get<std::string>().empty() && !state_dir.empty()) {
     ckpt.value = (fs::path(state_dir) / "ckpt").lexically_normal().string();
   }
+  Setting& shared = layer.at("slurm.shared_dir");
+  if (shared.value.get<std::string>().empty() && !state_dir.empty()) {
+    shared.value = (fs::path(state_dir) / "slurm").lexically_normal().string();
+  }
   ErrorList errors;
   for (const auto& d : defs()) {
     const Setting& s = layer.at(d.key);
@@ -504,6 +551,10 @@ std::string config_table(const Settings& config) {
       if (v.empty()) v = "\"\"";
     } else if (s.value.is_array()) {
       for (const auto& x : s.value) v += (v.empty() ? "" : " ") + x.get<std::string>();
+    } else if (s.value.is_object()) {
+      for (const auto& [from, to] : s.value.items()) {
+        v += (v.empty() ? "" : ",") + from + "=" + to.get<std::string>();
+      }
     } else {
       v = s.value.dump();
     }

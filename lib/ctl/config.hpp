@@ -21,6 +21,7 @@
 #include "channel/timing.hpp"
 #include "model/shared_profiles.hpp"
 #include "policy/policy.hpp"
+#include "slurm/slurm_settings.hpp"
 
 namespace sia::ctl {
 
@@ -117,6 +118,7 @@ struct Settings {
   NodeCommandSettings nodes;
   AgentSettings agent;
   ClientSettings client;
+  slurm::SlurmSettings slurm;      // [slurm]: rounds realised through Slurm when enabled
   std::vector<Setting> settings;   // every key, in documentation order
   std::vector<std::string> files;  // the files read, lowest precedence first
 };

@@ -11,6 +11,7 @@
 namespace sia::slurm {
 
 struct SlurmSettings {
+  bool enabled = false;    // rounds go through Slurm (sbatch/scancel), not [nodes] or agents
   std::string slurm_conf;  // SLURM_CONF for every Slurm command; empty: Slurm's default
   std::string bin_dir;     // where scontrol, sinfo, sbatch, squeue, scancel live; empty: PATH
   std::string partition;   // the partition sia owns; empty: every partition it may use

@@ -137,7 +137,7 @@ TEST_CASE("a bad configuration names the file and the field", "[config]") {
   CHECK(e.first == 78);
   const std::string file = dir / "c.toml";
   CHECK(e.second == file + ": controler: unknown section [controler] (known: controller, " +
-                        "stages, nodes, agent, client)\n" + file +
+                        "stages, nodes, agent, client, slurm)\n" + file +
                         ": controller.rond: unknown key \"rond\" in [controller] (see " +
                         "sia-config(5))\n" + file +
                         ": controller.round: expected a number, got the string \"soon\"");
@@ -330,4 +330,35 @@ TEST_CASE("the request and job limits are settings with sane bounds", "[config][
   e = sia::test::error_of([&] { load_file("[controller]\nmax_command_bytes = 200000\n"); });
   CHECK(e.first == 78);
   CHECK(e.second.find("expected bytes from 256 to controller.max_job_bytes") != std::string::npos);
+}
+
+TEST_CASE("[slurm] maps Slurm's GPU types by a table, from a file or the environment", "[config]") {
+  TempDir dir;
+  auto c =
+      load_text(dir,
+                "[controller]\nstate_dir = \"st\"\n[slurm]\nenabled = true\n"
+                "partition = \"gpu\"\ngres_types = { rtx2080ti = \"rtx\", a100 = \"a100\" }\n");
+  CHECK(c.slurm.enabled);
+  CHECK(c.slurm.partition == "gpu");
+  CHECK(c.slurm.gres_types ==
+        std::map<std::string, std::string>{{"a100", "a100"}, {"rtx2080ti", "rtx"}});
+  CHECK(c.slurm.shared_dir == dir / "st/slurm");  // beside the controller's state
+  CHECK(c.slurm.grace_seconds == 30);
+  CHECK(config_table(c).find("a100=a100,rtx2080ti=rtx") != std::string::npos);
+
+  c = load_config(sources({{"SIA_SLURM_GRES_TYPES", "v100=v100,rtx2080ti=rtx"}}, ""));
+  CHECK(c.slurm.gres_types.at("rtx2080ti") == "rtx");
+  CHECK(c.slurm.gres_types.size() == 2);
+  auto e = sia::test::error_of([&] {
+    load_config(sources({{"SIA_SLURM_GRES_TYPES", "v100=v100,rtx"}}, ""));
+  });
+  CHECK(e.first == 78);
+  CHECK(e.second ==
+        "environment SIA_SLURM_GRES_TYPES: expected a table of strings, got \"v100=v100,rtx\"");
+  e = sia::test::error_of([&] { load_text(dir, "[slurm]\ngres_types = [\"a100\"]\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("slurm.gres_types: expected a table of strings") != std::string::npos);
+  e = sia::test::error_of([&] { load_text(dir, "[slurm]\ngrace_seconds = -1\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("slurm.grace_seconds (") == 0);
 }
