@@ -14,6 +14,7 @@
 #include "os/make_dirs.hpp"
 #include "policy/knobs.hpp"
 #include "policy/policy.hpp"
+#include "round/round_documents.hpp"
 #include "round/schedule_pass.hpp"
 
 namespace sia::ctl {
@@ -68,8 +69,7 @@ std::string Stages::profiles_file() const {
 StageOutput Stages::run(const StageInput& in) {
   StageOutput out;
   const json meta = {{"generator", "sia-ctl round"}, {"round", in.round}};
-  const std::string cluster_doc =
-      dump_document("Cluster", meta, cluster_to_json(in.cluster), true) + "\n";
+  const std::string cluster_doc = cluster_document(meta, in.cluster);
   // STATE/run is recreated each round: removed under a running daemon, it would fail every
   // round from then on.
   os::make_dirs(state_dir_ + "/run");
@@ -85,15 +85,11 @@ StageOutput Stages::run(const StageInput& in) {
 
 namespace {
 
-// Without the jobs' commands: the scheduler does not read them, and this document is kept
-// every round (rounds/) -- a command reaches only the nodes that run its job.
+// The jobs' document as saved (round/round_documents.hpp).
 std::string jobs_document(const json& meta, const std::vector<JobState>& list) {
-  json arr = json::array();
-  for (const auto& j : list) {
-    arr.push_back(job_state_to_json(j));
-    arr.back().erase("command");
-  }
-  return dump_document("Jobs", meta, json{{"jobs", arr}}, true) + "\n";
+  std::vector<const JobState*> views;
+  for (const auto& j : list) views.push_back(&j);
+  return sia::jobs_document(meta, views);
 }
 
 // The one document of `kind` a stage program printed (65 otherwise).
@@ -173,8 +169,7 @@ std::string Stages::solve(const StageInput& in, const json& meta, const std::str
     std::string prev;
     if (in.previous_allocation) {
       prev = state_dir_ + "/run/previous-allocation.json";
-      os::write_file_atomic(prev, dump_document("Allocation", meta,
-                                                allocation_to_json(*in.previous_allocation), true));
+      os::write_file_atomic(prev, allocation_document(meta, *in.previous_allocation));
     }
     allocation_doc = run_external("solve", config_.stages.solve, goodput_doc, prev, in.round);
     Document d = one_document(allocation_doc, "solve", "Allocation");
@@ -209,8 +204,7 @@ void Stages::place_jobs(const StageInput& in, const json& meta, const std::strin
     std::string prev;
     if (previous) {
       prev = state_dir_ + "/run/previous-placement.json";
-      os::write_file_atomic(
-          prev, dump_document("Placement", meta, placement_to_json(*previous, in.cluster), true));
+      os::write_file_atomic(prev, placement_document(meta, *previous, in.cluster));
     }
     placement_doc = run_external("place", config_.stages.place, allocation_doc, prev, in.round);
     Document d = one_document(placement_doc, "place", "Placement");

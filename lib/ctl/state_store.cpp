@@ -20,6 +20,7 @@
 #include "os/atomic_file.hpp"
 #include "os/lock_file.hpp"
 #include "os/make_dirs.hpp"
+#include "round/round_documents.hpp"
 
 namespace sia::ctl {
 
@@ -227,16 +228,13 @@ void StateStore::reject_inbox(const std::string& name) const {
 }
 
 std::string StateStore::round_file(std::int64_t round, const std::string& suffix) const {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "r%06lld-", static_cast<long long>(round));
-  return path("rounds/" + std::string(buf) + suffix + ".json");
+  return path("rounds/" + round_document_name(round, suffix));
 }
 
 void StateStore::save_round(std::int64_t round,
                             const std::vector<std::pair<std::string, std::string>>& files) const {
   os::make_dirs(path("rounds"));
-  for (const auto& [suffix, content] : files)
-    os::write_file_atomic(round_file(round, suffix), content);
+  save_round_documents(path("rounds"), round, files, os::kPrivateFile);
 }
 
 namespace {

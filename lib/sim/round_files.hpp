@@ -1,7 +1,7 @@
 // `sia-ctl simulate --save-rounds DIR`: the cluster once (DIR/cluster.json), then every
 // round's stage inputs and outputs as documents (DIR/rNNNNNN-jobs.json, -profiles, -goodput,
-// -allocation, -placement), each written atomically, so a round can be replayed through
-// the programs by hand.
+// -allocation, -placement) by the one writer of round documents
+// (round/round_documents.hpp), so a round can be replayed through the programs by hand.
 // Thread-safety: one thread.
 #pragma once
 

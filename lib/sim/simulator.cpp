@@ -14,6 +14,7 @@
 #include "os/clock.hpp"
 #include "round/app_phase.hpp"
 #include "round/previous.hpp"
+#include "round/round_driver.hpp"
 #include "round/schedule_pass.hpp"
 #include "sim/fairness.hpp"
 #include "sim/ground_truth.hpp"
@@ -63,33 +64,30 @@ std::vector<int> physical_fix(std::vector<int> shape, int max_nodes) {
   return out;
 }
 
-// Who the round is about: the jobs it schedules and the apps active with them.
-struct Census {
-  std::vector<int> active;        // submitted, not ended, not waiting at a rung
-  std::vector<int> finished_now;  // ended this round
-  std::vector<char> app_active;   // per app: a trial submitted and not ended
-  int active_apps = 0;
-};
-
-// One simulation: the round (round/) on simulated time, its decisions reaching the jobs
-// through SimJob::apply.
-class Simulation {
+// One simulation: the round (round/round_driver.hpp) on simulated time, its decisions
+// reaching the jobs through SimJob::apply.
+class Simulation : private RoundWorld {
  public:
   Simulation(const Cluster& cluster, const Catalog& catalog, const std::vector<JobSpec>& workload,
              const SimOptions& options);
   bool over() const { return done_ >= total() || (opts_.horizon > 0 && now_ >= opts_.horizon); }
-  void round();
+  void round() { run_round(*this); }
   SimResult results();
 
  private:
+  // The round's steps (round/round_driver.hpp).
+  void collect() override;
+  void app_phases() override;
+  Census census() override;
+  void schedule(const Census& c) override;
+  void book_fairness(const Census& c) override;
+  void deliver(const Census& c) override;
+  void close(const Census& c) override;
+
   int total() const { return static_cast<int>(jobs_.size()); }
   void make_jobs(TruthStore& store);
-  void advance();
-  void step_apps();
   void release(int i);
-  Census census(const std::vector<char>& was_done);
-  void schedule(const Census& c, RoundRecord& rec);
-  void deliver(int i, const Placement& place_now, const Allocation& alloc, int active_apps);
+  void deliver_job(int i, const Placement& place_now, const Allocation& alloc);
   void account(const Census& c, RoundRecord& rec);
   void check_time(const Census& c) const;
 
@@ -115,6 +113,11 @@ class Simulation {
   std::map<std::string, Config> decided_;
   std::optional<Allocation> prev_alloc_;
   std::optional<Placement> prev_place_;
+  // The round in progress: which jobs had ended before it, its record, its decision.
+  std::vector<char> was_done_;
+  RoundRecord rec_;
+  std::optional<Allocation> alloc_now_;
+  std::optional<Placement> place_now_;
   std::unique_ptr<RoundFiles> files_;
   SimOptions with_store_;
   std::optional<IsolatedRuns> isolated_;
@@ -210,28 +213,11 @@ void Simulation::make_jobs(TruthStore& store) {
   }
 }
 
-// One round: the jobs train for its length (the clock), the apps take their phase step,
-// then the scheduling pass decides and its decisions reach the jobs.
-void Simulation::round() {
-  std::vector<char> was_done(jobs_.size());
-  for (int i = 0; i < total(); ++i) was_done[i] = jobs_[i].completed();
-  advance();
-  step_apps();
-  const Census c = census(was_done);
-  RoundRecord rec;
-  rec.t = now_;
-  rec.active = static_cast<int>(c.active.size());
-  rec.gpus.assign(cluster_.types.size(), 0);
-  if (!c.active.empty()) schedule(c, rec);
-  account(c, rec);
-  result_.rounds.push_back(std::move(rec));
-  if (opts_.progress) opts_.progress(now_, done_, total());
-  check_time(c);
-}
-
 // The clock: every job trains for a round (a trial no further than its phase's budget),
 // and the profile store learns what the running jobs measured (estimator.hpp).
-void Simulation::advance() {
+void Simulation::collect() {
+  was_done_.assign(jobs_.size(), 0);
+  for (int i = 0; i < total(); ++i) was_done_[i] = jobs_[i].completed();
   for (const auto& app : apps_) {
     for (std::size_t t = 0; t < app.trials.size(); ++t) {
       jobs_[app.trials[t]].set_limit(app.brackets[app.bracket[t]].budget());
@@ -243,6 +229,9 @@ void Simulation::advance() {
   }
   now_ += opts_.round;
   ++round_no_;
+  rec_ = RoundRecord{};
+  rec_.t = now_;
+  rec_.gpus.assign(cluster_.types.size(), 0);
 }
 
 // Frees job i's GPUs now (a decision reaching the job outside the scheduling pass).
@@ -253,7 +242,7 @@ void Simulation::release(int i) {
 
 // The app schedulers' step, per bracket: a trial at its phase's budget waits (its GPUs
 // freed) until every trial of the phase is there; then the worse ones stop, freed now.
-void Simulation::step_apps() {
+void Simulation::app_phases() {
   for (auto& app : apps_) {
     for (std::size_t k = 0; k < app.brackets.size(); ++k) {
       std::vector<TrialProgress> live;
@@ -287,36 +276,27 @@ void Simulation::step_apps() {
   }
 }
 
-// Who is active this round; the apps active count their contention, and a job that has
-// just finished hands its isolated runs to the fairness workers.
-Census Simulation::census(const std::vector<char>& was_done) {
-  Census c;
-  c.app_active.assign(apps_.size(), 0);
-  done_ = 0;
+// Who is active this round: submitted, not ended, not waiting at its app's rung.
+Census Simulation::census() {
+  std::vector<CensusEntry> entries(jobs_.size());
   for (int i = 0; i < total(); ++i) {
-    if (jobs_[i].completed()) {
-      ++done_;
-      if (!was_done[i]) {
-        c.finished_now.push_back(i);
-        if (isolated_ && !jobs_[i].stopped()) {
-          isolated_->add_job(workload_in_[i], jobs_[i].mean_contention());
-        }
-      }
-    } else if (jobs_[i].submission_time() <= now_) {
-      c.app_active[app_of_[i]] = 1;
-      if (!held_[i]) c.active.push_back(i);
-    }
+    const bool ended = jobs_[i].completed();
+    entries[i] = {ended, ended && !was_done_[i], jobs_[i].submission_time() <= now_,
+                  held_[i] != 0, app_of_[i]};
   }
-  c.active_apps = static_cast<int>(std::count(c.app_active.begin(), c.app_active.end(), char{1}));
-  for (std::size_t a = 0; a < apps_.size(); ++a) {
-    if (c.app_active[a]) apps_[a].contention.count(c.active_apps);
-  }
+  Census c = take_census(entries, static_cast<int>(apps_.size()));
+  done_ = c.ended;
+  rec_.active = static_cast<int>(c.active.size());
   return c;
 }
 
 // The scheduling pass (round/schedule_pass.hpp) on the active jobs' scheduler views, the
 // previous decisions kept for them only.
-void Simulation::schedule(const Census& c, RoundRecord& rec) {
+void Simulation::schedule(const Census& c) {
+  alloc_now_.reset();
+  place_now_.reset();
+  if (c.active.empty()) return;
+  RoundRecord& rec = rec_;
   const double estimate_start = os::now_seconds();
   std::vector<JobState*> views;
   std::map<std::string, AppRef> app_refs;
@@ -341,11 +321,25 @@ void Simulation::schedule(const Census& c, RoundRecord& rec) {
   result_.round_runtimes.push_back(t1 - estimate_start);
   Placement place_now = place_round(alloc, cluster_, prev_place_, quirks_.artifact_placer);
   if (files_) files_->save(round_no_, now_, views, est_, m, alloc, place_now);
-  for (int i : c.active) deliver(i, place_now, alloc, c.active_apps);
-  prev_alloc_ = std::move(alloc);
-  prev_place_ = std::move(place_now);
-  // A long job's isolated runs would start last, when it finishes: idle workers run the
-  // ones its contention so far points to ahead (asked every 10 rounds, after 30).
+  alloc_now_ = std::move(alloc);
+  place_now_ = std::move(place_now);
+}
+
+// The apps active count the round's contention, the jobs scheduled theirs; a job that has
+// just finished hands its isolated runs to the fairness workers, and a long job's would
+// start last, when it finishes: idle workers run the ones its contention so far points to
+// ahead (asked every 10 rounds, after 30).
+void Simulation::book_fairness(const Census& c) {
+  for (int i : c.finished_now) {
+    if (isolated_ && !jobs_[i].stopped()) {
+      isolated_->add_job(workload_in_[i], jobs_[i].mean_contention());
+    }
+  }
+  for (std::size_t a = 0; a < apps_.size(); ++a) {
+    if (c.unit_active[a]) apps_[a].contention.count(c.active_units);
+  }
+  if (!place_now_) return;
+  for (int i : c.active) jobs_[i].contention().push_back(c.active_units);
   for (int i : c.active) {
     const std::size_t rounds = jobs_[i].contention().size();
     if (isolated_ && workload_in_[i].app.empty() && rounds >= 30 && rounds % 10 == 0) {
@@ -354,12 +348,27 @@ void Simulation::schedule(const Census& c, RoundRecord& rec) {
   }
 }
 
+// The round's decision reaches the jobs it scheduled; it is the previous one next round.
+void Simulation::deliver(const Census& c) {
+  if (!place_now_) return;
+  for (int i : c.active) deliver_job(i, *place_now_, *alloc_now_);
+  prev_alloc_ = std::move(alloc_now_);
+  prev_place_ = std::move(place_now_);
+  alloc_now_.reset();
+  place_now_.reset();
+}
+
+void Simulation::close(const Census& c) {
+  account(c, rec_);
+  result_.rounds.push_back(std::move(rec_));
+  if (opts_.progress) opts_.progress(now_, done_, total());
+  check_time(c);
+}
+
 // How a decision reaches a simulated job: a new placement applied (restarting it when it
 // moved), and what it was given kept for its next scheduler view.
-void Simulation::deliver(int i, const Placement& place_now, const Allocation& alloc,
-                         int active_apps) {
+void Simulation::deliver_job(int i, const Placement& place_now, const Allocation& alloc) {
   SimJob& job = jobs_[i];
-  job.contention().push_back(active_apps);
   const JobPlacement* now_p = place_now.find(job.name());
   const JobPlacement* before = prev_place_ ? prev_place_->find(job.name()) : nullptr;
   if (!same_nodes(now_p, before, !quirks_.moves_by_node_only)) {
