@@ -21,6 +21,7 @@
 #include "policy/successive_halving.hpp"
 #include "round/app_phase.hpp"
 #include "round/previous.hpp"
+#include "round/round_driver.hpp"
 
 namespace sia::ctl {
 
@@ -117,25 +118,44 @@ struct RoundEngine::Pass {
   std::map<std::string, std::vector<JobOnNode>> on_nodes;
   std::vector<std::string> up;
   std::set<std::string> up_set;
-  std::set<std::string> hung;       // left out: their workers stopped reporting
-  std::set<std::string> scheduled;  // the jobs handed to the stages
-  json placement_data;              // the round's placement, scheduled jobs only
+  std::set<std::string> hung;          // left out: their workers stopped reporting
+  std::vector<const BookJob*> active;  // the census's jobs (valid until the stages run)
+  Census census;
+  std::set<std::string> counted_jobs, counted_apps;  // fairness units active, not scheduled
+  std::set<std::string> scheduled;                   // the jobs handed to the stages
+  Cluster up_cluster;   // the configured cluster less the nodes that are down
+  StageOutput out;      // the stages' decision
+  json fairness;        // the round record's
+  json placement_data;  // the round's placement, scheduled jobs only
   std::map<std::string, std::vector<std::string>> actions_of;  // job -> "node: action"
   json delivered = json::array();
+};
+
+// The round's steps in run_round's order: the wall clock, decisions journaled and handed
+// to the nodes.
+struct RoundEngine::World : RoundWorld {
+  World(RoundEngine& engine, Pass& pass) : e(engine), r(pass) {}
+  void collect() override {
+    e.take_inbox(r);
+    e.observe(r);
+    e.end_ended(r);
+  }
+  void app_phases() override { e.schedule_apps(r); }
+  Census census() override { return e.census(r); }
+  void schedule(const Census&) override { e.schedule(r); }
+  void book_fairness(const Census&) override { r.fairness = e.round_fairness(r); }
+  void deliver(const Census&) override { e.deliver(r); }
+  void close(const Census&) override { e.summarize(r); }
+  RoundEngine& e;
+  Pass& r;
 };
 
 json RoundEngine::run(JobBook& book) {
   Pass r(book, options_.now(),
          config_.controller.catalog.empty() ? default_catalog_dir() : config_.controller.catalog);
   r.result = {{"round", r.number}, {"cluster", cluster_.name}, {"dry_run", options_.dry_run}};
-  take_inbox(r);
-  observe(r);
-  end_ended(r);
-  schedule_apps(r);
-  leave_out_hung(r);
-  schedule(r);
-  deliver(r);
-  summarize(r);
+  World world(*this, r);
+  run_round(world);
   // 6. Snapshot, without the jobs that ended longer ago than the history keeps them.
   if (config_.controller.history_days > 0) {
     book.forget_ended_before(r.now - config_.controller.history_days * 86400);
@@ -366,6 +386,32 @@ void RoundEngine::leave_out_hung(Pass& r) {
   r.result["silent"] = silent;
 }
 
+// Who the round is about: hung jobs left out first; held, requeued and hung jobs and trials
+// at their rung wait, but their fairness units count.
+Census RoundEngine::census(Pass& r) {
+  leave_out_hung(r);
+  r.active = r.book.active();
+  std::vector<CensusEntry> entries;
+  std::map<std::string, int> units;                   // "app:NAME" or "job:NAME" -> its number
+  std::vector<std::pair<std::string, bool>> unit_of;  // per number: name, is an app
+  for (const BookJob* b : r.active) {
+    const bool app = !b->spec.app.empty();
+    const std::string unit = app ? b->spec.app : b->spec.name;
+    auto [it, added] =
+        units.emplace((app ? "app:" : "job:") + unit, static_cast<int>(units.size()));
+    if (added) unit_of.emplace_back(unit, app);
+    const bool waiting = r.hung.count(b->spec.name) || !b->held_by.empty() ||
+                         !b->requeue_by.empty() || r.book.at_rung(*b);
+    entries.push_back({false, false, true, waiting, it->second});
+  }
+  r.census = take_census(entries, static_cast<int>(units.size()));
+  for (std::size_t u = 0; u < unit_of.size(); ++u) {
+    if (!r.census.unit_active[u]) continue;
+    (unit_of[u].second ? r.counted_apps : r.counted_jobs).insert(unit_of[u].first);
+  }
+  return r.census;
+}
+
 // The stages' input: the jobs to schedule (not hung, held or requeued; a job that reported
 // done keeps its GPUs until it exits) and the previous decision, on the nodes that are up.
 StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
@@ -375,7 +421,7 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
   json finishing = json::array();
   json left_out = json::array();  // held, or requeued: their nodes stop them
   json at_rung = json::array();   // trials waiting for their phase to close: the same
-  for (const BookJob* b : r.book.active()) {
+  for (const BookJob* b : r.active) {
     if (r.hung.count(b->spec.name)) continue;
     if (!b->held_by.empty() || !b->requeue_by.empty()) {
       left_out.push_back(b->spec.name);
@@ -443,11 +489,12 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
   return in;
 }
 
-// 4. Schedule on the nodes that are up: estimate -> solve -> place; journal the decision.
+// 4. Schedule on the nodes that are up: estimate -> solve -> place; save the documents.
 void RoundEngine::schedule(Pass& r) {
-  Cluster cluster = cluster_without_down(cluster_, r.up);
+  r.up_cluster = cluster_without_down(cluster_, r.up);
+  const Cluster& cluster = r.up_cluster;
   StageInput in = stage_input(r, cluster);
-  StageOutput out;
+  StageOutput& out = r.out;
   out.placement.cluster_name = cluster.name;
   out.allocation_data = nullptr;
   out.placement_data = {{"cluster_name", cluster.name},
@@ -487,31 +534,23 @@ void RoundEngine::schedule(Pass& r) {
     store_.save_round(r.number, out.documents);
     store_.prune_rounds(r.number, config_.controller.retention);
   }
-  json models = json::object();
-  for (const auto& [job, m] : out.models) {
-    if (r.scheduled.count(job)) models[job] = m;
-  }
-  r.records.push_back(
-      make_round(r.number, r.now, cluster_to_json(cluster.nodes.empty() ? cluster_ : cluster),
-                 out.allocation_data, r.placement_data, models, round_fairness(r, out)));
-  flush(r);
 }
 
 // The round record's fairness: each scheduled job's and app's finish-time fairness,
 // estimated from the round's goodput matrix with the GPUs it was placed on, N_avg from the
 // book with this round counted (null when the round scheduled nothing).
-json RoundEngine::round_fairness(const Pass& r, const StageOutput& out) const {
-  const GoodputMatrix& m = out.matrix;
+json RoundEngine::round_fairness(const Pass& r) const {
+  const GoodputMatrix& m = r.out.matrix;
   if (m.jobs.empty()) return nullptr;
-  const int units = fairness_units(m);
+  const int units = r.census.active_units;
   std::map<std::string, Config> given;
-  for (const JobPlacement& p : out.placement.jobs) {
+  for (const JobPlacement& p : r.out.placement.jobs) {
     if (r.scheduled.count(p.job) && !p.nodes.empty()) {
       given[p.job] = Config{p.type, static_cast<int>(p.nodes.size()), p.gpu_count()};
     }
   }
   std::map<std::string, double> job_n_avg, app_n_avg, measured;
-  std::set<std::string> jobs, apps;
+  std::set<std::string> jobs = r.counted_jobs, apps = r.counted_apps;  // waiting ones: counted
   for (const GoodputRow& row : m.jobs) {
     const BookJob* b = r.book.find(row.job);
     if (!b || is_ended(b->state)) continue;
@@ -529,8 +568,17 @@ json RoundEngine::round_fairness(const Pass& r, const StageOutput& out) const {
   return make_round_fairness(units, jobs, apps, est);
 }
 
-// 5. Deliver every node its part, and journal each node's answer.
+// 5. Journal the decision (with the fairness booked from it), deliver every node its part,
+// and journal each node's answer.
 void RoundEngine::deliver(Pass& r) {
+  json models = json::object();
+  for (const auto& [job, m] : r.out.models) {
+    if (r.scheduled.count(job)) models[job] = m;
+  }
+  const Cluster& up = r.up_cluster;
+  r.records.push_back(make_round(r.number, r.now, cluster_to_json(up.nodes.empty() ? cluster_ : up),
+                                 r.out.allocation_data, r.placement_data, models, r.fairness));
+  flush(r);
   if (options_.dry_run || r.up.empty()) return;
   Placement full = parse_placement(Node(r.placement_data, "round placement", ""), cluster_);
   json specs = json::array();

@@ -15,17 +15,21 @@
 //      reached its phase's budget waits out of the schedule; when every live trial of the
 //      phase is there, the worse ones end as stopped (their GPUs freed this round) and the
 //      phase advances (an app-phase record);
-//   4. schedule the active jobs but those that reported "done" and are about to end, and
-//      trials waiting at their rung, on the
+//   4. take the census (round/census.hpp): hung, held and requeued jobs and trials waiting
+//      at their rung are left out of the schedule but count in the fairness units active;
+//      schedule the other active jobs (those that reported "done" keep their GPUs), on the
 //      configured cluster less the nodes that did not answer: estimate -> solve -> place
-//      (stages.hpp); save the round's documents in STATE/rounds (retention); journal the
-//      decision (placement, allocation, refreshed model fits);
+//      (stages.hpp); save the round's documents in STATE/rounds (retention); its finish-time
+//      fairness (the units the census counted); journal the decision (placement,
+//      allocation, refreshed model fits, fairness);
 //   5. deliver every node its placement through the NodeDriver and journal each node's
 //      answer (which jobs it started, restarted, kept -- starts and restarts are counted
 //      from these);
 //   6. write a snapshot and empty the journal.
 // An ended job is never in a placement handed to the nodes. With dry_run nothing is
 // journaled, delivered, saved or removed: the round's decision is only printed.
+// The steps run through run_round (round/round_driver.hpp), the sequence the simulator's
+// rounds run too.
 // Thread-safety: one thread.
 #pragma once
 
@@ -42,6 +46,7 @@
 #include "ctl/report_records.hpp"
 #include "ctl/stages.hpp"
 #include "ctl/state_store.hpp"
+#include "round/census.hpp"
 
 namespace sia::ctl {
 
@@ -68,16 +73,18 @@ class RoundEngine {
   nlohmann::json run(JobBook& book);
 
  private:
-  struct Pass;  // one round in progress
+  struct Pass;   // one round in progress
+  struct World;  // the round's steps as round/round_driver.hpp runs them
   // The steps of run(), in order (the numbers above).
   void take_inbox(Pass& r);
   void observe(Pass& r);
   void end_ended(Pass& r);
   void schedule_apps(Pass& r);
   void leave_out_hung(Pass& r);
+  Census census(Pass& r);
   StageInput stage_input(Pass& r, const Cluster& up_cluster);
   void schedule(Pass& r);
-  nlohmann::json round_fairness(const Pass& r, const StageOutput& out) const;
+  nlohmann::json round_fairness(const Pass& r) const;
   void deliver(Pass& r);
   void summarize(Pass& r);
   // Ends `job`: its record, and a line of the round's result.

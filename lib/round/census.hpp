@@ -20,11 +20,11 @@ struct CensusEntry {
 };
 
 struct Census {
-  std::vector<int> active;         // indices of the jobs scheduled, in the entries' order
-  std::vector<int> finished_now;   // indices of the jobs that ended this round
-  std::vector<char> unit_active;   // per unit: a job of it arrived and not ended
-  int active_units = 0;            // how many units are active
-  int ended = 0;                   // how many jobs have ended
+  std::vector<int> active;        // indices of the jobs scheduled, in the entries' order
+  std::vector<int> finished_now;  // indices of the jobs that ended this round
+  std::vector<char> unit_active;  // per unit: a job of it arrived and not ended
+  int active_units = 0;           // how many units are active
+  int ended = 0;                  // how many jobs have ended
 };
 
 // The census of `jobs`, whose units are numbered 0 .. units - 1.

@@ -22,8 +22,7 @@ RoundFiles::RoundFiles(std::string dir, const Cluster& cluster, std::string prof
   std::filesystem::create_directories(dir_, ec);
   if (ec) throw Error(ExitStatus::cant_create, dir_ + ": " + ec.message());
   os::write_file_atomic((std::filesystem::path(dir_) / "cluster.json").string(),
-                        cluster_document({}, cluster),
-                        os::kPublicFile);
+                        cluster_document({}, cluster), os::kPublicFile);
 }
 
 void RoundFiles::save(int round, double t, const std::vector<JobState*>& views,
@@ -34,12 +33,11 @@ void RoundFiles::save(int round, double t, const std::vector<JobState*>& views,
                             {"t", t},
                             {"profile", profile_},
                             {"policy", policy_}};
-  const RoundDocuments docs = {
-      {"jobs", jobs_document(meta, {views.begin(), views.end()})},
-      {"profiles", shared_profiles_document(est.shared_profiles(), meta)},
-      {"goodput", goodput_matrix_document(m, meta, true) + "\n"},
-      {"allocation", allocation_document(meta, alloc)},
-      {"placement", placement_document(meta, placement, cluster_)}};
+  const RoundDocuments docs = {{"jobs", jobs_document(meta, {views.begin(), views.end()})},
+                               {"profiles", shared_profiles_document(est.shared_profiles(), meta)},
+                               {"goodput", goodput_matrix_document(m, meta, true) + "\n"},
+                               {"allocation", allocation_document(meta, alloc)},
+                               {"placement", placement_document(meta, placement, cluster_)}};
   save_round_documents(dir_, round, docs, os::kPublicFile);
 }
 

@@ -281,8 +281,8 @@ Census Simulation::census() {
   std::vector<CensusEntry> entries(jobs_.size());
   for (int i = 0; i < total(); ++i) {
     const bool ended = jobs_[i].completed();
-    entries[i] = {ended, ended && !was_done_[i], jobs_[i].submission_time() <= now_,
-                  held_[i] != 0, app_of_[i]};
+    entries[i] = {ended, ended && !was_done_[i], jobs_[i].submission_time() <= now_, held_[i] != 0,
+                  app_of_[i]};
   }
   Census c = take_census(entries, static_cast<int>(apps_.size()));
   done_ = c.ended;
