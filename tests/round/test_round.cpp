@@ -1,10 +1,17 @@
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+
 #include "round/app_phase.hpp"
+#include "round/census.hpp"
 #include "round/contention.hpp"
 #include "round/previous.hpp"
+#include "round/round_documents.hpp"
+#include "round/round_driver.hpp"
 #include "round/schedule_pass.hpp"
 
+#include "exec/temp_dir.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
@@ -123,4 +130,83 @@ TEST_CASE_METHOD(Tiny, "the scheduling pass estimates, solves and places a round
       CHECK(jp->gpu_count() == ja->config->gpus);
     }
   }
+}
+
+namespace {
+
+// A world that writes down the steps run_round takes, and the census it was handed.
+struct FakeWorld : RoundWorld {
+  std::vector<std::string> steps;
+  std::vector<CensusEntry> jobs;
+  int units = 0;
+  std::vector<int> seen;  // the census's active jobs, as each later step saw them
+  void collect() override { steps.push_back("collect"); }
+  void app_phases() override { steps.push_back("app_phases"); }
+  Census census() override {
+    steps.push_back("census");
+    return take_census(jobs, units);
+  }
+  void schedule(const Census& c) override {
+    steps.push_back("schedule");
+    seen.push_back(static_cast<int>(c.active.size()));
+  }
+  void book_fairness(const Census& c) override {
+    steps.push_back("book_fairness");
+    seen.push_back(c.active_units);
+  }
+  void deliver(const Census& c) override {
+    steps.push_back("deliver");
+    seen.push_back(static_cast<int>(c.active.size()));
+  }
+  void close(const Census&) override { steps.push_back("close"); }
+};
+
+}  // namespace
+
+TEST_CASE("a round runs its steps in one order, each after the census on its census", "[round]") {
+  FakeWorld w;
+  w.jobs = {{false, false, true, false, 0}, {false, false, true, true, 1}};
+  w.units = 2;
+  run_round(w);
+  CHECK(w.steps == std::vector<std::string>{"collect", "app_phases", "census", "schedule",
+                                            "book_fairness", "deliver", "close"});
+  CHECK(w.seen == std::vector<int>{1, 2, 1});
+  run_round(w);  // a second round: the same steps again
+  CHECK(w.steps.size() == 14);
+}
+
+TEST_CASE("the census schedules the arrived, live, not waiting jobs; waiting ones count",
+          "[round]") {
+  std::vector<CensusEntry> jobs = {
+      {false, false, true, false, 0},   // 0: scheduled, unit 0
+      {true, false, true, false, 1},    // 1: ended before
+      {true, true, true, false, 1},     // 2: ended this round
+      {false, false, true, true, 2},    // 3: waiting (held, at its rung): unit 2 counts
+      {false, false, false, false, 3},  // 4: not submitted yet
+      {false, false, true, false, 0},   // 5: another trial of unit 0
+  };
+  const Census c = take_census(jobs, 4);
+  CHECK(c.active == std::vector<int>{0, 5});
+  CHECK(c.finished_now == std::vector<int>{2});
+  CHECK(c.ended == 2);
+  CHECK(c.unit_active == std::vector<char>{1, 0, 1, 0});
+  CHECK(c.active_units == 2);
+  const Census none = take_census({}, 0);
+  CHECK(none.active.empty());
+  CHECK(none.active_units == 0);
+}
+
+TEST_CASE("a round's documents are named and written by one writer", "[round]") {
+  CHECK(round_document_name(5, "jobs") == "r000005-jobs.json");
+  CHECK(round_document_name(1234567, "placement") == "r1234567-placement.json");
+  JobState j = job("a", "resnet18");
+  j.spec.command = {"train.py"};
+  const std::string doc = jobs_document({{"round", 1}}, {&j});
+  CHECK(doc.find("\"Jobs\"") != std::string::npos);
+  CHECK(doc.find("train.py") == std::string::npos);  // commands are not kept
+  exec::test::TempDir dir;
+  save_round_documents(dir.path(), 7, {{"jobs", doc}}, 0600);
+  std::ifstream in(dir / "r000007-jobs.json");
+  const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(saved == doc);
 }
