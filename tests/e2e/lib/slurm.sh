@@ -9,7 +9,9 @@
 #              (`slurmd -N NODE`: emulated nodes, each its own port), on free ports, with
 #              partition SLURM_BED_PARTITION (default "sia") holding every node, typed GPUs
 #              declared per node (GresTypes=gpu, Gres=gpu:TYPE:GPUS, gres.conf File= links
-#              to /dev/null: no devices needed), cons_tres, no cgroups; exports SLURM_CONF;
+#              to /dev/null: no devices needed), 4 CPUs a node whatever the machine has
+#              (config_overrides: jobs of several users share a node), cons_tres, no
+#              cgroups; exports SLURM_CONF;
 #              returns once every node is idle. At exit (harness's at_exit) every job is
 #              cancelled, every daemon ended and the directory removed.
 #   slurm_wait_idle [SECONDS]     until every node of the bed is idle (default 120 s);
@@ -71,7 +73,6 @@ _slurm_skip_unless_able() {
 _slurm_write_conf() {
   _swc_dir=$1 _swc_ctld=$2 _swc_port=$3
   shift 3
-  _swc_cpus=$(nproc 2>/dev/null || echo 2)
   cat >"$_swc_dir/slurm.conf" <<EOF
 ClusterName=siabed
 SlurmctldHost=$(hostname -s)(127.0.0.1)
@@ -94,6 +95,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 GresTypes=gpu
 ReturnToService=2
+SlurmdParameters=config_overrides
 MpiDefault=none
 SchedulerType=sched/backfill
 JobCompType=jobcomp/none
@@ -119,7 +121,7 @@ EOF
       _swc_i=$((_swc_i + 1))
     done
     echo "NodeName=$_swc_name NodeHostname=localhost NodeAddr=127.0.0.1 Port=$_swc_port" \
-      "CPUs=$_swc_cpus Gres=gpu:$_swc_type:$_swc_gpus State=UNKNOWN" >>"$_swc_dir/slurm.conf"
+      "CPUs=4 Gres=gpu:$_swc_type:$_swc_gpus State=UNKNOWN" >>"$_swc_dir/slurm.conf"
     echo "NodeName=$_swc_name Name=gpu Type=$_swc_type" \
       "File=$_swc_dir/dev/$_swc_name/gpu[0-$((_swc_gpus - 1))]" >>"$_swc_dir/gres.conf"
     _swc_nodes="$_swc_nodes${_swc_nodes:+,}$_swc_name"
