@@ -75,7 +75,7 @@ Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSetti
     const int gpus = static_cast<int>(std::min<long>(n.gpu_total(), 1 << 20));
     int ti = c.type_index(type);
     if (ti < 0) {
-      c.types.push_back(GpuType{type, "", 0, 0, 0});
+      c.types.push_back(GpuType{type, "", 0, gpus, 0});
       c.groups.push_back(NodeGroup{type, gpus, 0, type + "-", {}, {}});
       first_of_type[type] = n.name;
       ti = static_cast<int>(c.types.size()) - 1;

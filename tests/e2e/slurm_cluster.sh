@@ -26,6 +26,7 @@ slurm_node_drain n4
 ctl -o json slurm-cluster >c.json || fail "slurm-cluster -o json"
 json_check "n4 drained, not offered" c.json \
   'd["data"]["node_groups"][0]["names"] == ["n1"] and "n4" not in d["metadata"]["usable_gpus"]'
+json_check "GPUs per type" c.json '[t["gpus"] for t in d["data"]["gpu_types"]] == [4, 2, 2]'
 # Another user's job (with a forged mark) holds 3 of n1's GPUs; sia's own marked job 1.
 other=$(sbatch --parsable --uid=nobody --chdir=/tmp -o /dev/null -w n1 --gres=gpu:a100:3 \
   --comment=sia:x:1 --wrap 'sleep 300') || fail "sbatch as nobody"
