@@ -38,6 +38,7 @@ ctl -o json slurm-cluster >c.json || fail "slurm-cluster -o json"
 json_check "n1: 4 - 3 of another user's = 1 usable" c.json \
   'd["metadata"]["usable_gpus"] == {"n1": 1, "n2": 2, "n3": 2}'
 # slurmctld stopped: one line, 69, nothing written.
+slurm_cancel_all
 kill "$(cat "$SLURM_BED/run/slurmctld.pid")"
 wait_for 60 "slurmctld stopped" sh -c '! scontrol ping 2>/dev/null | grep -q "is UP"'
 SIA_SLURM_CONF=$SLURM_CONF ctl slurm-cluster --write gone.toml 2>err.txt

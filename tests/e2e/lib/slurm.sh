@@ -131,9 +131,28 @@ EOF
     "State=UP OverSubscribe=NO" >>"$_swc_dir/slurm.conf"
 }
 
+# Backstop for jobs Slurm could not cancel (slurmctld gone): every slurmstepd started
+# with the bed's SLURM_CONF, and every process under it, gets SIGKILL.
+_slurm_kill_steps() {
+  _sks_steps=
+  for _sks_d in /proc/[0-9]*; do
+    [ "$(cat "$_sks_d/comm" 2>/dev/null)" = slurmstepd ] || continue
+    tr '\0' '\n' <"$_sks_d/environ" 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_BED/slurm.conf" &&
+      _sks_steps="$_sks_steps ${_sks_d#/proc/}"
+  done
+  [ -n "$_sks_steps" ] || return 0
+  # The steps and their descendants, parents first.
+  ps -eo pid=,ppid= | awk -v roots="$_sks_steps" '
+    BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) keep[r[i]] = 1 }
+    { parent[$1] = $2; pids[NR] = $1 }
+    END { do { more = 0; for (i in pids) { p = pids[i]
+            if (!(p in keep) && (parent[p] in keep)) { keep[p] = 1; more = 1 } } } while (more)
+          for (p in keep) print p }' | xargs -r kill -KILL 2>/dev/null
+}
+
 _slurm_pids=
-# Every job cancelled, then every daemon ended (SIGTERM, SIGKILL after 5 s), then the
-# directory removed.
+# Every job cancelled, then every daemon ended (SIGTERM, SIGKILL after 5 s), then what is
+# left of the jobs killed, then the directory removed.
 _slurm_teardown() {
   [ -n "${SLURM_BED:-}" ] || return 0
   _slurm_ping && slurm_cancel_all
@@ -147,6 +166,7 @@ _slurm_teardown() {
     kill -KILL "$_st_p" 2>/dev/null
     wait "$_st_p" 2>/dev/null
   done
+  _slurm_kill_steps
   rm -rf "$SLURM_BED"
 }
 
