@@ -13,7 +13,7 @@ job=$(sbatch --parsable -N2 -w n1,n2 --gres=gpu:1 -o "$tmp/job.out" \
   --wrap 'srun sh -c "echo \$SLURMD_NODENAME"; sleep 300') || fail "sbatch"
 slurm_wait_job "$job" RUNNING
 wait_for 60 "both nodes' tasks ran (job.out: $(cat "$tmp/job.out" 2>/dev/null))" \
-  sh -c "grep -qx n1 '$tmp/job.out' && grep -qx n2 '$tmp/job.out'"
+  sh -c "grep -qx n1 '$tmp/job.out' 2>/dev/null && grep -qx n2 '$tmp/job.out'"
 scontrol -d show job -o "$job" | grep -q "GRES=gpu:.*:1" || fail "no GPU per node: $(scontrol -d show job -o "$job")"
 scancel "$job"
 wait_for 60 "job $job gone" sh -c "[ -z \"\$(squeue -h -j $job -t R,CG -o %i 2>/dev/null)\" ]"
