@@ -22,10 +22,11 @@ sia_module(app_ctl
   app/sia-ctl/keygen_command.cpp
   app/sia-ctl/plot.cpp
   app/sia-ctl/plot_command.cpp
+  app/sia-ctl/slurm_cluster_command.cpp
 )
 target_link_libraries(sia_app_ctl
   PUBLIC sia_cli sia_policy sia_sim sia_ctl sia_serve
-  PRIVATE sia_core sia_os sia_model sia_place sia_exec sia_channel sia_plot)
+  PRIVATE sia_core sia_os sia_model sia_place sia_exec sia_channel sia_plot sia_slurm)
 
 sia_module(app_run
   app/sia-run/apply.cpp

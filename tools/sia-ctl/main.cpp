@@ -1,7 +1,8 @@
 // sia-ctl: the scheduler's control program. `simulate` runs the trace-driven simulator,
 // `plot` draws its results or the state directory's rounds; serve, round, submit, status,
 // history, cancel, hold,
-// release, requeue, nodes, explain, logs, config and fsck drive the controller
+// release, requeue, nodes, explain, logs, config and fsck drive the controller,
+// slurm-cluster reads the cluster from Slurm
 // (lib/app/sia-ctl/); keygen writes CURVE keys. Each is a row of kSubcommands
 // (common/subcommands.hpp), which drives the CLI11 subcommands, dispatch and usage error.
 #include "app/sia-ctl/commands.hpp"
@@ -34,6 +35,7 @@ struct Flags {
   std::string explain_job;
   sia::ctl::LogsRequest logs;
   bool repair = false;  // fsck
+  std::string write;    // slurm-cluster
 };
 
 void add_simulate_flags(CLI::App& s, Flags& f) {
@@ -221,6 +223,12 @@ void add_fsck_flags(CLI::App& cmd, Flags& f) {
                "Salvage every intact record; move damaged files aside as FILE.damaged-TIME");
 }
 
+void add_slurm_cluster_flags(CLI::App& cmd, Flags& f) {
+  cmd.add_option("--write", f.write,
+                 "Write the description to this file (atomically; nothing on an error) "
+                 "instead of stdout");
+}
+
 using sia::ctl::JobRequest;
 const sia::cli::Subcommand<Flags> kSubcommands[] = {
     {"simulate",
@@ -308,6 +316,15 @@ const sia::cli::Subcommand<Flags> kSubcommands[] = {
      "  sia-ctl --state-dir /var/lib/sia/ctl fsck\n"
      "  sia-ctl --state-dir /var/lib/sia/ctl fsck --repair -o json",
      add_fsck_flags, [](Flags& f) { return sia::ctl::run_fsck_command(f.ctl, f.repair); }},
+    {"slurm-cluster",
+     "Describe the cluster from Slurm ([slurm] settings): the partition's nodes that take "
+     "jobs, their GPU type (slurm.gres_types) and count, as cluster.toml (-o table) or a "
+     "Cluster document with the GPUs usable now (-o json).\n\n"
+     "Examples:\n"
+     "  sia-ctl slurm-cluster --write /etc/sia/cluster.toml\n"
+     "  SIA_SLURM_PARTITION=gpu sia-ctl slurm-cluster -o json",
+     add_slurm_cluster_flags,
+     [](Flags& f) { return sia::ctl::run_slurm_cluster_command(f.ctl, f.write); }},
     {"config", "Print the effective settings and where each came from", nullptr,
      [](Flags& f) { return sia::ctl::run_config_command(f.ctl); }},
     {"keygen",

@@ -12,6 +12,7 @@
 //   config   the effective settings and where each came from
 //   plot     the allocation timeline of the kept rounds, as HTML
 //   fsck     checks every file the controller reads at start; --repair salvages them
+//   slurm-cluster  the cluster description from Slurm ([slurm] settings)
 // Each returns the exit status or throws sia::Error; documents go to stdout.
 // Thread-safety: process-wide (stdout, children).
 #pragma once
@@ -55,6 +56,11 @@ int run_fsck_command(const CtlArgs& args, bool repair);
 // plot: the allocation timeline (GPUs per GPU type and per job) over the rounds the state
 // directory keeps, as an HTML page written to `out` ("" or "-": stdout) (plot_command.cpp).
 int run_plot_command(const CtlArgs& args, const std::string& out);
+
+// slurm-cluster: the cluster from Slurm as cluster.toml (table) or a Cluster document
+// (json), to stdout or atomically to `out`; 69 when slurmctld cannot be reached, 78 for a
+// node sia cannot describe (slurm_cluster_command.cpp).
+int run_slurm_cluster_command(const CtlArgs& args, const std::string& out);
 
 struct LogsRequest {
   std::string job;

@@ -1,0 +1,35 @@
+// What Slurm prints (lib/slurm): the input read as `scontrol -d -o show node` and as
+// `scontrol -d -o show job` output, then the cluster and the usable GPUs made of them
+// (a catalog of a100 and t4, l40s mapped to a100), as `sia-ctl slurm-cluster` does; the
+// input's first line also as a hostlist, a GRES list and sia's job mark.
+#include <nlohmann/json.hpp>
+
+#include "core/cluster.hpp"
+#include "fuzz_input.hpp"
+#include "slurm/job_mark.hpp"
+#include "slurm/slurm_cluster.hpp"
+
+using namespace sia;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(fuzz::text(data, size));
+  const std::string line = text.substr(0, text.find('\n'));
+  fuzz::run([&] { slurm::expand_hostlist(line); });
+  fuzz::run([&] { slurm::parse_gpu_gres(line, "fuzz"); });
+  fuzz::run([&] {
+    if (auto m = slurm::parse_mark_comment(line)) {
+      if (slurm::parse_mark_comment(slurm::mark_comment(*m)) != m) std::abort();
+    }
+  });
+  slurm::SlurmSettings settings;
+  settings.gres_types = {{"l40s", "a100"}};
+  std::vector<slurm::SlurmNode> nodes;
+  fuzz::run([&] {
+    nodes = slurm::parse_nodes(text);
+    cluster_to_json(slurm::cluster_from_slurm(nodes, settings, {"a100", "t4"}, "fuzz")).dump();
+  });
+  return fuzz::run([&] {
+    auto jobs = slurm::parse_jobs(text);
+    nlohmann::json(slurm::usable_gpus(nodes, jobs, settings, 0)).dump();
+  });
+}

@@ -1,0 +1,53 @@
+// The cluster as Slurm sees it, for sia: the nodes of the configured partition that take
+// jobs (not DOWN, DRAINED, NOT_RESPONDING...), each with one GPU type mapped by
+// [slurm] gres_types (or a catalog GPU type itself), as a Cluster (core/cluster.hpp); and,
+// each round, the GPUs per node sia may use: configured minus those in use by Slurm jobs
+// that are not sia's (job_mark.hpp: marked AND run as sia's user). Bad input is one
+// Error line: a GPU type neither mapped nor in the catalog, a node of several GPU types or
+// of untyped GPUs (78); slurmctld unreachable (69, from run_or_throw); a sia job naming
+// a node Slurm does not list (65).
+// Thread-safety: pure functions over their arguments (the runner's own promise aside).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "slurm/command_runner.hpp"
+#include "slurm/slurm_jobs.hpp"
+#include "slurm/slurm_nodes.hpp"
+#include "slurm/slurm_settings.hpp"
+
+namespace sia::slurm {
+
+constexpr double kQueryTimeout = 30;  // seconds for one scontrol query
+
+std::vector<SlurmNode> read_nodes(CommandRunner& runner);
+std::vector<SlurmJob> read_jobs(CommandRunner& runner);
+
+// The nodes sia may offer: usable, in the partition, with GPUs.
+std::vector<SlurmNode> offered_nodes(const std::vector<SlurmNode>& nodes,
+                                     const SlurmSettings& settings);
+
+// The node's catalog GPU type (Error(config) when its GPUs are untyped, of several types,
+// or of a type neither in settings.gres_types nor in `catalog_types`).
+std::string node_gpu_type(const SlurmNode& node, const SlurmSettings& settings,
+                          const std::set<std::string>& catalog_types);
+
+// A Cluster named `name` of the offered nodes (one node group per GPU type, names and
+// addresses as Slurm has them). Error(unavailable) when no node is offered.
+Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSettings& settings,
+                           const std::set<std::string>& catalog_types, const std::string& name);
+
+// Offered node -> GPUs sia may use on it now: its GPUs minus those in use, plus those held
+// by sia's own jobs (marked and run as `sia_uid`), never below 0 nor above its GPUs.
+std::map<std::string, long> usable_gpus(const std::vector<SlurmNode>& nodes,
+                                        const std::vector<SlurmJob>& jobs,
+                                        const SlurmSettings& settings, long sia_uid);
+
+// Is `job` one sia submitted (marked, and run as `sia_uid`)?
+bool is_sia_job(const SlurmJob& job, long sia_uid);
+
+}  // namespace sia::slurm

@@ -1,0 +1,105 @@
+#include "slurm/slurm_jobs.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/error.hpp"
+
+namespace sia::slurm {
+
+namespace {
+
+long parse_uid(const std::string& user) {
+  auto open = user.rfind('(');
+  if (open == std::string::npos || user.back() != ')') return -1;
+  long uid = -1;
+  const char* b = user.data() + open + 1;
+  const char* e = user.data() + user.size() - 1;
+  auto [p, ec] = std::from_chars(b, e, uid);
+  return ec == std::errc() && p == e ? uid : -1;
+}
+
+SlurmJob parse_job(std::string_view line, std::size_t line_no) {
+  Fields f = split_fields(line);
+  const std::string where = "slurm: scontrol show job: line " + std::to_string(line_no);
+  SlurmJob j;
+  j.id = f.get("JobId");
+  if (j.id.empty()) throw Error(ExitStatus::data, where + ": expected JobId=ID");
+  const std::string at = where + " (job " + j.id + ")";
+  j.name = f.get("JobName");
+  j.user_id = parse_uid(f.get("UserId"));
+  if (j.user_id < 0) throw Error(ExitStatus::data, at + ": UserId: expected NAME(UID)");
+  j.partition = f.get("Partition");
+  j.state = f.get("JobState");
+  j.comment = f.get("Comment");
+  if (j.comment == "(null)") j.comment.clear();
+  try {
+    j.nodes = expand_hostlist(f.get("NodeList"));
+  } catch (const Error& e) {
+    throw Error(ExitStatus::data, at + ": NodeList: " + e.what());
+  }
+  // The details: "Nodes=LIST CPU_IDs=... Mem=... GRES=gpu:...", one per group of nodes,
+  // before the free-text fields (Comment, Command, WorkDir...): none is read after
+  // Comment, and a node outside NodeList is skipped, so that no text a user chose adds
+  // GPUs to a node its job does not hold.
+  std::vector<std::string> detail_nodes;
+  for (const auto& [key, value] : f.items) {
+    if (key == "Comment") break;
+    if (key == "Nodes") {
+      try {
+        detail_nodes = expand_hostlist(value);
+      } catch (const Error& e) {
+        throw Error(ExitStatus::data, at + ": Nodes: " + e.what());
+      }
+    } else if (key == "GRES" && !detail_nodes.empty()) {
+      auto gpus = parse_gpu_gres(value, at + ": GRES");
+      for (const auto& n : detail_nodes) {
+        if (std::find(j.nodes.begin(), j.nodes.end(), n) == j.nodes.end()) continue;
+        auto& held = j.gpus_per_node[n];
+        held.insert(held.end(), gpus.begin(), gpus.end());
+      }
+      detail_nodes.clear();
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+bool SlurmJob::holds_nodes() const {
+  static const char* const kHolding[] = {"RUNNING",   "SUSPENDED", "COMPLETING", "CONFIGURING",
+                                         "STAGE_OUT", "SIGNALING", "RESIZING"};
+  return std::any_of(std::begin(kHolding), std::end(kHolding),
+                     [&](const char* s) { return state == s; });
+}
+
+long SlurmJob::gpus_on(const std::string& node) const {
+  auto it = gpus_per_node.find(node);
+  long n = 0;
+  if (it != gpus_per_node.end()) {
+    for (const auto& g : it->second) n += g.count;
+  }
+  return n;
+}
+
+std::vector<std::string> show_jobs_args() {
+  return {"-d", "-o", "show", "job"};
+}
+
+std::vector<SlurmJob> parse_jobs(std::string_view text) {
+  std::vector<SlurmJob> jobs;
+  std::size_t line_no = 0, start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    ++line_no;
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (line.substr(0, 3) == "No ") continue;  // "No jobs in the system"
+    jobs.push_back(parse_job(line, line_no));
+  }
+  return jobs;
+}
+
+}  // namespace sia::slurm

@@ -1,0 +1,35 @@
+// Slurm's jobs as `scontrol -d -o show job` prints them (one job a line): id, name, user,
+// partition, state, nodes, comment (where sia's mark is: job_mark.hpp) and the GPUs it
+// holds on each node (the "Nodes=... GRES=gpu:TYPE:N(IDX:...)" details). parse_jobs takes
+// any text: a malformed line is one Error(data) naming the line and the field.
+// Thread-safety: pure functions, plain values.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "slurm/slurm_fields.hpp"
+
+namespace sia::slurm {
+
+struct SlurmJob {
+  std::string id;
+  std::string name;
+  long user_id = -1;  // UserId=NAME(UID)
+  std::string partition;
+  std::string state;               // RUNNING, PENDING, COMPLETING, ...
+  std::vector<std::string> nodes;  // NodeList, expanded
+  std::string comment;
+  std::map<std::string, std::vector<GpuGres>> gpus_per_node;  // node -> its GPUs
+
+  // Holds its nodes' resources now (running, suspended, completing, configuring...).
+  bool holds_nodes() const;
+  long gpus_on(const std::string& node) const;
+};
+
+std::vector<std::string> show_jobs_args();
+std::vector<SlurmJob> parse_jobs(std::string_view text);
+
+}  // namespace sia::slurm
