@@ -118,7 +118,10 @@ host_lose() {
 
 host_reboot() {
   host_kill "$1"
+  ip -n "$_nb_sw" link del "$(_nb_port "$1")" 2>/dev/null  # the veth, both ends, now
   ip netns del "$(_nb_ns "$1")"
+  _nb_gone() { ! ip -n "$_nb_sw" link show "$(_nb_port "$1")" >/dev/null 2>&1; }
+  wait_for 30 "the old veth of $1 did not go" _nb_gone "$1"
   _nb_make_host "$1" || fail "cannot make host $1 again"
 }
 
