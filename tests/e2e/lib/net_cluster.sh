@@ -59,7 +59,7 @@ start_ctl() {  # start_ctl LOG
   started $!
   _nc_log=$tmp/$1
   _nc_serving() { grep -q "serving tcp://" "$_nc_log"; }
-  wait_for 30 "serve did not start: $(cat "$_nc_log")" _nc_serving
+  wait_for 30 "serve did not start: $(cat "$_nc_log" 2>/dev/null)" _nc_serving
 }
 
 start_agent() {  # start_agent NODE [ENDPOINT]
