@@ -51,6 +51,7 @@ on_fail() {
 logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
 . "$E2E_LIB/agent_keys.sh"
 . "$E2E_LIB/job_history.sh"
+. "$E2E_LIB/timeline.sh"
 
 cat >cluster.toml <<'TOML'
 name = "cpu-two"
@@ -74,18 +75,8 @@ allow = "keys/allow.toml"
 TOML
 agent_keys "$BIN" keys $NODES
 # Every worker through one wrapper: its start and end on one timeline (all nodes are this
-# machine). A stop signal is the worker's to handle; the wrapper waits to log the end.
-cat >wrap.sh <<EOF
-#!/bin/sh
-trap : TERM INT
-echo "start \$SIA_JOB \$SIA_ROUND \$RANK \$(date +%s.%N)" >>"$tmp/events.log"
-"\$@"
-st=\$?
-echo "end \$SIA_JOB \$SIA_ROUND \$RANK \$(date +%s.%N) \$st" >>"$tmp/events.log"
-exit \$st
-EOF
-chmod +x wrap.sh
-: >events.log
+# machine).
+timeline_wrapper "$tmp/wrap.sh" "$tmp/events.log"
 job() {
   cat >"$1.toml" <<TOML
 name = "$1"
@@ -206,35 +197,12 @@ done
 json_eval status.json '" ".join("%s %d" % (s, n) for s, n in sorted(__import__("collections").Counter(j["state"] for j in d["data"]["jobs"]).items()))'
 
 # The workers' timeline: per job, rounds never overlap; each started round ended.
-awk '
-  $1 == "start" { k = $2 " " $3; if (!(k in s) || $5 < s[k]) s[k] = $5; job[k] = $2; rnd[k] = $3; n[k]++ }
-  $1 == "end"   { k = $2 " " $3; if ($5 > e[k]) e[k] = $5; m[k]++; if ($6 == 0 && $4 == 0) done[$2]++
-                  if ($6 == 0 && $4 == 0 && (!($2 in fin) || $5 < fin[$2])) fin[$2] = $5 }
-  END {
-    bad = 0
-    for (k in s) {
-      if (m[k] < n[k]) { print "round " rnd[k] " of " job[k] ": " n[k] " rank(s) started, " m[k] + 0 " ended"; bad = 1 }
-      for (k2 in s) {
-        if (k2 == k || job[k2] != job[k] || rnd[k2] + 0 <= rnd[k] + 0) continue
-        if (s[k2] < e[k]) { printf "%s: round %s started at %.3f before round %s ended at %.3f\n", job[k], rnd[k2], s[k2], rnd[k], e[k]; bad = 1 }
-        if (job[k] in fin && s[k2] > fin[job[k]]) { print job[k] ": round " rnd[k2] " started after the job finished"; bad = 1 }
-      }
-    }
-    for (j in done) if (done[j] > 1) { print j ": finished " done[j] " times"; bad = 1 }
-    exit bad
-  }' events.log >overlap.out || fail "the workers' timeline: $(cat overlap.out)"
-gens=$(awk '$1 == "start" && $4 == 0' events.log | wc -l)
+timeline_check events.log
 fenced=$(grep -l "is stale and leaves the checkpoints alone" nodes/*/jobs/*/logs/rank-*.log 2>/dev/null | wc -l)
-echo "timeline: $gens worker starts, no overlap; $fenced stale checkpoint writes refused"
+echo "$fenced stale checkpoint writes refused"
 
 # Step limits: never past STEPS; a finished job reached it exactly.
-for j in $(cat acked.txt); do
-  max=$(max_step nodes/*/jobs/"$j"/reports.jsonl)
-  [ -z "$max" ] || [ "$max" -le "$STEPS" ] || fail "job $j trained to step $max, past $STEPS"
-  if json_has status.json "has(d['data']['jobs'], name='$j', state='finished')"; then
-    [ "$max" = "$STEPS" ] || fail "finished job $j reached step $max, not $STEPS"
-  fi
-done
+steps_check status.json "$STEPS" 'nodes/*/jobs/%s/reports.jsonl' $(cat acked.txt)
 ended=$(cat ctl-*.log | sed -n 's/.* \([0-9]*\) ended,.*/\1/p' | awk '{s += $1} END {print s + 0}')
 [ "$ended" -le "$n_jobs" ] || fail "the controllers ended $ended jobs, for $n_jobs submitted"
 echo "ok: seed $SEED, $(($(date +%s) - start)) s"

@@ -1,0 +1,108 @@
+# Sourced by the e2e scripts of several hosts with network faults, after lib/harness.sh
+# (not a test itself). Builds on lib/netns.sh: host "ctl" runs `sia-ctl serve` (state
+# directory on its local disk, tcp on its own address with CURVE keys), hosts t4-0, t4-1,
+# t4-2 (two t4 GPUs each, their addresses in the cluster file) run `sia-run agent`, the
+# checkpoint root on the shared file system. Every job's workers go through the timeline
+# wrapper (lib/timeline.sh).
+#   net_cluster FENCE_AFTER      the bed, keys, cluster and configuration; serve started
+#   start_agent NODE [ENDPOINT]  the agent of NODE (default: straight to the controller)
+#   ctl ARGS...                  sia-ctl as the controller's admin, on the controller host
+#   net_job NAME STEPS [MIN_GPUS] a job file NAME.toml (the reference worker on the CPU)
+#   net_settle SECONDS STEPS     waits until every job of acked.txt ended, then runs every
+#                                check (timeline, STEPS, status against what ran)
+# Not thread-safe: one script, one shell.
+. "$E2E_LIB/netns.sh"
+. "$E2E_LIB/agent_keys.sh"
+. "$E2E_LIB/job_history.sh"
+. "$E2E_LIB/timeline.sh"
+export SIA_RENDEZVOUS_TIMEOUT=60
+NET_NODES="t4-0 t4-1 t4-2"
+CTL_PORT=7000
+
+ctl() { host_exec ctl "$BIN/sia-ctl" --config "$tmp/host/client.toml" "$@"; }
+
+net_cluster() {
+  netns_bed ctl $NET_NODES
+  EP=tcp://$(netns_addr ctl):$CTL_PORT
+  cat >cluster.toml <<TOML
+name = "net-three"
+[[node_groups]]
+gpu_type = "t4"
+gpus_per_node = 2
+count = 3
+addresses = ["$(netns_addr t4-0)", "$(netns_addr t4-1)", "$(netns_addr t4-2)"]
+TOML
+  agent_keys "$BIN" keys $NET_NODES
+  L=$tmp/hosts/ctl/local
+  cat >"$L/config.toml" <<TOML
+[controller]
+state_dir = "$tmp/host/state"
+cluster = "$tmp/cluster.toml"
+bind = "$EP"
+round = 2
+retention = 500
+time_limit = 1
+heartbeat_interval = 0.5
+heartbeat_liveness = 8
+fence_after = $1
+allow = "$tmp/keys/allow.toml"
+TOML
+  { cat "$L/config.toml"; printf '[client]\nconnect = "%s"\n' "$EP"; } >"$L/client.toml"
+  NET_FENCE=$1
+  timeline_wrapper "$tmp/wrap.sh" "$tmp/events.log"
+  start_ctl ctl-0.log
+  for n in $NET_NODES; do cp "$L/state/keys/server.pub" "$tmp/hosts/$n/local/server.pub"; done
+}
+
+start_ctl() {  # start_ctl LOG
+  host_exec ctl "$BIN/sia-ctl" --config "$tmp/host/config.toml" serve >"$tmp/$1" 2>&1 &
+  started $!
+  _nc_log=$tmp/$1
+  _nc_serving() { grep -q "serving tcp://" "$_nc_log"; }
+  wait_for 30 "serve did not start: $(cat "$_nc_log" 2>/dev/null)" _nc_serving
+}
+
+start_agent() {  # start_agent NODE [ENDPOINT]
+  host_exec "$1" "$BIN/sia-run" --state-dir "$tmp/host/node" agent --connect "${2:-$EP}" \
+    --node "$1" --server-key "$tmp/host/server.pub" --secret-key "$tmp/keys/$1.key" \
+    --cluster "$tmp/cluster.toml" --heartbeat-interval 0.5 --heartbeat-liveness 8 \
+    --fence-after "$NET_FENCE" --grace 10 --ckpt-root "$tmp/shared/ckpt" \
+    --report-interval 0.3 >>"$tmp/agent-$1.log" 2>&1 &
+  started $!
+}
+connected() { cat "$tmp"/ctl-*.log | grep -q "$1 connected\|$1 reconnected"; }
+
+net_job() {  # net_job NAME STEPS [MIN_GPUS]
+  cat >"$1.toml" <<TOML
+name = "$1"
+model = "cifar10"
+max_gpus = ${3:-2}
+min_gpus = ${3:-1}
+command = ["$tmp/wrap.sh", "$BIN/sia-worker", "--device", "cpu", "--steps", "$2", "--checkpoint-steps", "200"]
+TOML
+  ctl submit "$tmp/$1.toml" >out 2>&1 || { cat out; fail "submit $1"; }
+  echo "$1" >>acked.txt
+}
+
+net_settle() {  # net_settle SECONDS STEPS
+  _ns_acked=$(wc -l <acked.txt)
+  _ns_list=$(awk '{printf "%s\"%s\"", (NR > 1 ? "," : ""), $1}' acked.txt)
+  _ns_ended() {
+    ctl -o json status 2>/dev/null | json_has - "all(has(d['data']['jobs'], name=j, state=s) or
+      has(d['data']['jobs'], name=j, state='failed') or has(d['data']['jobs'], name=j,
+      state='cancelled') for j in [$_ns_list] for s in ['finished'])" 2>/dev/null
+  }
+  wait_for "$1" "not all $_ns_acked acknowledged jobs ended" _ns_ended
+  ctl -o json status >status.json || fail "status"
+  timeline_check events.log
+  steps_check status.json "$2" "$tmp/hosts/*/local/node/jobs/%s/reports.jsonl" $(cat acked.txt)
+  # Status agrees with what ran: a job is finished there when its rank 0 exited 0.
+  for j in $(cat acked.txt); do
+    ran=$(awk -v j="$j" '$1 == "end" && $2 == j && $4 == 0 && $6 == 0' events.log | wc -l)
+    if json_has status.json "has(d['data']['jobs'], name='$j', state='finished')"; then
+      [ "$ran" -eq 1 ] || fail "$j is finished in status but its rank 0 ended well $ran times"
+    else
+      [ "$ran" -eq 0 ] || fail "$j finished on its node but status says otherwise"
+    fi
+  done
+}

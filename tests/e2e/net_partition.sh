@@ -1,0 +1,51 @@
+#!/bin/sh
+# Several hosts (lib/netns.sh): a node host that runs a job is cut from the network (its
+# veth taken off the bridge: a black hole) for longer than the fencing time, then healed.
+# The semantics (sia-ctl(1), FAILURE MODEL): the agent, having heard nothing for its
+# --fence-after, checkpoint-stops its jobs; the controller counts them stopped only after
+# heartbeat_interval x (heartbeat_liveness + 1) + fence_after of silence, and places them
+# elsewhere; the healed agent says READY and its next ASSIGN leaves it what it holds now.
+# Checks, from the workers' timelines: two generations of a job never ran at once, no step
+# trained past the limit, every job ended once, status agrees with what ran.
+# Root only (skips with 77 otherwise). SIA_NETFAULT_SECONDS lengthens the partition.
+#   net_partition.sh BIN_DIR SOURCE_DIR
+. "$(dirname "$0")/lib/harness.sh"
+. "$E2E_LIB/net_cluster.sh"
+STEPS=8000
+CUT=$((16 + ${SIA_NETFAULT_SECONDS:-0}))
+logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
+on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; }
+net_cluster 5
+for n in $NET_NODES; do start_agent "$n"; done
+for n in $NET_NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
+start=$(date +%s)
+net_job a "$STEPS"
+net_job b "$STEPS"
+net_job c "$STEPS"
+running() { [ "$(job_state "$1")" = running ]; }
+for j in a b c; do wait_for 60 "$j did not start" running "$j"; done
+trained() { [ -n "$(max_step "$tmp"/hosts/*/local/node/jobs/*/reports.jsonl)" ]; }
+wait_for 60 "no job trained" trained
+victim=
+for n in $NET_NODES; do
+  host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
+    json_has - 'has(d, state="running")' && { victim=$n; break; }
+done
+[ -n "$victim" ] || fail "no host runs a job"
+host_cut "$victim"
+echo "cut $victim at $(($(date +%s) - start)) s"
+fenced() { grep -q "$victim is fenced" ctl-0.log; }
+wait_for 60 "$victim was not fenced" fenced
+self_fenced() { grep -q "checkpoint-stopping this node's jobs (fencing)" "agent-$victim.log"; }
+wait_for 30 "the agent of $victim did not fence itself" self_fenced
+echo "$victim fenced at $(($(date +%s) - start)) s"
+# The partition lasts CUT seconds in all (a fault's length in time, not a wait for an event).
+left=$((CUT - ($(date +%s) - start)))
+[ "$left" -gt 0 ] && sleep "$left"
+host_heal "$victim"
+echo "healed $victim at $(($(date +%s) - start)) s"
+back() { grep -q "$victim reconnected\|$victim connected" ctl-0.log &&
+  [ "$(grep -c "$victim connected\|$victim reconnected" ctl-0.log)" -ge 2 ]; }
+wait_for 90 "$victim did not come back" back
+net_settle 300 "$STEPS"
+echo "ok ($(($(date +%s) - start)) s)"
