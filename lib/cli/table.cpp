@@ -1,5 +1,7 @@
 #include "cli/table.hpp"
 
+#include "core/time_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -92,14 +94,7 @@ std::string duration(double seconds) {
 }
 
 std::string utc_time(double seconds) {
-  char buf[32] = "-";
-  if (!(std::fabs(seconds) <= kMaxSeconds)) return buf;  // NaN too
-  const auto t = static_cast<std::time_t>(std::floor(seconds));
-  std::tm tm{};
-  if (::gmtime_r(&t, &tm)) {
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  }
-  return buf;
+  return utc_text(seconds);
 }
 
 }  // namespace sia::cli

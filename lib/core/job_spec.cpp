@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/error_list.hpp"
+#include "core/time_text.hpp"
 
 namespace sia {
 
@@ -23,6 +24,64 @@ const char* to_string(Adaptivity a) {
 
 const char* to_string(JobClass c) {
   return c == JobClass::guaranteed ? "guaranteed" : "best_effort";
+}
+
+namespace {
+
+// The latest deadline a spec may carry: 9999-12-31T23:59:59Z as Unix seconds.
+constexpr double kMaxDeadline = 253402300799;
+
+const char* const kDeadlineForms =
+    "a UTC time (2026-12-05T18:00:00Z), a duration from submission (90m, 36h, 2d) or seconds "
+    "on the clock of submit_time";
+
+// A deadline's text into `spec`; false when it is neither a UTC time nor a duration.
+bool read_deadline_text(JobSpec& spec, const std::string& text) {
+  if (auto after = duration_seconds(text); after && *after > 0 && *after <= kMaxSeconds) {
+    spec.deadline_after = after;
+    spec.deadline.reset();
+    return true;
+  }
+  if (auto at = utc_seconds(text)) {
+    spec.deadline = at;
+    spec.deadline_after.reset();
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void set_deadline_text(JobSpec& spec, const std::string& text, const std::string& what) {
+  if (!read_deadline_text(spec, text)) {
+    throw Error(ExitStatus::data, what + ": expected " + kDeadlineForms + ", got \"" + text + "\"");
+  }
+}
+
+JobClass parse_job_class(const std::string& text, const std::string& what) {
+  if (text == "guaranteed") return JobClass::guaranteed;
+  if (text == "best_effort") return JobClass::best_effort;
+  throw Error(ExitStatus::data,
+              what + ": expected \"guaranteed\" or \"best_effort\", got \"" + text + "\"");
+}
+
+void fix_deadline(JobSpec& spec, double submitted) {
+  if (spec.deadline_after) {
+    spec.deadline = submitted + *spec.deadline_after;
+    spec.deadline_after.reset();
+  }
+}
+
+void resolve_deadline(JobSpec& spec, double submitted, const std::string& where) {
+  const std::string at = where.empty() ? "" : where + ": ";
+  fix_deadline(spec, submitted);
+  if (spec.deadline && !(*spec.deadline > submitted)) {
+    throw Error(ExitStatus::data, at + "deadline: " + utc_text(*spec.deadline) +
+                                      " is not after submission (" + utc_text(submitted) + ")");
+  }
+  if (spec.job_class == JobClass::guaranteed && !spec.deadline) {
+    throw Error(ExitStatus::data, at + "class: a guaranteed job needs a deadline");
+  }
 }
 
 bool JobSpec::allows_type(const std::string& type) const {
@@ -59,7 +118,9 @@ JobSpec parse_job_spec(const Node& data) {
                     "state",
                     "app",
                     "hparams",
-                    "quality"});
+                    "quality",
+                    "deadline",
+                    "class"});
   });
   check([&] {
     Node name = data.at("name");
@@ -116,6 +177,17 @@ JobSpec parse_job_spec(const Node& data) {
     for (const auto& k : h.keys()) check([&] { s.hparams[k] = h.at(k).as_number(); });
   });
   field("quality", [&](const Node& n) { s.quality = n.non_negative_number(); });
+  field("deadline", [&](const Node& n) {
+    if (n.is_number()) {
+      s.deadline = n.number_in(0, kMaxDeadline);
+    } else if (!n.is_string() || !read_deadline_text(s, n.as_string())) {
+      n.expected(kDeadlineForms);
+    }
+  });
+  field("class", [&](const Node& n) {
+    s.job_class = n.one_of({"guaranteed", "best_effort"}) == "guaranteed" ? JobClass::guaranteed
+                                                                          : JobClass::best_effort;
+  });
 
   check([&] {
     if (s.model.empty() && !s.profile && !data.has("profile") && !data.has("model")) {
@@ -151,6 +223,12 @@ JobSpec parse_job_spec(const Node& data) {
       data.at("init_batch_size").fail("init_batch_size exceeds max_batch_size");
     }
   });
+  check([&] {
+    if (s.job_class == JobClass::guaranteed && !s.deadline && !s.deadline_after &&
+        !data.has("deadline")) {
+      data.at("class").fail("a guaranteed job needs a deadline");
+    }
+  });
   errors.throw_if_any();
   return s;
 }
@@ -178,6 +256,11 @@ nlohmann::json job_spec_to_json(const JobSpec& s) {
   if (!s.app.empty()) j["app"] = s.app;
   if (!s.hparams.empty()) j["hparams"] = s.hparams;
   if (s.quality) j["quality"] = *s.quality;
+  if (s.deadline) j["deadline"] = *s.deadline;
+  if (s.deadline_after) {
+    j["deadline"] = std::to_string(static_cast<long long>(*s.deadline_after)) + "s";
+  }
+  if (s.job_class != JobClass::best_effort) j["class"] = to_string(s.job_class);
   return j;
 }
 

@@ -68,15 +68,34 @@ struct JobSpec {
   std::optional<double> quality;
   // Deadlines: the class, and when the job should have finished, on the clock of
   // submit_time (simulation: seconds from the workload's start; the controller: Unix
-  // seconds). Unset: no deadline (a guaranteed job must have one).
+  // seconds). Unset: no deadline (a guaranteed job must have one). A deadline written as
+  // a duration from submission ("36h") is held in deadline_after until resolve_deadline()
+  // knows when the job was submitted.
   JobClass job_class = JobClass::best_effort;
   std::optional<double> deadline;
+  std::optional<double> deadline_after;
 
   bool allows_type(const std::string& type) const;
 };
 
 // Validates a JobSpec (the data part of a JobSpec document, or a job.toml).
+// `deadline`: a number (seconds on the clock of submit_time), a UTC time
+// ("2026-12-05T18:00:00Z", see core/time_text.hpp) or a duration from submission ("36h");
+// `class`: "guaranteed" or "best_effort" (the default); a guaranteed job needs a deadline.
 JobSpec parse_job_spec(const Node& data);
+
+// Reads a `deadline` as the field or flag `what` carries it, into spec.deadline (a time)
+// or spec.deadline_after (a duration); Error(65) "what: expected ..." otherwise.
+void set_deadline_text(JobSpec& spec, const std::string& text, const std::string& what);
+// Reads a `class` ("guaranteed", "best_effort"); Error(65) naming `what` otherwise.
+JobClass parse_job_class(const std::string& text, const std::string& what);
+
+// Fixes the deadline of a job submitted at `submitted` (same clock): a duration becomes a
+// time (fix_deadline: only that, for a submission already accepted). resolve_deadline:
+// also Error(65) "where: deadline: ... is before submission ..." for a deadline at or
+// before `submitted`; "where: class: a guaranteed job needs a deadline" without one.
+void fix_deadline(JobSpec& spec, double submitted);
+void resolve_deadline(JobSpec& spec, double submitted, const std::string& where);
 nlohmann::json job_spec_to_json(const JobSpec& spec);
 
 }  // namespace sia

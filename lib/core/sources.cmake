@@ -14,6 +14,7 @@ sia_module(core
   core/cluster.cpp
   core/configuration.cpp
   core/profile.cpp
+  core/time_text.cpp
   core/job_spec.cpp
   core/app_spec.cpp
   core/run_as.cpp

@@ -9,6 +9,7 @@
 #include "core/cluster.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/time_text.hpp"
 #include "ctl/app_explanation.hpp"
 #include "exec/job_launch.hpp"
 
@@ -393,49 +394,19 @@ std::vector<std::string> parse_state_filter(const std::vector<std::string>& valu
 }
 
 double parse_since(const std::string& text, double now, const std::string& flag) {
-  auto bad = [&]() -> double {
-    throw Error(ExitStatus::usage,
-                flag +
-                    ": expected seconds since the epoch, a UTC date or time "
-                    "(2026-12-01, 2026-12-01T08:00[:00][Z]) or a time ago (90m, 12h, 7d), "
-                    "got \"" +
-                    text + "\"");
-  };
-  if (text.empty()) return bad();
-  // A time ago: digits and one unit.
-  const char unit = text.back();
-  if (std::string("smhd").find(unit) != std::string::npos && text.size() > 1 &&
-      std::all_of(text.begin(), text.end() - 1, [](char c) { return c >= '0' && c <= '9'; })) {
-    if (text.size() > 10) return bad();
-    const double n = std::stod(text.substr(0, text.size() - 1));
-    const double scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 86400;
-    return now - n * scale;
-  }
-  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    if (text.size() > 12) return bad();
+  if (auto ago = duration_seconds(text)) return now - *ago;
+  if (text.size() <= 12 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+      !text.empty()) {
     return std::stod(text);
   }
-  std::tm tm{};
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-  char tail[4] = {0};
-  const int n =
-      std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%3s", &y, &mo, &d, &h, &mi, &sec, tail);
-  const bool date_only = n == 3 && text.size() == 10;
-  const bool minutes = n == 5 && (text.size() == 16 || (text.size() == 17 && text.back() == 'Z'));
-  const bool seconds =
-      (n == 6 && text.size() == 19) || (n == 7 && std::string(tail) == "Z" && text.size() == 20);
-  if (!date_only && !minutes && !seconds) return bad();
-  if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-      sec > 60 || h < 0 || mi < 0 || sec < 0) {
-    return bad();
-  }
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = date_only ? 0 : h;
-  tm.tm_min = date_only ? 0 : mi;
-  tm.tm_sec = seconds ? sec : 0;
-  return static_cast<double>(::timegm(&tm));
+  if (auto t = utc_seconds(text)) return *t;
+  throw Error(ExitStatus::usage,
+              flag +
+                  ": expected seconds since the epoch, a UTC date or time "
+                  "(2026-12-01, 2026-12-01T08:00[:00][Z]) or a time ago (90m, 12h, 7d), "
+                  "got \"" +
+                  text + "\"");
 }
 
 namespace {

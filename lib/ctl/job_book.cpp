@@ -319,6 +319,7 @@ bool JobBook::apply_submit(const json& r) {
     b.identity = str_of(r, "identity");
     b.run_as = run_as;
     b.submit_time = num_of(r, "time");
+    fix_deadline(b.spec, b.submit_time);  // a duration ("36h") counts from the request
     b.order = next_order_++;
     std::string name = b.spec.name;
     jobs_.emplace(name, std::move(b));

@@ -290,6 +290,15 @@ void record_workdir(Submission& s, const std::string& cwd) {
   }
 }
 
+void stamp_deadlines(Submission& s, double now, const std::string& deadline,
+                     const std::string& job_class) {
+  for (auto& j : s.jobs) {
+    if (!deadline.empty()) set_deadline_text(j, deadline, "--deadline");
+    if (!job_class.empty()) j.job_class = parse_job_class(job_class, "--class");
+    resolve_deadline(j, now, j.name);
+  }
+}
+
 std::string local_identity() {
   if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name && *pw->pw_name) {
     return std::string("local:") + pw->pw_name;

@@ -79,6 +79,13 @@ Submission read_submissions(const std::vector<std::string>& files, const Catalog
 // that a relative command -- ["python3", "train.py"] -- runs where it was submitted from).
 void record_workdir(Submission& s, const std::string& cwd);
 
+// Fixes every job's deadline as submitted `now` (a duration becomes a time); Error(65)
+// naming the job for a deadline at or before `now`, or a guaranteed job without one.
+// `deadline` and `job_class` (sia-ctl submit --deadline, --class), when given, replace
+// every job's own first.
+void stamp_deadlines(Submission& s, double now, const std::string& deadline = "",
+                     const std::string& job_class = "");
+
 // "local:NAME" for the user running the program.
 std::string local_identity();
 

@@ -145,6 +145,7 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
       const std::string where = "SUBMIT: jobs[" + std::to_string(i) + "]";
       JobSpec s =
           parse_job_spec(Node(doc ? j["data"] : j, "SUBMIT", "jobs[" + std::to_string(i) + "]"));
+      resolve_deadline(s, now_(), where);
       ctl::validate_submission(s, *catalog_, where, ctl::job_limits(config_.controller));
       if (cluster) ctl::check_admissible(s, *catalog_, *cluster, where);
       list.push_back(s.name);

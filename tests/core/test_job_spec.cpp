@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include "core/error_list.hpp"
 #include "core/job_spec.hpp"
+#include "core/time_text.hpp"
 
 #include "test_util.hpp"
 
@@ -200,4 +201,66 @@ TEST_CASE("ErrorList keeps every line once and the first status", "[job_spec]") 
   const auto e = error_of([&] { errors.throw_if_any(); });
   CHECK(e.first == 78);
   CHECK(e.second == "f: a: bad\nf: b: bad\nf: c: bad");
+}
+
+TEST_CASE("a deadline is a UTC time or a duration from submission", "[job_spec][deadline]") {
+  CHECK(duration_seconds("90m") == 5400);
+  CHECK(duration_seconds("36h") == 36 * 3600);
+  CHECK(duration_seconds("2d") == 2 * 86400);
+  CHECK(duration_seconds("30s") == 30);
+  for (const char* bad : {"", "h", "1.5h", "-3h", "3w", "nan", "3 h"}) {
+    CHECK_FALSE(duration_seconds(bad));
+  }
+  CHECK(utc_seconds("2026-12-05T18:00:00Z") == 1796083200 + 4 * 86400 + 18 * 3600);
+  CHECK(utc_text(1796083200) == "2026-12-01T00:00:00Z");
+  CHECK_FALSE(utc_seconds("2026-12-05 18:00"));
+
+  JobSpec a = spec_from_toml(
+      "name=\"a\"\nmodel=\"x\"\nclass=\"guaranteed\"\ndeadline=\"2026-12-05T18:00:00Z\"\n");
+  CHECK(a.job_class == JobClass::guaranteed);
+  CHECK(a.deadline == 1796083200 + 4 * 86400 + 18 * 3600);
+  JobSpec b = spec_from_toml("name=\"b\"\nmodel=\"x\"\ndeadline=\"36h\"\n");
+  CHECK(b.job_class == JobClass::best_effort);
+  CHECK_FALSE(b.deadline);
+  CHECK(b.deadline_after == 36 * 3600);
+  // The duration survives the request (JSON) and becomes a time at submission.
+  JobSpec c = parse_job_spec(Node(job_spec_to_json(b), "x", ""));
+  CHECK(c.deadline_after == 36 * 3600);
+  resolve_deadline(c, 1000, "b");
+  CHECK(c.deadline == 1000 + 36 * 3600);
+  CHECK_FALSE(c.deadline_after);
+  JobSpec d = parse_job_spec(Node(job_spec_to_json(a), "x", ""));
+  CHECK(d.deadline == a.deadline);
+  CHECK(d.job_class == JobClass::guaranteed);
+}
+
+TEST_CASE("a bad deadline or class is one line naming the field", "[job_spec][deadline]") {
+  CHECK(error_of([] {
+          spec_from_toml("name=\"a\"\nmodel=\"x\"\nclass=\"gold\"\ndeadline=\"3h\"\n");
+        }).second ==
+        "job.toml: class: expected one of \"guaranteed\", \"best_effort\", got "
+        "the string \"gold\"");
+  CHECK(error_of([] {
+          spec_from_toml("name=\"a\"\nmodel=\"x\"\nclass=\"guaranteed\"\n");
+        }).second == "job.toml: class: a guaranteed job needs a deadline");
+  auto deadline_error = [](const std::string& v) {
+    return error_of([&] { spec_from_toml("name=\"a\"\nmodel=\"x\"\ndeadline=" + v + "\n"); });
+  };
+  for (const char* v : {"nan", "inf", "-5", "\"tomorrow\"", "\"2026-13-01\"", "\"0h\""}) {
+    auto [status, line] = deadline_error(v);
+    CHECK(status == 65);
+    CHECK(line.rfind("job.toml: deadline: expected ", 0) == 0);  // NaN, inf: a number in range
+    CHECK(line.find('\n') == std::string::npos);
+  }
+  JobSpec past = spec_from_toml("name=\"a\"\nmodel=\"x\"\ndeadline=\"2020-01-01T00:00:00Z\"\n");
+  CHECK(error_of([&] { resolve_deadline(past, 1796083200, "job.toml: a"); }).second ==
+        "job.toml: a: deadline: 2020-01-01T00:00:00Z is not after submission "
+        "(2026-12-01T00:00:00Z)");
+  CHECK(error_of([] { parse_job_class("gold", "--class"); }).first == 65);
+  JobSpec e = spec_from_toml("name=\"e\"\nmodel=\"x\"\n");
+  CHECK(error_of([&] {
+          set_deadline_text(e, "soon", "--deadline");
+        }).second.rfind("--deadline: expected a UTC time", 0) == 0);
+  set_deadline_text(e, "2d", "--deadline");
+  CHECK(e.deadline_after == 2 * 86400);
 }

@@ -28,7 +28,7 @@ struct Flags {
   sia::channel::KeygenArgs keygen;
   std::vector<std::string> stages;  // round, serve
   bool dry_run = false;
-  std::vector<std::string> submit_files;
+  sia::ctl::SubmitFlags submit;
   std::vector<std::string> jobs;                         // status, cancel, hold, ...
   std::vector<std::string> filter_states, filter_users;  // status, history
   std::string since;                                     // history
@@ -158,7 +158,13 @@ void add_serve_flags(CLI::App& cmd, Flags& f) {
 }
 
 void add_submit_flags(CLI::App& cmd, Flags& f) {
-  cmd.add_option("file", f.submit_files, "Job files, or - for stdin")->required();
+  cmd.add_option("file", f.submit.files, "Job files, or - for stdin")->required();
+  cmd.add_option("--deadline", f.submit.deadline,
+                 "Every job's deadline: a UTC time (2026-12-05T18:00:00Z) or a duration from "
+                 "now (90m, 36h, 2d)");
+  cmd.add_option("--class", f.submit.job_class,
+                 "Every job's class: guaranteed (admitted only if it can meet its deadline) "
+                 "or best_effort");
   cmd.add_flag("--dry-run", f.dry_run, "Validate and print the jobs; submit nothing");
 }
 
@@ -267,8 +273,7 @@ const sia::cli::Subcommand<Flags> kSubcommands[] = {
      "Examples:\n"
      "  sia-ctl submit job.toml\n"
      "  sia-ctl submit -o json a.toml b.toml",
-     add_submit_flags,
-     [](Flags& f) { return sia::ctl::run_submit_command(f.ctl, f.submit_files); }},
+     add_submit_flags, [](Flags& f) { return sia::ctl::run_submit_command(f.ctl, f.submit); }},
     {"status",
      "Show jobs: state, placement, progress, and why each waiting job waits\n\n"
      "Examples:\n"

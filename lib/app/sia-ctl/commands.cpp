@@ -102,14 +102,14 @@ int run_round_command(const CtlArgs& args) {
   return 0;
 }
 
-int run_submit_command(const CtlArgs& args, const std::vector<std::string>& files) {
+int run_submit_command(const CtlArgs& args, const SubmitFlags& flags) {
   Settings config = config_of(args);
   Catalog catalog(config.controller.catalog.empty() ? default_catalog_dir()
                                                     : config.controller.catalog);
   // With a cluster configured, a job it can never hold is refused here, before the inbox.
   std::optional<Cluster> cluster;
   if (!config.controller.cluster.empty()) cluster = read_cluster(config.controller.cluster);
-  Submission submission = read_submissions(files, catalog, cluster ? &*cluster : nullptr,
+  Submission submission = read_submissions(flags.files, catalog, cluster ? &*cluster : nullptr,
                                            job_limits(config.controller));
   std::error_code ec;
   const auto cwd = std::filesystem::current_path(ec);
@@ -118,6 +118,7 @@ int run_submit_command(const CtlArgs& args, const std::vector<std::string>& file
                 "cannot read the working directory (the jobs' workdir): " + ec.message());
   }
   record_workdir(submission, cwd.string());
+  stamp_deadlines(submission, wall_clock(), flags.deadline, flags.job_class);
   const std::vector<JobSpec>& specs = submission.jobs;
   if (args.dry_run) {
     // What the controller would refuse (a name used before, or waiting), nothing written.

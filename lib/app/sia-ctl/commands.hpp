@@ -38,7 +38,14 @@ struct CtlArgs {
 Settings config_of(const CtlArgs& args);
 
 int run_round_command(const CtlArgs& args);
-int run_submit_command(const CtlArgs& args, const std::vector<std::string>& files);
+// submit's flags for every job: --deadline (a UTC time or a duration from now) and
+// --class (guaranteed, best_effort); empty: each job's own.
+struct SubmitFlags {
+  std::vector<std::string> files;
+  std::string deadline;
+  std::string job_class;
+};
+int run_submit_command(const CtlArgs& args, const SubmitFlags& flags);
 int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs,
                        const JobFilter& filter);
 // history: accounting of the jobs the book holds (history.hpp), filtered; `since` as
