@@ -15,6 +15,7 @@
 #include "round/app_phase.hpp"
 #include "round/previous.hpp"
 #include "round/schedule_pass.hpp"
+#include "sim/deadlines.hpp"
 #include "sim/fairness.hpp"
 #include "sim/ground_truth.hpp"
 #include "sim/round_files.hpp"
@@ -118,6 +119,7 @@ class Simulation {
   std::unique_ptr<RoundFiles> files_;
   SimOptions with_store_;
   std::optional<IsolatedRuns> isolated_;
+  std::unique_ptr<SimDeadlines> deadlines_;  // when the workload has deadlines
   SimResult result_;
   double now_ = 0;
   int done_ = 0, round_no_ = 0;
@@ -163,6 +165,9 @@ Simulation::Simulation(const Cluster& cluster, const Catalog& catalog,
   store_ = opts_.truths ? opts_.truths : std::make_shared<TruthStore>();
   make_jobs(*store_);
   apps_ = group_apps(workload_, opts_.apps, app_of_);
+  if (has_deadlines(workload_)) {
+    deadlines_ = std::make_unique<SimDeadlines>(workload_, cluster, catalog, opts_.policy == "sia");
+  }
   stop_reason_.resize(jobs_.size());
   held_.assign(jobs_.size(), 0);
   alloc_gpu_seconds_.assign(jobs_.size(), 0.0);
@@ -298,6 +303,7 @@ Census Simulation::census(const std::vector<char>& was_done) {
       ++done_;
       if (!was_done[i]) {
         c.finished_now.push_back(i);
+        if (deadlines_) deadlines_->ended(i);
         if (isolated_ && !jobs_[i].stopped()) {
           isolated_->add_job(workload_in_[i], jobs_[i].mean_contention());
         }
@@ -331,6 +337,8 @@ void Simulation::schedule(const Census& c, RoundRecord& rec) {
   const GoodputMatrix m = estimate_round(est_, cluster_, result_.profile, views, app_refs, nullptr,
                                          [&](std::size_t k, GoodputRow& row) {
                                            if (true_rates_) jobs_[c.active[k]].show_true_rates(row);
+                                           if (deadlines_)
+                                             deadlines_->adjust(c.active[k], now_, row);
                                          });
   prev_alloc_ = previous_for(prev_alloc_, scheduled);
   const double t0 = os::now_seconds();
@@ -429,6 +437,7 @@ SimResult Simulation::results() {
     if (!j.completion_time()) continue;  // past the horizon
     result_at[i] = static_cast<int>(result.jobs.size());
     JobResult r = job_result(j, workload_[i].app, stop_reason_[i], queued_[i]);
+    if (deadlines_) deadlines_->annotate(static_cast<int>(i), r);
     if (quirks_.whole_round_gpu_seconds) {
       r.gpu_seconds = whole_round_gpu_seconds(j, alloc_gpu_seconds_[i]);
     }
