@@ -7,7 +7,7 @@
 # own, tests/e2e/paper_experiments.sh and tests/e2e/heldout_bench.sh.
 #   bench/smoke.sh BIN_DIR SOURCE_DIR NAME
 #   NAME: model_accuracy estimate_speed policy_runtime sim_speed ctl_round_latency
-#         request_limits sim_identity
+#         request_limits sim_identity deadlines
 set -u
 [ $# -eq 3 ] || { echo "usage: bench/smoke.sh BIN_DIR SOURCE_DIR NAME" >&2; exit 64; }
 BIN=$(cd "$1" && pwd) || exit 66
@@ -102,6 +102,16 @@ case $NAME in
     [ "$(find "$tmp/a" -type f | wc -l)" -eq 8 ] || fail "not the 8 files of 2 cases"
     run "$SRC/bench/sim_identity.sh" "$BIN" "$tmp/b"
     diff -r "$tmp/a" "$tmp/b" >"$out" 2>&1 || fail "two runs differ"
+    ;;
+  deadlines)
+    # The tiny workload, every job guaranteed: the three policies' deadline figures.
+    run "$SRC/bench/deadlines.sh" "$BIN" 1:7
+    has '^== workload-tiny.csv --deadlines 1:7$' "heading"
+    has '^deadlines$' "deadline table"
+    for p in sia edf elasticflow; do
+      has "^$p +$num % +$num % +($num %|-) +$num h +$num +$num\$" "deadline row of $p"
+      has "^$p +$num h +${num}x .* $num ms +$num ms\$" "runtime row of $p"
+    done
     ;;
   *)
     echo "bench/smoke.sh: unknown bench $NAME" >&2

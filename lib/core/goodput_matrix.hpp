@@ -73,6 +73,10 @@ struct GoodputRow {
   JobModelInfo model;                   // fitted models, gradient, batch limits
   std::optional<JobProgress> progress;  // how far the job is, when known
   std::optional<AppRef> app;            // absent: an app of one
+  // Deadlines (issue 34; set by the simulator, not yet on the wire): the job's class and
+  // the seconds from now to its deadline (absent: none).
+  JobClass job_class = JobClass::best_effort;
+  std::optional<double> deadline_in;
 };
 
 struct GoodputMatrix {

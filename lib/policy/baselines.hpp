@@ -7,6 +7,9 @@
 //            configurations, for sanity (gavel.cpp);
 //  - pollux: Pollux's heterogeneity-unaware genetic search on virtual 4-GPU nodes, then
 //            each job keeps its majority GPU type (pollux.cpp);
+//  - edf:    earliest deadline first on the tuned configurations, as fifo (gavel.cpp);
+//  - elasticflow: ElasticFlow's minimum satisfactory shares for guaranteed jobs, then
+//            greedy marginal-gain growth, one GPU type per job (elasticflow.cpp);
 //  - themis: the Themis auction -- finish-time-fairness bids, partial allocation with
 //            hidden payments, leases, leftover allocation (themis.cpp).
 // Each factory validates its own options (Error, usage) and returns a fresh policy object
@@ -27,5 +30,7 @@ std::unique_ptr<Policy> make_fifo_policy(const PolicyOptions& options);
 std::unique_ptr<Policy> make_srtf_policy(const PolicyOptions& options);
 std::unique_ptr<Policy> make_pollux_policy(const PolicyOptions& options);
 std::unique_ptr<Policy> make_themis_policy(const PolicyOptions& options);
+std::unique_ptr<Policy> make_edf_policy(const PolicyOptions& options);
+std::unique_ptr<Policy> make_elasticflow_policy(const PolicyOptions& options);
 
 }  // namespace sia

@@ -35,7 +35,9 @@
 //   throughput for their fixed configuration that still has room for the gang; later
 //   jobs fill what is left (backfilling). srtf: the same in order of shortest remaining
 //   time first (statistical progress left / progress rate of the fastest type; unknown
-//   progress last, then arrival order).
+//   progress last, then arrival order). edf: the same in order of earliest deadline first
+//   (issue 34): guaranteed jobs by the time left to their deadlines, then best-effort jobs
+//   with a deadline by theirs, then the rest in arrival order.
 //
 // State: gavel and ftf-lp keep the time counters, the cluster time, the elapsed time and
 // the job set in the object and write them to Allocation::policy_state as JSON
@@ -43,7 +45,7 @@
 //    "job_time": {job: {type: s}}}
 // which a fresh object loads from --previous (then behaves as the live one). Jobs that
 // leave the matrix leave the state; cluster time keeps their share, as in the artifact.
-// fifo and srtf are stateless. Everything is deterministic; nothing is random.
+// fifo, srtf and edf are stateless. Everything is deterministic; nothing is random.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -362,16 +364,33 @@ class FtfLpPolicy : public RoundRobinPolicy {
 };
 
 // ---------------------------------------------------------------------------------------
-// fifo and srtf: a queue order, each job its fastest type with room.
+// fifo, srtf and edf: a queue order, each job its fastest type with room.
+
+enum class QueueOrder { arrival, remaining, deadline };
+
+// Deadlines first (guaranteed jobs before best-effort ones), earliest first; 0: no deadline.
+std::pair<int, double> deadline_key(const GoodputRow& row) {
+  if (!row.deadline_in) return {2, 0.0};
+  return {row.job_class == JobClass::guaranteed ? 0 : 1, *row.deadline_in};
+}
 
 class QueuePolicy : public Policy {
  public:
-  QueuePolicy(bool srtf, PolicyOptions options) : srtf_(srtf), o_(options) {}
-  std::string name() const override { return srtf_ ? "srtf" : "fifo"; }
+  QueuePolicy(QueueOrder order, PolicyOptions options) : order_(order), o_(options) {}
+  std::string name() const override {
+    return order_ == QueueOrder::remaining  ? "srtf"
+           : order_ == QueueOrder::deadline ? "edf"
+                                            : "fifo";
+  }
   Allocation allocate(const GoodputMatrix& m, const std::optional<Allocation>& previous) override;
 
  private:
-  bool srtf_;
+  const char* order_words() const {
+    return order_ == QueueOrder::remaining  ? "shortest remaining time first"
+           : order_ == QueueOrder::deadline ? "earliest deadline first"
+                                            : "arrival order";
+  }
+  QueueOrder order_;
   PolicyOptions o_;
 };
 
@@ -386,7 +405,11 @@ Allocation QueuePolicy::allocate(const GoodputMatrix& m,
   std::vector<int> queue(jobs.size());
   std::iota(queue.begin(), queue.end(), 0);
   std::stable_sort(queue.begin(), queue.end(), [&](int a, int b) {
-    if (srtf_) {
+    if (order_ == QueueOrder::deadline) {
+      const auto da = deadline_key(m.jobs[jobs[a].row]), db = deadline_key(m.jobs[jobs[b].row]);
+      if (da != db) return da < db;
+    }
+    if (order_ == QueueOrder::remaining) {
       const bool ka = remaining[a] >= 0, kb = remaining[b] >= 0;
       if (ka != kb) return ka;
       if (ka && remaining[a] != remaining[b]) return remaining[a] < remaining[b];
@@ -441,8 +464,8 @@ Allocation QueuePolicy::allocate(const GoodputMatrix& m,
       a = baseline::allocated(row, job.options[chosen[j]], cluster);
     } else {
       a.job = row.job;
-      std::string place = "queue position " + std::to_string(position[j]) + " (" +
-                          (srtf_ ? "shortest remaining time first" : "arrival order") + ")";
+      std::string place =
+          "queue position " + std::to_string(position[j]) + " (" + order_words() + ")";
       a.reason = job.options.empty()
                      ? job.no_option
                      : place + ": " + baseline::no_room_reason(job, packer, cluster);
@@ -464,10 +487,13 @@ std::unique_ptr<Policy> make_ftf_lp_policy(const PolicyOptions& options) {
   return std::make_unique<FtfLpPolicy>(checked(options, "ftf-lp"));
 }
 std::unique_ptr<Policy> make_fifo_policy(const PolicyOptions& options) {
-  return std::make_unique<QueuePolicy>(false, checked(options, "fifo"));
+  return std::make_unique<QueuePolicy>(QueueOrder::arrival, checked(options, "fifo"));
 }
 std::unique_ptr<Policy> make_srtf_policy(const PolicyOptions& options) {
-  return std::make_unique<QueuePolicy>(true, checked(options, "srtf"));
+  return std::make_unique<QueuePolicy>(QueueOrder::remaining, checked(options, "srtf"));
+}
+std::unique_ptr<Policy> make_edf_policy(const PolicyOptions& options) {
+  return std::make_unique<QueuePolicy>(QueueOrder::deadline, checked(options, "edf"));
 }
 
 }  // namespace sia

@@ -31,6 +31,8 @@ const std::vector<PolicyInfo>& policy_table() {
       {"ftf-lp", 360, true, false, make_ftf_lp_policy},
       {"fifo", 60, true, false, make_fifo_policy},
       {"srtf", 60, true, false, make_srtf_policy},
+      {"edf", 60, true, false, make_edf_policy},
+      {"elasticflow", 60, false, false, make_elasticflow_policy},
   };
   return table;
 }

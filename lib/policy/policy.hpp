@@ -92,7 +92,8 @@ class Policy {
 
 // One row per policy: everything the programs know about a policy, in one place. The
 // rounds are the ones each policy was evaluated with (Sia, Pollux, FIFO, SRTF: 60 s;
-// Gavel, Themis, the finish-time-fair LP: 360 s).
+// Gavel, Themis, the finish-time-fair LP: 360 s; the deadline baselines edf and
+// elasticflow: 60 s).
 struct PolicyInfo {
   const char* name;
   double default_round;  // seconds
@@ -107,7 +108,7 @@ struct PolicyInfo {
 };
 
 // The table, in the order help texts and messages list it: sia, gavel, pollux, themis,
-// ftf-lp, fifo, srtf.
+// ftf-lp, fifo, srtf, edf, elasticflow.
 const std::vector<PolicyInfo>& policy_table();
 // The row named `name`; nullptr for an unknown name.
 const PolicyInfo* find_policy(const std::string& name);

@@ -24,6 +24,8 @@ sia_module(policy
   policy/successive_halving.cpp
   policy/themis_app.cpp
   policy/fairness_estimate.cpp
+  policy/deadline_rows.cpp
+  policy/elasticflow.cpp
 )
 target_link_libraries(sia_policy
   PUBLIC sia_core sia_model sia_place

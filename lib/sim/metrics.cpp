@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "model/accuracy.hpp"
+#include "sim/deadlines.hpp"
 #include "sim/simulator.hpp"
 
 namespace sia {
@@ -79,6 +80,7 @@ SimSummary summarize(const SimResult& r, bool reference) {
     s.round_runtime_median = nearest_rank(r.round_runtimes, 50);
     s.round_runtime_p95 = nearest_rank(r.round_runtimes, 95);
   }
+  summarize_deadlines(r.jobs, s);
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include "round/previous.hpp"
 #include "round/round_driver.hpp"
 #include "round/schedule_pass.hpp"
+#include "sim/deadlines.hpp"
 #include "sim/fairness.hpp"
 #include "sim/ground_truth.hpp"
 #include "sim/round_files.hpp"
@@ -121,6 +122,7 @@ class Simulation : private RoundWorld {
   std::unique_ptr<RoundFiles> files_;
   SimOptions with_store_;
   std::optional<IsolatedRuns> isolated_;
+  std::unique_ptr<SimDeadlines> deadlines_;  // when the workload has deadlines
   SimResult result_;
   double now_ = 0;
   int done_ = 0, round_no_ = 0;
@@ -166,6 +168,9 @@ Simulation::Simulation(const Cluster& cluster, const Catalog& catalog,
   store_ = opts_.truths ? opts_.truths : std::make_shared<TruthStore>();
   make_jobs(*store_);
   apps_ = group_apps(workload_, opts_.apps, app_of_);
+  if (has_deadlines(workload_)) {
+    deadlines_ = std::make_unique<SimDeadlines>(workload_, cluster, catalog, opts_.policy == "sia");
+  }
   stop_reason_.resize(jobs_.size());
   held_.assign(jobs_.size(), 0);
   alloc_gpu_seconds_.assign(jobs_.size(), 0.0);
@@ -287,6 +292,9 @@ Census Simulation::census() {
   Census c = take_census(entries, static_cast<int>(apps_.size()));
   done_ = c.ended;
   rec_.active = static_cast<int>(c.active.size());
+  if (deadlines_) {
+    for (int i : c.finished_now) deadlines_->ended(i);
+  }
   return c;
 }
 
@@ -311,6 +319,8 @@ void Simulation::schedule(const Census& c) {
   const GoodputMatrix m = estimate_round(est_, cluster_, result_.profile, views, app_refs, nullptr,
                                          [&](std::size_t k, GoodputRow& row) {
                                            if (true_rates_) jobs_[c.active[k]].show_true_rates(row);
+                                           if (deadlines_)
+                                             deadlines_->adjust(c.active[k], now_, row);
                                          });
   prev_alloc_ = previous_for(prev_alloc_, scheduled);
   const double t0 = os::now_seconds();
@@ -438,6 +448,7 @@ SimResult Simulation::results() {
     if (!j.completion_time()) continue;  // past the horizon
     result_at[i] = static_cast<int>(result.jobs.size());
     JobResult r = job_result(j, workload_[i].app, stop_reason_[i], queued_[i]);
+    if (deadlines_) deadlines_->annotate(static_cast<int>(i), r);
     if (quirks_.whole_round_gpu_seconds) {
       r.gpu_seconds = whole_round_gpu_seconds(j, alloc_gpu_seconds_[i]);
     }

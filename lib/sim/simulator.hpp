@@ -67,6 +67,11 @@ struct JobResult {
   double contention = 0;  // mean active apps (a job without an app is one) over its rounds
   std::optional<double> isolated_jct;  // alone on its fair share
   std::optional<double> rho;           // finish-time fairness
+  // Deadlines (sim/deadlines.hpp; set when the workload has them).
+  std::optional<JobClass> job_class;  // as the workload asked
+  std::optional<double> deadline;     // seconds from the trace's start
+  bool admitted = false;              // a guaranteed job admitted (else it ran best-effort)
+  bool deadline_met = false;          // finished (not stopped) by its deadline
 };
 
 // An app (Themis' unit of fairness, Mahajan et al., NSDI '20): a search's trials, or a job
@@ -119,6 +124,15 @@ struct SimSummary {
   // Per app (filled when the workload has apps; a job without an app is an app of one).
   int apps = 0, app_rho_count = 0;
   double avg_act = 0, unfair_app_fraction = 0, worst_app_rho = 0;
+  // Deadlines (sim/deadlines.hpp; `deadlines` when the workload has them): admitted
+  // guaranteed jobs that met their deadlines, the guaranteed jobs admitted, the jobs that
+  // ran best-effort (refused guaranteed ones too): those with a deadline that met it, their
+  // JCT and finish-time fairness; every job's GPU hours.
+  bool deadlines = false;
+  int guaranteed = 0, admitted = 0, best_effort_jobs = 0, best_effort_with_deadline = 0;
+  double admitted_fraction = 0, guaranteed_met_fraction = 0, best_effort_met_fraction = 0;
+  double best_effort_avg_jct = 0, best_effort_mean_rho = 0, best_effort_worst_rho = 0;
+  double gpu_hours = 0;
 };
 
 struct SimResult {

@@ -5,7 +5,11 @@ sia_module(sim
   sim/ground_truth.cpp
   sim/sim_job.cpp
   sim/workload.cpp
+  sim/workload_deadlines.cpp
   sim/workload_transform.cpp
+  sim/deadline_transform.cpp
+  sim/deadline_admission.cpp
+  sim/deadlines.cpp
   sim/searches.cpp
   sim/sim_quirks.cpp
   sim/sim_apps.cpp

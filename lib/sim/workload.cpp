@@ -7,6 +7,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/names.hpp"
+#include "sim/workload_deadlines.hpp"
 
 namespace sia {
 
@@ -16,6 +17,7 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
   const int cn = t.column("name"), ct = t.column("time"), ca = t.column("application");
   const int cr = t.column("num_replicas"), cb = t.column("batch_size");
   const int cc = t.has_column("category") ? t.column("category") : -1;
+  const DeadlineColumns cd = deadline_columns(t);
   std::vector<JobSpec> out;
   std::set<std::string> names;
   for (std::size_t r = 0; r < t.rows(); ++r) {
@@ -53,6 +55,7 @@ std::vector<JobSpec> parse_workload_csv(std::string_view text, const std::string
                "expected adaptive, scale-gpus (or strong-scaling) or rigid, got \"" + c + "\"");
       }
     }
+    read_deadline_cells(t, r, cd, s);
     out.push_back(std::move(s));
   }
   if (out.empty()) throw Error(ExitStatus::data, file + ": no jobs (a header but no rows)");
@@ -85,7 +88,7 @@ std::vector<JobSpec> parse_workload(std::string_view text, const std::string& fi
       }
       out.push_back(std::move(s));
     };
-    auto add = [&](const Node& n) { add_spec(n, parse_job_spec(n)); };
+    auto add = [&](const Node& n) { add_spec(n, parse_sim_job_spec(n)); };
     if (d.kind == "App") {
       AppSpec a = parse_app_spec(d.data());
       if (!app_names.insert(a.name).second)

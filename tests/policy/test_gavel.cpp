@@ -508,3 +508,30 @@ TEST_CASE("baselines: gangs must pack onto nodes (default) or fit by GPU count (
   Allocation r = make("fifo", true)->allocate(m, std::nullopt);
   CHECK(runs(r, "c"));
 }
+
+TEST_CASE("edf: guaranteed deadlines first, then best-effort ones, then arrival", "[gavel]") {
+  // 8 GPUs on two nodes; every job wants 4: two run.
+  Cluster c = make_cluster({{"A", 4, 2}});
+  std::vector<GoodputRow> rows = {rigid_job(c, "a", 4, {1}, 300), rigid_job(c, "b", 4, {1}, 200),
+                                  rigid_job(c, "c", 4, {1}, 100), rigid_job(c, "d", 4, {1}, 50)};
+  rows[1].deadline_in = 5000;  // best-effort with a deadline
+  rows[2].job_class = JobClass::guaranteed;
+  rows[2].deadline_in = 9000;
+  rows[3].job_class = JobClass::guaranteed;
+  rows[3].deadline_in = 1000;
+  GoodputMatrix m = matrix(c, rows);
+  Allocation e = make("edf")->allocate(m, std::nullopt);
+  check_valid(m, e);
+  CHECK(runs(e, "d"));
+  CHECK(runs(e, "c"));
+  CHECK_FALSE(runs(e, "b"));
+  CHECK_FALSE(runs(e, "a"));
+  CHECK(e.find("b")->reason.rfind("queue position 3 (earliest deadline first)", 0) == 0);
+  // Without guaranteed jobs: the best-effort deadline, then arrival order.
+  m.jobs[2].job_class = m.jobs[3].job_class = JobClass::best_effort;
+  m.jobs[2].deadline_in.reset();
+  m.jobs[3].deadline_in.reset();
+  e = make("edf")->allocate(m, std::nullopt);
+  CHECK(runs(e, "b"));
+  CHECK(runs(e, "a"));
+}

@@ -78,6 +78,10 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
   s.add_option("--category-seed", sim.category_seed,
                "Seed of the --rigid-share and --strong-scaling-share draw")
       ->capture_default_str();
+  s.add_option("--deadlines", sim.deadlines,
+               "SHARE[:SEED]: make this fraction of the jobs guaranteed, each with a deadline "
+               "of submission + f x its ideal time on its fair share, f uniform in 0.5-2 "
+               "(a seeded draw)");
   s.add_option("--horizon", sim.horizon,
                "Stop after this many simulated seconds; unfinished jobs are left out");
   s.add_option("--scale", sim.scale,

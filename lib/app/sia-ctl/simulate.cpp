@@ -17,6 +17,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "os/atomic_file.hpp"
+#include "sim/deadline_transform.hpp"
 #include "sim/searches.hpp"
 #include "sim/workload.hpp"
 #include "sim/workload_transform.hpp"
@@ -87,6 +88,19 @@ json summary_json(const SimSummary& s) {
            {"round_runtime_median", s.round_runtime_median},
            {"round_runtime_p95", s.round_runtime_p95},
            {"rounds", s.rounds}};
+  if (s.deadlines) {
+    out["deadlines"] = json{{"guaranteed", s.guaranteed},
+                            {"admitted", s.admitted},
+                            {"admitted_fraction", s.admitted_fraction},
+                            {"guaranteed_met_fraction", s.guaranteed_met_fraction},
+                            {"best_effort_jobs", s.best_effort_jobs},
+                            {"best_effort_with_deadline", s.best_effort_with_deadline},
+                            {"best_effort_met_fraction", s.best_effort_met_fraction},
+                            {"best_effort_avg_jct", s.best_effort_avg_jct},
+                            {"best_effort_mean_rho", s.best_effort_mean_rho},
+                            {"best_effort_worst_rho", s.best_effort_worst_rho},
+                            {"gpu_hours", s.gpu_hours}};
+  }
   if (s.apps > 0) {
     out["apps"] = s.apps;
     out["avg_act"] = s.avg_act;
@@ -130,6 +144,12 @@ json job_json(const JobResult& j, const SimResult& r) {
            {"contention", j.contention}};
   out["isolated_jct"] = j.isolated_jct ? json(*j.isolated_jct) : json(nullptr);
   out["rho"] = j.rho ? json(*j.rho) : json(nullptr);
+  if (j.job_class) {
+    out["class"] = to_string(*j.job_class);
+    out["deadline"] = j.deadline ? json(*j.deadline) : json(nullptr);
+    out["admitted"] = j.admitted;
+    out["deadline_met"] = j.deadline_met;
+  }
   if (!j.app.empty()) {
     out["app"] = j.app;
     out["status"] = j.stopped ? "stopped" : "completed";
@@ -199,6 +219,10 @@ std::string ms(double s) {
   return cli::fixed(s * 1e3, 2) + " ms";
 }
 
+std::string percent(double f) {
+  return cli::fixed(100 * f, 1) + " %";
+}
+
 std::string summary_table(const std::string& title, const SimSummary& s) {
   cli::Table t({"metric", "value"});
   t.right_align(1);
@@ -222,6 +246,18 @@ std::string summary_table(const std::string& title, const SimSummary& s) {
     t.add({"unfair apps (rho > 1)",
            s.app_rho_count ? cli::fixed(100 * s.unfair_app_fraction, 1) + " %" : "-"});
     t.add({"worst app rho", s.app_rho_count ? cli::fixed(s.worst_app_rho, 2) : "-"});
+  }
+  if (s.deadlines) {
+    t.add({"guaranteed jobs admitted", std::to_string(s.admitted) + " of " +
+                                           std::to_string(s.guaranteed) + " (" +
+                                           percent(s.admitted_fraction) + ")"});
+    t.add({"admitted that met their deadline", percent(s.guaranteed_met_fraction)});
+    t.add({"best-effort with a deadline that met it",
+           s.best_effort_with_deadline ? percent(s.best_effort_met_fraction) : "-"});
+    t.add({"best-effort average JCT", hours(s.best_effort_avg_jct)});
+    t.add({"best-effort mean (worst) rho", cli::fixed(s.best_effort_mean_rho, 2) + " (" +
+                                               cli::fixed(s.best_effort_worst_rho, 2) + ")"});
+    t.add({"GPU hours", cli::fixed(s.gpu_hours, 1)});
   }
   t.add({"policy runtime median (p95)",
          ms(s.policy_runtime_median) + " (" + ms(s.policy_runtime_p95) + ")"});
@@ -253,6 +289,18 @@ std::string comparison_table(const std::string& title, const std::vector<std::st
              s[i].app_rho_count ? cli::fixed(s[i].worst_app_rho, 2) : "-"});
     }
     out += "\napps\n" + a.render();
+  }
+  if (s[0].deadlines) {
+    cli::Table d({"policy", "admitted", "met (admitted)", "met (best-effort)", "BE avg JCT",
+                  "BE mean rho", "GPU hours"});
+    for (int c = 1; c <= 6; ++c) d.right_align(c);
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      d.add({policies[i], percent(s[i].admitted_fraction), percent(s[i].guaranteed_met_fraction),
+             s[i].best_effort_with_deadline ? percent(s[i].best_effort_met_fraction) : "-",
+             hours(s[i].best_effort_avg_jct), cli::fixed(s[i].best_effort_mean_rho, 2),
+             cli::fixed(s[i].gpu_hours, 1)});
+    }
+    out += "\ndeadlines\n" + d.render();
   }
   return out;
 }
@@ -290,6 +338,7 @@ void check_flags(const SimulateArgs& a) {
   };
   check_seconds("--round", a.round, kMaxRound);
   check_seconds("--horizon", a.horizon, kMaxSeconds);
+  if (!a.deadlines.empty()) parse_deadline_draw(a.deadlines);
   if (a.report_out == "-") {
     throw Error(ExitStatus::usage, "--report: expected a file name (stdout holds the result)");
   }
@@ -298,7 +347,8 @@ void check_flags(const SimulateArgs& a) {
 // One workload file's jobs (and its apps, to which --searches adds), transformed as the
 // flags say.
 std::vector<JobSpec> read_one_workload(const SimulateArgs& a, const std::string& f,
-                                       const Catalog& catalog, std::vector<AppSpec>& apps) {
+                                       const Cluster& cluster, const Catalog& catalog,
+                                       std::vector<AppSpec>& apps) {
   std::vector<JobSpec> jobs = read_workload(f, catalog, &apps);
   if (a.scale > 1 && !apps.empty()) {
     throw Error(ExitStatus::usage, display_name(f) +
@@ -313,6 +363,9 @@ std::vector<JobSpec> read_one_workload(const SimulateArgs& a, const std::string&
                                       std::to_string(a.max_jobs) + " (--max-jobs raises it)");
   }
   assign_categories(jobs, a.rigid_share, a.strong_share, a.category_seed);
+  if (!a.deadlines.empty()) {
+    assign_deadlines(jobs, parse_deadline_draw(a.deadlines), cluster, catalog);
+  }
   if (a.searches) {
     // After the categories: a search's trials take its first job's settings, category too.
     SearchOptions so;
@@ -340,7 +393,8 @@ Plan make_plan(const SimulateArgs& a) {
 }
 
 // Checks every policy and its knobs, then reads the workloads into `plan`.
-void read_workloads(const SimulateArgs& a, const Catalog& catalog, Plan& plan) {
+void read_workloads(const SimulateArgs& a, const Cluster& cluster, const Catalog& catalog,
+                    Plan& plan) {
   for (const auto& p : plan.policies) {
     PolicyOptions po = a.options.policy_options;
     po.quirks = policy_quirks(plan.reference ? Compat::reference : Compat::standard);
@@ -349,7 +403,7 @@ void read_workloads(const SimulateArgs& a, const Catalog& catalog, Plan& plan) {
   plan.files = workload_files(plan.workload_path);
   plan.apps.resize(plan.files.size());
   for (std::size_t w = 0; w < plan.files.size(); ++w) {
-    plan.workloads.push_back(read_one_workload(a, plan.files[w], catalog, plan.apps[w]));
+    plan.workloads.push_back(read_one_workload(a, plan.files[w], cluster, catalog, plan.apps[w]));
   }
 }
 
@@ -572,7 +626,7 @@ int run_simulate(const SimulateArgs& a) {
   Plan plan = make_plan(a);
   const Cluster cluster = scale_cluster(read_cluster(cluster_file), a.scale);
   Catalog catalog(a.catalog.empty() ? default_catalog_dir() : a.catalog);
-  read_workloads(a, catalog, plan);
+  read_workloads(a, cluster, catalog, plan);
   for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it
 
   std::vector<std::vector<SimResult>> results = Runner(a, plan, cluster, catalog).run();

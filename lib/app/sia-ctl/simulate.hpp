@@ -34,8 +34,9 @@ struct SimulateArgs {
   double rigid_share = 0;
   double strong_share = 0;
   std::uint64_t category_seed = 1;
-  std::optional<double> horizon;        // --horizon: seconds of simulated time
-  int scale = 1;                        // workload copies and cluster multiple
+  std::string deadlines;          // --deadlines SHARE[:SEED] (sim/deadline_transform.hpp); "": none
+  std::optional<double> horizon;  // --horizon: seconds of simulated time
+  int scale = 1;                  // workload copies and cluster multiple
   std::string profiling = "bootstrap";  // none | bootstrap | oracle
   std::string profile_store = profile_store_name(kDefaultProfileStore);  // off | fit | scale-up
   std::optional<double> searches;  // --searches: share of the jobs grouped into searches
