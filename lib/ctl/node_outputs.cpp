@@ -64,6 +64,7 @@ std::map<std::string, std::vector<JobOnNode>> jobs_on_nodes(const std::vector<No
         x.exit_status = j["exit_status"].get<int>();
       }
       if (j.contains("reason") && j["reason"].is_string()) x.reason = j["reason"];
+      x.cancelled = j.value("cancelled", false) == true;
       if (j.contains("failed_rank")) {
         x.log_tail = log_tail_from_json(
             {{"node", s.node}, {"rank", j["failed_rank"]}, {"text", j.value("log_tail", json())}});

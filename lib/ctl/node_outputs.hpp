@@ -36,6 +36,7 @@ struct JobOnNode {
   std::int64_t generation = 0;
   std::optional<int> exit_status;
   std::string reason;
+  bool cancelled = false;  // failed: cancelled outside sia (a Slurm job scancel'ed by its user)
   std::optional<LogTail> log_tail;  // a failed job: its failing rank and that rank's log tail
 };
 

@@ -296,6 +296,8 @@ void RoundEngine::end_ended(Pass& r) {
       std::string reason = "finished on " + finished->node + " (sia-run round " +
                            std::to_string(finished->generation) + ")";
       end_job(r, b->spec.name, Lifecycle::finished, reason, 0);
+    } else if (failed && failed->cancelled) {
+      end_job(r, b->spec.name, Lifecycle::cancelled, failed->reason, std::nullopt);
     } else if (failed) {
       std::string reason = "failed on " + failed->node + ": " + failed->reason;
       end_job(r, b->spec.name, Lifecycle::failed, reason, failed->exit_status, failed->log_tail);

@@ -14,6 +14,8 @@ sia_module(ctl
   ctl/pipe_process.cpp
   ctl/node_outputs.cpp
   ctl/command_driver.cpp
+  ctl/slurm_batch.cpp
+  ctl/slurm_driver.cpp
   ctl/submission.cpp
   ctl/stages.cpp
   ctl/round_engine.cpp

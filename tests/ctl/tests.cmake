@@ -9,6 +9,7 @@ sia_test(ctl
   ctl/test_app_scheduler.cpp
   ctl/test_pipe_process.cpp
   ctl/test_command_driver.cpp
+  ctl/test_slurm_driver.cpp
   ctl/test_job_log.cpp
   ctl/test_node_outputs.cpp
   ctl/test_report_records.cpp

@@ -9,10 +9,13 @@
 #include "ctl/command_driver.hpp"
 #include "ctl/history.hpp"
 #include "ctl/round_engine.hpp"
+#include "ctl/slurm_driver.hpp"
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
 
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 
 namespace sia::ctl {
@@ -78,14 +81,30 @@ int run_round_command(const CtlArgs& args) {
   std::vector<std::string> warnings;
   JobBook book = store.exists() ? store.load(!args.dry_run, &warnings) : JobBook{};
   for (const auto& w : warnings) warn(w);
-  CommandDriver driver(cluster, config.controller.cluster, store.root(), config.nodes,
-                       [&book] { return book.report_offsets(); });
+  // [slurm] enabled: the round goes through Slurm (sbatch, scancel), not the [nodes] commands.
+  auto offsets = [&book] { return book.report_offsets(); };
+  std::unique_ptr<NodeDriver> driver;
+  std::function<std::vector<std::string>()> driver_warnings;
+  if (config.slurm.enabled) {
+    SlurmDriverOptions so;
+    so.state_dir = store.root();
+    so.checkpoint_root = config.controller.checkpoint_root;
+    auto d = std::make_unique<SlurmDriver>(cluster, config.slurm, so,
+                                           slurm_command_runner(config.slurm), offsets);
+    driver_warnings = [p = d.get()] { return p->take_warnings(); };
+    driver = std::move(d);
+  } else {
+    auto d = std::make_unique<CommandDriver>(cluster, config.controller.cluster, store.root(),
+                                             config.nodes, offsets);
+    driver_warnings = [p = d.get()] { return p->take_warnings(); };
+    driver = std::move(d);
+  }
   RoundOptions options;
   options.dry_run = args.dry_run;
   options.warn = warn;
-  RoundEngine engine(config, cluster, store, driver, options);
+  RoundEngine engine(config, cluster, store, *driver, options);
   json data = engine.run(book);
-  for (const auto& w : driver.take_warnings()) warn(w);
+  for (const auto& w : driver_warnings()) warn(w);
   json doc = {{"apiVersion", kApiVersion},
               {"kind", "RoundResult"},
               {"metadata", {{"generator", "sia-ctl round"}}},

@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "ctl/round_engine.hpp"
+#include "ctl/slurm_driver.hpp"
 #include "ctl/state_store.hpp"
 #include "os/clock.hpp"
 #include "serve/client_service.hpp"
@@ -323,7 +324,18 @@ int run_serve_command(const ctl::CtlArgs& args) {
   ctl::RoundOptions ro;
   ro.warn = warn;
   ro.run_stages = stages_beside(driver);
-  ctl::RoundEngine engine(config, cluster, store, driver, ro);
+  // [slurm] enabled: rounds go through Slurm (sbatch, scancel); the hub still serves the
+  // clients, and no agent is needed.
+  std::optional<ctl::SlurmDriver> slurm;
+  if (config.slurm.enabled) {
+    ctl::SlurmDriverOptions so;
+    so.state_dir = store.root();
+    so.checkpoint_root = cc.checkpoint_root;
+    slurm.emplace(cluster, config.slurm, so, ctl::slurm_command_runner(config.slurm),
+                  [&book] { return book.report_offsets(); });
+  }
+  ctl::RoundEngine engine(config, cluster, store,
+                          slurm ? static_cast<ctl::NodeDriver&>(*slurm) : driver, ro);
 
   log("serving " + hub.endpoint() +
       (ho.server_key

@@ -1,0 +1,155 @@
+#include "ctl/slurm_batch.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "exec/node_plan.hpp"
+
+namespace sia::ctl {
+
+std::string slurm_job_name(const std::string& job, int generation) {
+  return "sia." + job + "." + std::to_string(generation);
+}
+
+std::string slurm_job_comment(const std::string& job, int generation) {
+  return "sia:" + job + ":" + std::to_string(generation);
+}
+
+std::optional<SlurmMark> parse_slurm_job_name(const std::string& name) {
+  if (name.rfind("sia.", 0) != 0) return std::nullopt;
+  auto dot = name.rfind('.');
+  if (dot <= 4 || dot + 1 >= name.size()) return std::nullopt;
+  SlurmMark m;
+  m.job = name.substr(4, dot - 4);
+  const char* first = name.data() + dot + 1;
+  const char* last = name.data() + name.size();
+  auto [end, ec] = std::from_chars(first, last, m.generation);
+  if (ec != std::errc() || end != last || m.generation < 1) return std::nullopt;
+  return m;
+}
+
+std::string slurm_gres_type(const slurm::SlurmSettings& settings, const std::string& type) {
+  for (const auto& [gres, catalog] : settings.gres_types) {
+    if (catalog == type) return gres;
+  }
+  return type;
+}
+
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+static std::string bin(const slurm::SlurmSettings& s, const std::string& program) {
+  return s.bin_dir.empty() ? program : s.bin_dir + "/" + program;
+}
+
+static int node_count(const exec::JobLaunch& l) {
+  return static_cast<int>(l.ranks.size());
+}
+
+// Whether every node holds the same number of ranks (one Slurm job component will do).
+static bool uniform(const std::vector<exec::JobLaunch>& launches) {
+  return std::all_of(launches.begin(), launches.end(), [&](const exec::JobLaunch& l) {
+    return node_count(l) == node_count(launches.front());
+  });
+}
+
+std::vector<std::string> sbatch_argv(const slurm::SlurmSettings& s,
+                                     const std::vector<exec::JobLaunch>& launches,
+                                     const std::string& script, const std::string& output) {
+  const exec::JobLaunch& first = launches.front();
+  const std::string type = slurm_gres_type(s, first.gpu_type);
+  std::vector<std::string> argv = {bin(s, "sbatch"),
+                                   "--parsable",
+                                   "--job-name=" + slurm_job_name(first.job, first.generation),
+                                   "--comment=" + slurm_job_comment(first.job, first.generation),
+                                   "--output=" + output,
+                                   "--open-mode=append",
+                                   "--no-requeue"};
+  auto component = [&](const std::vector<const exec::JobLaunch*>& nodes) {
+    std::string list;
+    for (const auto* l : nodes) list += (list.empty() ? "" : ",") + l->node;
+    const std::string n = std::to_string(node_count(*nodes.front()));
+    argv.push_back("--nodes=" + std::to_string(nodes.size()));
+    argv.push_back("--nodelist=" + list);
+    argv.push_back("--ntasks-per-node=" + n);
+    argv.push_back("--ntasks=" + std::to_string(nodes.size() * node_count(*nodes.front())));
+    argv.push_back("--gres=gpu:" + type + ":" + n);
+    if (!s.partition.empty()) argv.push_back("--partition=" + s.partition);
+    if (!s.account.empty()) argv.push_back("--account=" + s.account);
+  };
+  if (uniform(launches)) {
+    std::vector<const exec::JobLaunch*> all;
+    for (const auto& l : launches) all.push_back(&l);
+    component(all);
+  } else {  // a heterogeneous job: one component per node
+    for (std::size_t i = 0; i < launches.size(); ++i) {
+      if (i) argv.push_back(":");
+      component({&launches[i]});
+    }
+  }
+  argv.push_back(script);
+  return argv;
+}
+
+// The case branch of one rank: its directory, variables, log header, and the command.
+static std::string rank_branch(const exec::JobLaunch& l, const exec::RankLaunch& r) {
+  std::string out = "  " + shell_quoted(l.node + "/" + std::to_string(r.local_rank)) + ")\n";
+  if (!l.cwd.empty()) out += "    cd " + shell_quoted(l.cwd) + " || exit 70\n";
+  for (const auto& [k, v] : r.env) {
+    if (k == "CUDA_VISIBLE_DEVICES") continue;  // Slurm's, picked above
+    out += "    export " + k + "=" + shell_quoted(v) + "\n";
+  }
+  out += "    printf '%s\\n' " + shell_quoted(exec::rank_header(l, r)) + " >>" +
+         shell_quoted(r.log) + "\n";
+  out += "    exec";
+  for (const auto& a : l.command) out += " " + shell_quoted(a);
+  out += " >>" + shell_quoted(r.log) + " 2>&1\n    ;;\n";
+  return out;
+}
+
+std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
+                               const std::string& type, const std::string& script,
+                               const std::string& exit_file) {
+  const exec::JobLaunch& first = launches.front();
+  std::string out = "#!/bin/sh\n# sia: job " + first.job + " generation " +
+                    std::to_string(first.generation) +
+                    " (written by sia-ctl; the ranks re-enter it with \"rank\")\n";
+  // Rank mode: this task's GPU is the LOCALID-th of the step's (Slurm binds them).
+  out +=
+      "if [ \"${1-}\" = rank ]; then\n"
+      "  i=0\n"
+      "  for g in $(printf '%s' \"${CUDA_VISIBLE_DEVICES-}\" | tr ',' ' '); do\n"
+      "    [ \"$i\" = \"${SLURM_LOCALID-}\" ] && CUDA_VISIBLE_DEVICES=$g && export "
+      "CUDA_VISIBLE_DEVICES\n"
+      "    i=$((i + 1))\n"
+      "  done\n"
+      "  case \"${SLURMD_NODENAME-}/${SLURM_LOCALID-}\" in\n";
+  for (const auto& l : launches) {
+    for (const auto& r : l.ranks) out += rank_branch(l, r);
+  }
+  out += "  esac\n  echo \"sia: job " + first.job +
+         ": no rank for node ${SLURMD_NODENAME-?} task ${SLURM_LOCALID-?}\" >&2\n"
+         "  exit 70\nfi\n";
+  // Batch mode: one step per node, then the first failure's status.
+  const bool het = !uniform(launches);
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const auto& l = launches[i];
+    const std::string n = std::to_string(l.ranks.size());
+    out += "srun --nodes=1 --ntasks=" + n + " --nodelist=" + shell_quoted(l.node) +
+           (het ? " --het-group=" + std::to_string(i) : std::string()) +
+           " --gres=gpu:" + shell_quoted(type) + ":" + n + " --kill-on-bad-exit=0 /bin/sh " +
+           shell_quoted(script) + " rank &\np" + std::to_string(i) + "=$!\n";
+  }
+  out += "st=0\n";
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    out += "wait \"$p" + std::to_string(i) + "\" || { s=$?; [ \"$st\" = 0 ] && st=$s; }\n";
+  }
+  out += "printf '%s\\n' \"$st\" >" + shell_quoted(exit_file + ".tmp") + " && mv -f " +
+         shell_quoted(exit_file + ".tmp") + " " + shell_quoted(exit_file) + "\nexit \"$st\"\n";
+  return out;
+}
+
+}  // namespace sia::ctl

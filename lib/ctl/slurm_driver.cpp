@@ -1,0 +1,381 @@
+#include "ctl/slurm_driver.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/json_limits.hpp"
+#include "ctl/slurm_batch.hpp"
+#include "exec/executor.hpp"
+#include "exec/node_plan.hpp"
+#include "exec/report_lines.hpp"
+#include "model/job_state.hpp"
+#include "os/atomic_file.hpp"
+#include "os/clock.hpp"
+
+namespace sia::ctl {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kCommandTimeout = 60;
+
+std::string small_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Slurm job states in which the job may still run or hold its nodes.
+bool live_state(const std::string& s) {
+  static const std::set<std::string> live = {
+      "PENDING",  "CONFIGURING", "RUNNING",   "COMPLETING",   "SUSPENDED",   "REQUEUED",
+      "RESIZING", "SIGNALING",   "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"};
+  return live.count(s) > 0;
+}
+
+std::string why(const PipedResult& r) {
+  if (r.timed_out) return "timed out";
+  std::string l = last_line(r.err);
+  return (l.empty() ? std::string() : l + " ") + "(exit status " + std::to_string(r.status) + ")";
+}
+
+std::string shape_of(const std::vector<exec::JobLaunch>& launches) {
+  std::string s = launches.front().gpu_type;
+  for (const auto& l : launches) s += " " + l.node + ":" + std::to_string(l.ranks.size());
+  for (const auto& a : launches.front().command) s += " " + a;
+  return s;
+}
+
+}  // namespace
+
+SlurmRunner slurm_command_runner(const slurm::SlurmSettings& settings) {
+  std::vector<std::pair<std::string, std::string>> env;
+  if (!settings.slurm_conf.empty()) env.emplace_back("SLURM_CONF", settings.slurm_conf);
+  return [env](const std::vector<std::string>& argv) {
+    return run_piped(argv, "", kCommandTimeout, env, 16u << 20);
+  };
+}
+
+SlurmDriver::SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDriverOptions options,
+                         SlurmRunner runner, std::function<ReportOffsets()> offsets)
+    : cluster_(std::move(cluster)),
+      settings_(std::move(settings)),
+      options_(std::move(options)),
+      runner_(std::move(runner)),
+      offsets_(std::move(offsets)) {
+  if (!options_.sleep) {
+    options_.sleep = [](double s) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(s));
+    };
+  }
+}
+
+std::string SlurmDriver::record_path(const std::string& job) const {
+  return options_.state_dir + "/slurm/" + job + ".json";
+}
+
+std::string SlurmDriver::job_dir(const std::string& job) const {
+  return settings_.shared_dir + "/slurm/" + job;
+}
+
+std::optional<SlurmDriver::Record> SlurmDriver::load(const std::string& job) const {
+  json j = parse_json_bounded(small_file(record_path(job)));
+  if (!j.is_object()) return std::nullopt;
+  Record r;
+  r.job = job;
+  r.generation = j.value("generation", 0);
+  r.slurm_id = j.value("slurm_job", 0L);
+  r.node = j.value("node", "");
+  r.shape = j.value("shape", "");
+  r.stop = j.value("stop", false);
+  return r;
+}
+
+void SlurmDriver::save(const Record& r) const {
+  fs::create_directories(options_.state_dir + "/slurm");
+  json j = {{"job", r.job},   {"generation", r.generation}, {"slurm_job", r.slurm_id},
+            {"node", r.node}, {"shape", r.shape},           {"stop", r.stop}};
+  os::write_file_atomic(record_path(r.job), j.dump() + "\n");
+}
+
+std::vector<std::string> SlurmDriver::take_warnings() {
+  return std::exchange(warnings_, {});
+}
+
+SlurmDriver::Seen SlurmDriver::classify(
+    Record& rec, const std::map<std::string, std::pair<long, std::string>>& by_name,
+    const std::map<long, std::string>& by_id) {
+  Seen s;
+  if (rec.slurm_id == 0) {  // killed between the record and sbatch's answer: adopt it
+    auto it = by_name.find(slurm_job_name(rec.job, rec.generation));
+    if (it == by_name.end()) {
+      s.absent = true;
+      return s;
+    }
+    rec.slurm_id = it->second.first;
+    save(rec);
+  }
+  auto st = by_id.find(rec.slurm_id);
+  const std::string state = st == by_id.end() ? "" : st->second;
+  json j = {{"name", rec.job}, {"round", rec.generation}, {"slurm_job", rec.slurm_id}};
+  const std::string id = "Slurm job " + std::to_string(rec.slurm_id);
+  if (live_state(state)) {
+    s.live = true;
+    j["state"] = rec.stop ? "stopping" : "running";
+    j["reason"] = id + " " + state;
+    s.status = j;
+    return s;
+  }
+  json exit = parse_json_bounded(
+      small_file(job_dir(rec.job) + "/gen-" + std::to_string(rec.generation) + ".exit"));
+  if (exit.is_number_integer()) {
+    const int code = exit.get<int>();
+    j["exit_status"] = code;
+    j["state"] = code == 0 ? "finished" : code == 75 ? "preempted" : "failed";
+    j["reason"] = id + ": the ranks exited " + std::to_string(code);
+  } else if (state == "CANCELLED" && !rec.stop) {
+    j["state"] = "failed";
+    j["cancelled"] = true;
+    j["reason"] = id + " was cancelled in Slurm (scancel)";
+  } else {
+    j["state"] = "killed";
+    j["reason"] = id + " ended " + (state.empty() ? "(no longer known to Slurm)" : state) +
+                  " without its ranks' exit status";
+  }
+  s.status = j;
+  return s;
+}
+
+std::vector<NodeStatus> SlurmDriver::observe() {
+  observed_ = true;
+  records_.clear();
+  seen_.clear();
+  std::vector<NodeStatus> out;
+  PipedResult q = runner_({settings_.bin_dir.empty() ? "squeue" : settings_.bin_dir + "/squeue",
+                           "--noheader", "--states=all", "--format=%i|%j|%T"});
+  reachable_ = q.status == 0 && !q.timed_out;
+  unreachable_ = reachable_ ? "" : "slurm: slurmctld not reachable (squeue: " + why(q) + ")";
+  // Slurm's word, parsed as the --format above asks.
+  std::map<std::string, std::pair<long, std::string>> by_name;
+  std::map<long, std::string> by_id;
+  std::istringstream lines(q.out);
+  for (std::string line; reachable_ && std::getline(lines, line);) {
+    auto a = line.find('|'), b = line.rfind('|');
+    if (a == std::string::npos || a == b) continue;
+    long id = std::atol(line.substr(0, a).c_str());
+    if (id <= 0) continue;
+    by_id[id] = line.substr(b + 1);
+    by_name[line.substr(a + 1, b - a - 1)] = {id, line.substr(b + 1)};
+  }
+  std::map<std::string, json> jobs_of;
+  if (reachable_ && fs::is_directory(options_.state_dir + "/slurm")) {
+    for (const auto& e : fs::directory_iterator(options_.state_dir + "/slurm")) {
+      if (e.path().extension() != ".json") continue;
+      auto rec = load(e.path().stem().string());
+      if (!rec) continue;
+      Seen s = classify(*rec, by_name, by_id);
+      if (!s.absent) jobs_of[rec->node].push_back(s.status);
+      records_[rec->job] = *rec;
+      seen_[rec->job] = s;
+    }
+  }
+  for (const auto& n : cluster_.nodes) {
+    NodeStatus s;
+    s.node = n.name;
+    s.ok = reachable_;
+    s.error = unreachable_;
+    if (reachable_) {
+      s.status = {{"node", n.name},
+                  {"jobs", jobs_of.count(n.name) ? jobs_of[n.name] : json::array()}};
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<std::string> SlurmDriver::nodes_up() {
+  if (!observed_) observe();
+  std::vector<std::string> up;
+  if (reachable_) {
+    for (const auto& n : cluster_.nodes) up.push_back(n.name);
+  }
+  return up;
+}
+
+std::vector<ReportLine> SlurmDriver::drain_reports() {
+  if (!observed_) observe();
+  const ReportOffsets offsets = offsets_ ? offsets_() : ReportOffsets{};
+  std::vector<ReportLine> out;
+  for (const auto& n : cluster_.nodes) {
+    exec::StateDir st(settings_.shared_dir + "/nodes/" + n.name);
+    if (!st.exists()) continue;
+    exec::ReportReadOptions opt;
+    for (auto it = offsets.lower_bound({n.name, ""});
+         it != offsets.end() && it->first.first == n.name; ++it) {
+      opt.after[it->first.second] = it->second;
+    }
+    try {
+      for (const auto& l : exec::read_report_lines(st, opt, &warnings_)) {
+        out.push_back({n.name, l.job, l.offset, l.line, l.next});
+      }
+    } catch (const std::exception& e) {  // one node's files: that node's warning
+      warnings_.push_back("node " + n.name + ": reports: " + e.what());
+    }
+  }
+  return out;
+}
+
+std::string SlurmDriver::squeue_state(long id, bool* reachable) {
+  PipedResult q =
+      runner_({settings_.bin_dir.empty() ? "squeue" : settings_.bin_dir + "/squeue", "--noheader",
+               "--states=all", "--format=%T", "--jobs=" + std::to_string(id)});
+  *reachable = q.status == 0 && !q.timed_out;
+  return last_line(q.out);
+}
+
+// Checkpoint-stop: SIGTERM to every job's ranks, then up to the grace period for all to
+// end, then scancel of those still there.
+void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
+  const std::string scancel =
+      settings_.bin_dir.empty() ? "scancel" : settings_.bin_dir + "/scancel";
+  for (Record* r : jobs) {
+    r->stop = true;
+    save(*r);
+    PipedResult c = runner_({scancel, "--signal=TERM", std::to_string(r->slurm_id)});
+    if (c.status != 0) warnings_.push_back("job " + r->job + ": scancel --signal=TERM: " + why(c));
+  }
+  std::vector<Record*> left = jobs;
+  for (double waited = 0; !left.empty(); waited += 0.5) {
+    std::vector<Record*> still;
+    for (Record* r : left) {
+      bool ok = false;
+      if (live_state(squeue_state(r->slurm_id, &ok)) || !ok) still.push_back(r);
+    }
+    left = std::move(still);
+    if (left.empty() || waited >= settings_.grace_seconds) break;
+    options_.sleep(0.5);
+  }
+  for (Record* r : left) {
+    PipedResult c = runner_({scancel, std::to_string(r->slurm_id)});
+    if (c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
+  }
+}
+
+// Records, writes and submits the next generation; returns why it failed.
+std::optional<std::string> SlurmDriver::submit(Record& rec,
+                                               std::vector<exec::JobLaunch>& launches) {
+  const std::string first = launches.front().node;
+  exec::StateDir st(settings_.shared_dir + "/nodes/" + first);
+  st.create();
+  exec::GenerationSettings gs;
+  gs.ckpt_root =
+      options_.checkpoint_root.empty() ? settings_.shared_dir + "/ckpt" : options_.checkpoint_root;
+  gs.report_interval = options_.report_interval;
+  gs.grace = settings_.grace_seconds;
+  gs.file_exists = [](const std::string& p) { return fs::exists(p); };
+  for (auto& l : launches) exec::prepare_generation(l, rec.generation, st, gs);
+  st.write_launch(launches.front());  // what a batch-only change rewrites (Executor::resize)
+  rec.slurm_id = 0;
+  rec.node = first;
+  rec.shape = shape_of(launches);
+  rec.stop = false;
+  save(rec);  // before sbatch: a controller killed from here on adopts, never resubmits
+  const std::string dir = job_dir(rec.job);
+  fs::create_directories(dir);
+  const std::string gen = dir + "/gen-" + std::to_string(rec.generation);
+  const std::string type = slurm_gres_type(settings_, launches.front().gpu_type);
+  os::write_file_atomic(gen + ".sh", slurm_batch_script(launches, type, gen + ".sh", gen + ".exit"),
+                        0644);
+  PipedResult r = runner_(sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"));
+  long id = std::atol(r.out.c_str());  // --parsable: "ID" or "ID;CLUSTER"
+  if (r.status != 0 || r.timed_out || id <= 0) return "sbatch: " + why(r);
+  rec.slurm_id = id;
+  save(rec);
+  return std::nullopt;
+}
+
+std::vector<NodeResult> SlurmDriver::deliver(std::int64_t, const Placement& placement,
+                                             const json& jobs_doc) {
+  if (!observed_) observe();
+  std::map<std::string, std::size_t> index;
+  std::vector<NodeResult> out;
+  for (const auto& n : cluster_.nodes) {
+    index[n.name] = out.size();
+    out.push_back({n.name, reachable_, json{{"actions", json::array()}}, json(), unreachable_});
+  }
+  if (!reachable_) return out;
+  std::vector<JobState> jobs;
+  if (jobs_doc.contains("data") && jobs_doc["data"].contains("jobs")) {
+    for (const auto& j : jobs_doc["data"]["jobs"])
+      jobs.push_back(parse_job_state(Node(j, "jobs", "")));
+  }
+  auto act = [&](const std::string& node, const std::string& job, const std::string& action,
+                 int generation, const std::string& warning) {
+    json a = {{"job", job}, {"action", action}, {"round", generation}};
+    if (!warning.empty()) a["warning"] = warning;
+    if (index.count(node)) out[index[node]].plan["actions"].push_back(a);
+  };
+  std::map<std::string, std::vector<exec::JobLaunch>> wanted;
+  for (const auto& jp : placement.jobs) {
+    for (const auto& ng : jp.nodes) {
+      for (auto& l : exec::plan_node(placement, cluster_, jobs, ng.node, "placement")) {
+        if (l.job == jp.job) wanted[jp.job].push_back(std::move(l));
+      }
+    }
+  }
+  std::vector<Record*> stopping;
+  std::set<std::string> keep;
+  for (auto& [job, rec] : records_) {
+    const Seen& s = seen_[job];
+    if (!s.live) continue;
+    auto w = wanted.find(job);
+    if (w != wanted.end() && shape_of(w->second) == rec.shape) {
+      keep.insert(job);
+      exec::StateDir st(settings_.shared_dir + "/nodes/" + rec.node);
+      exec::JobRecord running = st.record(job);
+      if (running.launch && !exec::batch_change(*running.launch, w->second.front()).empty() &&
+          exec::can_resize(*running.launch, w->second.front())) {
+        os::SystemClock clock;
+        exec::Executor(st, clock).resize(running, w->second.front());
+        act(rec.node, job, "resize", rec.generation, "");
+      } else {
+        act(rec.node, job, "keep", rec.generation, "");
+      }
+    } else {
+      stopping.push_back(&rec);
+      act(rec.node, job, "stop", rec.generation, "");
+    }
+  }
+  stop_all(stopping);
+  for (auto& [job, launches] : wanted) {
+    if (keep.count(job)) continue;
+    Record rec;
+    rec.job = job;
+    if (records_.count(job)) rec = records_[job];
+    const bool before = rec.generation > 0;
+    rec.generation += 1;
+    if (auto failed = submit(rec, launches)) {
+      out[index[launches.front().node]].acknowledged = false;
+      out[index[launches.front().node]].error = "job " + job + ": " + *failed;
+      continue;
+    }
+    act(rec.node, job, before ? "restart" : "start", rec.generation,
+        launches.front().restore_missing ? "no checkpoint found: starting from step 0" : "");
+    records_[job] = rec;
+  }
+  // Records of generations that ended and are placed no more are done with.
+  for (const auto& [job, s] : seen_) {
+    if (!s.live && !wanted.count(job)) fs::remove(record_path(job));
+  }
+  return out;
+}
+
+}  // namespace sia::ctl

@@ -1,0 +1,105 @@
+// SlurmDriver: a NodeDriver (ctl/node_driver.hpp) that realises rounds through Slurm, with
+// no sia agent on the nodes. Each generation of a job is one Slurm job (ctl/slurm_batch.hpp)
+// on exactly the nodes and GPU counts of its placement; the ranks get sia-run's worker
+// environment (exec/node_plan.hpp), with their reports, batch plans and logs under
+// SHARED/nodes/FIRST (a sia-run state directory per rank-0 node, on storage every node
+// shares: slurm.shared_dir) and checkpoints under controller.checkpoint_root (else
+// SHARED/ckpt).
+//   records   STATE/slurm/JOB.json: the job's generation, its Slurm job id (0 until sbatch
+//             answered), its shape (GPU type, nodes and counts) and whether sia asked it to
+//             stop -- written BEFORE sbatch, so a controller killed mid-round never submits a
+//             generation twice: a record without an id is adopted from squeue by the mark.
+//   observe   one squeue: a generation's Slurm state and the exit status its batch script
+//             wrote (SHARED/slurm/JOB/gen-G.exit) give its RunStatus on its first node:
+//             running/stopping, finished (0), preempted (75: checkpoint-stopped), failed
+//             (another status), killed (node failure, preemption, time limit, a stop sia
+//             forced), or failed with "cancelled": true (scancel'ed by someone else).
+//             squeue failing (slurmctld down) makes every node down for the round: nothing
+//             is delivered, the state is kept.
+//   deliver   per job: unchanged -> keep; batch only -> resize (the batch plan file, as
+//             sia-run does); GPU type, nodes or counts changed, or no longer placed ->
+//             checkpoint-stop (scancel --signal=TERM, up to slurm.grace_seconds, then
+//             scancel) and, when placed, a new generation resuming from the checkpoint.
+//   reports   read from each SHARED/nodes/NODE state directory with the book's offsets.
+// Thread-safety: one thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cluster.hpp"
+#include "ctl/command_driver.hpp"
+#include "ctl/node_driver.hpp"
+#include "ctl/pipe_process.hpp"
+#include "exec/job_launch.hpp"
+#include "exec/job_status.hpp"
+#include "slurm/slurm_settings.hpp"
+
+namespace sia::ctl {
+
+// Runs one Slurm command (argv[0] already under bin_dir).
+using SlurmRunner = std::function<PipedResult(const std::vector<std::string>& argv)>;
+// The real one: run_piped with SLURM_CONF from the settings, 60 s each.
+SlurmRunner slurm_command_runner(const slurm::SlurmSettings& settings);
+
+struct SlurmDriverOptions {
+  std::string state_dir;        // the controller's
+  std::string checkpoint_root;  // controller.checkpoint_root; empty: SHARED/ckpt
+  double report_interval = 30;
+  std::function<void(double)> sleep;  // waiting for a stop; null: the real one
+};
+
+class SlurmDriver : public NodeDriver {
+ public:
+  SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDriverOptions options,
+              SlurmRunner runner, std::function<ReportOffsets()> offsets);
+
+  std::vector<std::string> nodes_up() override;
+  std::vector<NodeResult> deliver(std::int64_t round, const Placement& placement,
+                                  const nlohmann::json& jobs_doc) override;
+  std::vector<ReportLine> drain_reports() override;
+  std::vector<NodeStatus> observe() override;
+  std::vector<std::string> take_warnings();
+
+  struct Record {
+    std::string job;
+    int generation = 0;
+    long slurm_id = 0;
+    std::string node;   // rank 0's
+    std::string shape;  // "TYPE NODE:N NODE:N"
+    bool stop = false;  // sia asked it to stop
+  };
+  struct Seen {           // a record's generation as observe() found it
+    bool absent = false;  // never reached Slurm: to be submitted again
+    bool live = false;
+    nlohmann::json status;  // its RunStatus entry
+  };
+
+ private:
+  std::string record_path(const std::string& job) const;
+  std::optional<Record> load(const std::string& job) const;
+  void save(const Record& r) const;
+  std::string job_dir(const std::string& job) const;
+  Seen classify(Record& rec, const std::map<std::string, std::pair<long, std::string>>& by_name,
+                const std::map<long, std::string>& by_id);
+  void stop_all(const std::vector<Record*>& jobs);
+  std::optional<std::string> submit(Record& rec, std::vector<exec::JobLaunch>& launches);
+  std::string squeue_state(long id, bool* reachable);
+
+  Cluster cluster_;
+  slurm::SlurmSettings settings_;
+  SlurmDriverOptions options_;
+  SlurmRunner runner_;
+  std::function<ReportOffsets()> offsets_;
+  bool observed_ = false;
+  bool reachable_ = false;
+  std::string unreachable_;
+  std::map<std::string, Record> records_;
+  std::map<std::string, Seen> seen_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace sia::ctl

@@ -1,0 +1,221 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/cluster.hpp"
+#include "core/placement.hpp"
+#include "ctl/slurm_batch.hpp"
+#include "ctl/slurm_driver.hpp"
+#include "ctl_test_util.hpp"
+
+using namespace sia;
+using namespace sia::ctl;
+using nlohmann::json;
+using sia::ctl::test::TempDir;
+
+namespace {
+
+// A Slurm played by the test: squeue prints `queue`, sbatch answers `next_id` (after
+// checking the job's record is already written), every call is recorded.
+struct FakeSlurm {
+  TempDir dir;
+  Cluster cluster = read_cluster(sia::ctl::test::write_cluster(dir));
+  std::string state = dir / "state";
+  std::string shared = dir / "shared";
+  std::string queue;
+  bool down = false;
+  long next_id = 41;
+  bool record_before_sbatch = false;
+  std::vector<std::vector<std::string>> calls;
+
+  SlurmDriver driver() {
+    slurm::SlurmSettings s;
+    s.enabled = true;
+    s.shared_dir = shared;
+    s.partition = "gpu";
+    s.grace_seconds = 1;
+    s.gres_types = {{"tesla_t4", "t4"}};
+    SlurmDriverOptions o;
+    o.state_dir = state;
+    o.sleep = [](double) {};
+    auto runner = [this](const std::vector<std::string>& argv) {
+      calls.push_back(argv);
+      PipedResult r;
+      if (down) {
+        r.status = 1;
+        r.err = "squeue: error: Unable to contact slurm controller (connect failure)\n";
+        return r;
+      }
+      if (argv[0] == "squeue") {  // the whole queue, or one job's state
+        const bool one = argv.back().rfind("--jobs=", 0) == 0;
+        r.out = one ? queue.substr(queue.rfind('|') + 1) : queue;
+      }
+      if (argv[0] == "sbatch") {
+        std::ifstream rec(state + "/slurm/j1.json");
+        record_before_sbatch = rec.good();
+        r.out = std::to_string(next_id) + "\n";
+      }
+      return r;
+    };
+    return SlurmDriver(cluster, s, o, runner, nullptr);
+  }
+  Placement placement(std::vector<NodeGpus> nodes) {
+    Placement p;
+    JobPlacement jp;
+    jp.job = "j1";
+    jp.type = 0;
+    jp.nodes = std::move(nodes);
+    p.jobs.push_back(jp);
+    return p;
+  }
+  json jobs_doc() {
+    return {{"data",
+             {{"jobs", json::array({{{"name", "j1"},
+                                     {"model", "cifar10"},
+                                     {"command", {"./worker", "--steps", "10"}}}})}}}};
+  }
+  json status_of_first() {
+    auto st = driver().observe();
+    return st.at(0).status["jobs"];
+  }
+  const std::vector<std::string>* last(const std::string& program) const {
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+      if ((*it)[0] == program) return &*it;
+    }
+    return nullptr;
+  }
+};
+
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+TEST_CASE("a job's generation is one sbatch on its nodes, recorded before it is submitted",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  SlurmDriver d = f.driver();
+  d.observe();
+  auto res = d.deliver(1, f.placement({{"t4-0", {0, 1}}, {"t4-1", {0, 1}}}), f.jobs_doc());
+  CHECK(f.record_before_sbatch);
+  const auto* sb = f.last("sbatch");
+  REQUIRE(sb);
+  CHECK(has(*sb, "--nodelist=t4-0,t4-1"));
+  CHECK(has(*sb, "--nodes=2"));
+  CHECK(has(*sb, "--gres=gpu:tesla_t4:2"));
+  CHECK(has(*sb, "--ntasks-per-node=2"));
+  CHECK(has(*sb, "--partition=gpu"));
+  CHECK(has(*sb, "--job-name=sia.j1.1"));
+  CHECK(has(*sb, "--comment=sia:j1:1"));
+  REQUIRE(res.at(0).acknowledged);
+  CHECK(res.at(0).plan["actions"][0]["action"] == "start");
+  CHECK(res.at(0).plan["actions"][0]["round"] == 1);
+  // The script: one srun per node, each rank's worker variables, the exit file.
+  std::ifstream in(sb->back());
+  std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(script.find("--nodelist='t4-1' --gres=gpu:'tesla_t4':2") != std::string::npos);
+  CHECK(script.find("export RANK='3'") != std::string::npos);
+  CHECK(script.find("export WORLD_SIZE='4'") != std::string::npos);
+  CHECK(script.find("export MASTER_ADDR='t4-0'") != std::string::npos);
+  CHECK(script.find("export SIA_CKPT_DIR='" + f.shared + "/ckpt/j1'") != std::string::npos);
+  CHECK(script.find("gen-1.exit") != std::string::npos);
+  json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+  CHECK(rec["slurm_job"] == 41);
+  CHECK(rec["generation"] == 1);
+}
+
+TEST_CASE("unequal GPU counts per node make a heterogeneous Slurm job", "[slurm_driver]") {
+  FakeSlurm f;
+  SlurmDriver d = f.driver();
+  d.observe();
+  d.deliver(1, f.placement({{"t4-0", {0, 1}}, {"t4-1", {0}}}), f.jobs_doc());
+  const auto* sb = f.last("sbatch");
+  REQUIRE(sb);
+  CHECK(has(*sb, ":"));
+  CHECK(has(*sb, "--gres=gpu:tesla_t4:1"));
+}
+
+TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_driver]") {
+  FakeSlurm f;
+  {
+    SlurmDriver d = f.driver();
+    d.observe();
+    d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+  }
+  SECTION("running, kept when unchanged") {
+    f.queue = "41|sia.j1.1|RUNNING\n";
+    CHECK(f.status_of_first()[0]["state"] == "running");
+    SlurmDriver d = f.driver();
+    d.observe();
+    auto res = d.deliver(2, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+    CHECK(res.at(0).plan["actions"][0]["action"] == "keep");
+  }
+  SECTION("cancelled by its user") {
+    f.queue = "41|sia.j1.1|CANCELLED\n";
+    json j = f.status_of_first()[0];
+    CHECK(j["state"] == "failed");
+    CHECK(j["cancelled"] == true);
+  }
+  SECTION("node failure: killed, restarted as the next generation") {
+    f.queue = "41|sia.j1.1|NODE_FAIL\n";
+    CHECK(f.status_of_first()[0]["state"] == "killed");
+    f.next_id = 42;
+    SlurmDriver d = f.driver();
+    d.observe();
+    auto res = d.deliver(2, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+    CHECK(res.at(0).plan["actions"][0]["action"] == "restart");
+    CHECK(res.at(0).plan["actions"][0]["round"] == 2);
+  }
+  SECTION("the exit status the batch script wrote") {
+    f.queue = "41|sia.j1.1|FAILED\n";
+    std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "3\n";
+    json j = f.status_of_first()[0];
+    CHECK(j["state"] == "failed");
+    CHECK(j["exit_status"] == 3);
+  }
+  SECTION("a GPU count change checkpoint-stops it and submits the next generation") {
+    f.queue = "41|sia.j1.1|RUNNING\n";
+    SlurmDriver d = f.driver();
+    d.observe();
+    f.next_id = 42;
+    auto res = d.deliver(2, f.placement({{"t4-0", {0, 1}}}), f.jobs_doc());
+    const auto* sc = f.last("scancel");
+    REQUIRE(sc);  // still RUNNING in the fake past the grace: TERM, then scancel
+    bool term = false;
+    for (const auto& c : f.calls) term = term || has(c, "--signal=TERM");
+    CHECK(term);
+    CHECK(sc->size() == 2);  // the plain scancel after the grace
+    CHECK(res.at(0).plan["actions"][1]["action"] == "restart");
+  }
+}
+
+TEST_CASE("a controller killed after its record but before sbatch's answer adopts the job",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  std::filesystem::create_directories(f.state + "/slurm");
+  std::ofstream(f.state + "/slurm/j1.json")
+      << R"({"job":"j1","generation":1,"slurm_job":0,"node":"t4-0","shape":"","stop":false})";
+  f.queue = "77|sia.j1.1|PENDING\n";
+  SlurmDriver d = f.driver();
+  auto st = d.observe();
+  CHECK(st.at(0).status["jobs"][0]["state"] == "running");
+  CHECK(st.at(0).status["jobs"][0]["slurm_job"] == 77);
+  json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+  CHECK(rec["slurm_job"] == 77);
+}
+
+TEST_CASE("slurmctld down: every node down with one reason, nothing submitted", "[slurm_driver]") {
+  FakeSlurm f;
+  f.down = true;
+  SlurmDriver d = f.driver();
+  auto st = d.observe();
+  CHECK(!st.at(0).ok);
+  CHECK(st.at(0).error.rfind("slurm: slurmctld not reachable", 0) == 0);
+  CHECK(d.nodes_up().empty());
+  auto res = d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+  CHECK(!res.at(0).acknowledged);
+  CHECK(f.last("sbatch") == nullptr);
+}
