@@ -105,7 +105,7 @@ TEST_CASE("workload deadline and class fields: JSON Lines", "[deadline]") {
             .second.find("unknown key") != std::string::npos);
 }
 
-TEST_CASE("--deadlines SHARE[:SEED]", "[deadline]") {
+TEST_CASE("the deadlines transform: SHARE[:SEED]", "[deadline]") {
   CHECK(parse_deadline_draw("0.3").share == 0.3);
   CHECK(parse_deadline_draw("0.3").seed == 1);
   CHECK(parse_deadline_draw("1:42").seed == 42);
