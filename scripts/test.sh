@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 # clang-format for the formatting check, chromium to render the plot report
 # (e2e/plot_browser.sh), clang and its sanitizer and libFuzzer runtimes for the fuzz smoke,
 # venv and setuptools for `pip install ./python` into a fresh environment (python/install),
-# slurm-wlm and munge for the e2e tests on a private Slurm (tests/e2e/lib/slurm.sh).
-SIA_EXTRA_PACKAGES="python3-torch python3-venv python3-setuptools clang-format chromium clang libclang-rt-14-dev slurm-wlm munge" ./scripts/setup.sh
+# slurm-wlm and munge for the e2e tests on a private Slurm (tests/e2e/lib/slurm.sh), iproute2
+# for the e2e tests of separate hosts in network namespaces (tests/e2e/lib/netns.sh).
+SIA_EXTRA_PACKAGES="python3-torch python3-venv python3-setuptools clang-format chromium clang libclang-rt-14-dev slurm-wlm munge iproute2" ./scripts/setup.sh
 status=0
 ctest --test-dir "${SIA_BUILD_DIR:-build}" --output-on-failure -j "$(nproc 2>/dev/null || echo 2)" ||
   status=$?
