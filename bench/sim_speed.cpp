@@ -22,7 +22,7 @@ using namespace sia::bench;
 static void run(const char* label, const Cluster& c, const Catalog& cat,
                 const std::vector<JobSpec>& w, bool reference, bool fairness) {
   SimOptions o;
-  o.reference = reference;
+  o.compat = reference ? Compat::reference : Compat::standard;
   o.fairness = fairness;
   double t0 = now_seconds();
   SimResult r = simulate(c, cat, w, o);

@@ -107,22 +107,25 @@ std::vector<int> walk_back(std::size_t state, const std::vector<std::size_t>& or
   return pick;
 }
 
-}  // namespace
+// What the programme steps through at these prices: the jobs in its order and their
+// candidates in play, with the bounds that prune its states.
+struct Layers {
+  double room = 0;  // all the capacity at the prices
+  double eps = 0;   // the tolerance on values near the target
+  std::vector<std::size_t> order;
+  Candidates cand;
+  std::vector<double> rest;  // per position: what the jobs after it can add at most
+};
 
-DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double target,
-                  const DpLimits& limits) {
-  DpResult out;
-  const std::size_t n = r.choices.size();
-  const std::size_t rows = r.capacity.size();
-  if (n == 0) return out;
-  std::vector<int> cap(rows);
-  std::vector<std::size_t> stride(rows);
-  const std::size_t states = state_space(r, limits.states, cap, stride);
-  if (states == 0) return out;
+// Fills `p` for r at `price` toward `target`; false when a job has no candidate that fits
+// (or there are too many candidates to index).
+bool layers(const Reduced& r, const std::vector<double>& price, double target,
+            const std::vector<int>& cap, const std::vector<std::size_t>& stride, Layers& p) {
   // Each choice's reduced value at these prices (once), each job's best, and the dual
   // bound: all the capacity at the prices plus every job's best.
-  double room = 0;
-  for (std::size_t k = 0; k < rows; ++k) room += price[k] * r.capacity[k];
+  const std::size_t n = r.choices.size();
+  double& room = p.room;
+  for (std::size_t k = 0; k < r.capacity.size(); ++k) room += price[k] * r.capacity[k];
   std::vector<std::size_t> red_first(n, 0);  // per job: its first reduced value
   std::vector<double> red;
   std::vector<double> best(n, 0.0);
@@ -137,7 +140,7 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
   }
   // Any solution worth at least the target uses, per job, a choice whose reduced value is
   // within (bound - target) of the job's best: the others are never tried.
-  const double eps = 1e-9 * std::max(1.0, std::fabs(bound));
+  const double eps = p.eps = 1e-9 * std::max(1.0, std::fabs(bound));
   const double slack = std::max(0.0, bound - target) + eps;
   auto in_play = [&](std::size_t j, std::size_t c) {
     return best[j] - red[red_first[j] + c] <= slack;
@@ -150,11 +153,12 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
     count[j] = best[j] <= slack;
     for (std::size_t c = 0; c < r.choices[j].size(); ++c) count[j] += in_play(j, c);
   }
-  std::vector<std::size_t> order(n);
+  std::vector<std::size_t>& order = p.order;
+  order.resize(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return count[a] < count[b]; });
-  Candidates cand;
+  Candidates& cand = p.cand;
   cand.first.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t j = order[i];
@@ -163,14 +167,36 @@ DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double tar
     for (std::size_t c = 0; c < r.choices[j].size(); ++c) {
       if (in_play(j, c)) cand.add(static_cast<int>(c), r.choices[j][c], cap, stride, price);
     }
-    if (cand.choice.size() == cand.first[i]) return out;  // nothing of it fits
+    if (cand.choice.size() == cand.first[i]) return false;  // nothing of it fits
   }
   cand.first[n] = cand.choice.size();
   if (cand.choice.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-    return out;
+    return false;
   // What the jobs after each one (in this order) can add at most.
-  std::vector<double> rest(n + 1, 0.0);
+  std::vector<double>& rest = p.rest;
+  rest.assign(n + 1, 0.0);
   for (std::size_t i = n; i-- > 0;) rest[i] = rest[i + 1] + best[order[i]];
+  return true;
+}
+
+}  // namespace
+
+DpResult exact_dp(const Reduced& r, const std::vector<double>& price, double target,
+                  const DpLimits& limits) {
+  DpResult out;
+  const std::size_t n = r.choices.size();
+  const std::size_t rows = r.capacity.size();
+  if (n == 0) return out;
+  std::vector<int> cap(rows);
+  std::vector<std::size_t> stride(rows);
+  const std::size_t states = state_space(r, limits.states, cap, stride);
+  if (states == 0) return out;
+  Layers plan;
+  if (!layers(r, price, target, cap, stride, plan)) return out;
+  const double room = plan.room, eps = plan.eps;
+  const std::vector<std::size_t>& order = plan.order;
+  const Candidates& cand = plan.cand;
+  const std::vector<double>& rest = plan.rest;
   // Layer by layer. The states alive (in the order found: the same for the same problem)
   // carry their value and their GPUs' cost at the prices (set when the state is first
   // reached: the state's, whatever the path); a state's GPUs per row are read off its

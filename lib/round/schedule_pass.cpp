@@ -46,9 +46,8 @@ Allocation solve_round(Policy& policy, const GoodputMatrix& matrix,
 }
 
 Placement place_round(const Allocation& allocation, const Cluster& cluster,
-                      const std::optional<Placement>& previous, bool artifact_placer) {
-  return artifact_placer ? reference_placement(allocation, cluster, previous, &allocation.order)
-                         : place(allocation, cluster, previous);
+                      const std::optional<Placement>& previous, const PlacerQuirks& quirks) {
+  return place(allocation, cluster, previous, quirks, &allocation.order);
 }
 
 }  // namespace sia

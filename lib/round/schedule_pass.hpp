@@ -21,6 +21,7 @@
 #include "core/placement.hpp"
 #include "model/estimator.hpp"
 #include "model/job_state.hpp"
+#include "place/placer_quirks.hpp"
 #include "policy/policy.hpp"
 
 namespace sia {
@@ -41,10 +42,9 @@ GoodputMatrix estimate_round(Estimator& estimator, const Cluster& cluster,
 Allocation solve_round(Policy& policy, const GoodputMatrix& matrix,
                        const std::optional<Allocation>& previous);
 
-// The allocation placed on `cluster` from the previous placement: by the placer
-// (place/placer.hpp), or with `artifact_placer` by the published artifact's
-// (reference_placement, in the allocation's order).
+// The allocation placed on `cluster` from the previous placement by the placer the quirks
+// pick (place/placer.hpp; the artifact's takes the jobs in the allocation's order).
 Placement place_round(const Allocation& allocation, const Cluster& cluster,
-                      const std::optional<Placement>& previous, bool artifact_placer = false);
+                      const std::optional<Placement>& previous, const PlacerQuirks& quirks = {});
 
 }  // namespace sia

@@ -33,7 +33,7 @@ Cluster one_type_cluster(const Cluster& cluster, int type, int gpus) {
 
 // SimQuirks::rho_of_mean_isolated of the simulation's profile.
 bool rho_of_mean_isolated(const SimOptions& options) {
-  return sim_quirks(options.reference ? Compat::reference : Compat::standard).rho_of_mean_isolated;
+  return sim_quirks(options.compat).rho_of_mean_isolated;
 }
 
 // Runs fn(k) for k in [0, n) on the machine's cores; an exception's message goes to

@@ -7,7 +7,7 @@
 
 namespace sia {
 
-SimSummary summarize(const SimResult& r, bool reference) {
+SimSummary summarize(const SimResult& r, const SimQuirks& quirks) {
   SimSummary s;
   s.jobs = static_cast<int>(r.jobs.size());
   s.rounds = static_cast<int>(r.rounds.size());
@@ -31,7 +31,7 @@ SimSummary summarize(const SimResult& r, bool reference) {
   for (double x : jct) sum += x;
   s.avg_jct = sum / jct.size();
   s.median_jct = nearest_rank(jct, 50);
-  if (reference) {
+  if (quirks.p99_by_index) {
     std::vector<double> sorted = jct;
     std::sort(sorted.begin(), sorted.end());
     s.p99_jct = sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(0.99 * sorted.size()))];

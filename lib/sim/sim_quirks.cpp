@@ -5,7 +5,6 @@ namespace sia {
 SimQuirks sim_quirks(Compat compat) {
   SimQuirks q;
   if (compat != Compat::reference) return q;
-  q.artifact_placer = true;
   q.moves_by_node_only = true;
   q.spread_past_profiled_nodes = true;
   q.restart_on_shape_change = true;
@@ -13,6 +12,7 @@ SimQuirks sim_quirks(Compat compat) {
   q.no_profile_store = true;
   q.whole_round_gpu_seconds = true;
   q.rho_of_mean_isolated = true;
+  q.p99_by_index = true;
   return q;
 }
 

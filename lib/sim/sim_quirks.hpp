@@ -1,8 +1,8 @@
 // How the published artifact's simulator (Sia, SOSP '23) runs a round differently from
 // this one, one named flag per difference in the simulator's round and results (the
-// estimator's are model/estimator_quirks.hpp, the policies' PolicyOptions::reference, a
-// job's SimJobOptions). `--compat reference` turns them all on; the default profile has
-// them all off. Nothing else in simulate() tests the profile.
+// estimator's are model/estimator_quirks.hpp, the policies' policy/policy_quirks.hpp, the
+// placer's place/placer_quirks.hpp, a job's sim/sim_job.hpp). `--compat reference` turns them all
+// on; the default profile has them all off. Nothing else in simulate() tests the profile.
 // Thread-safety: a plain value.
 #pragma once
 
@@ -11,9 +11,6 @@
 namespace sia {
 
 struct SimQuirks {
-  // The artifact's placer: small jobs spread round-robin, ties broken in submission order
-  // (place/placer.hpp: reference_placement).
-  bool artifact_placer = false;
   // A job moves only when its nodes or their GPU counts change, not its GPU indices.
   bool moves_by_node_only = false;
   // A shape over more nodes than the model was profiled on is spread evenly over that many.
@@ -30,6 +27,9 @@ struct SimQuirks {
   // A job's rho: its JCT over the mean of its per-type isolated JCTs (not the mean of the
   // per-type rho).
   bool rho_of_mean_isolated = false;
+  // The summary's p99 JCT: the sorted JCTs' element at index int(0.99 n), as the artifact
+  // reads it, not the nearest rank.
+  bool p99_by_index = false;
 };
 
 // The quirks of a profile: none for Compat::standard, all for Compat::reference.

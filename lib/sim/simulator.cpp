@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "os/atomic_file.hpp"
 #include "os/clock.hpp"
+#include "place/placer_quirks.hpp"
 #include "round/app_phase.hpp"
 #include "round/previous.hpp"
 #include "round/round_driver.hpp"
@@ -93,7 +94,7 @@ class Simulation : private RoundWorld {
   void check_time(const Census& c) const;
 
   SimOptions opts_;
-  Compat profile_;  // from opts_.reference, once
+  Compat profile_;  // opts_.compat
   SimQuirks quirks_;
   const Cluster& cluster_;
   const Catalog& catalog_;
@@ -146,7 +147,7 @@ EstimatorOptions sim_estimator_options(const SimOptions& opts, Compat profile, c
 Simulation::Simulation(const Cluster& cluster, const Catalog& catalog,
                        const std::vector<JobSpec>& workload, const SimOptions& options)
     : opts_(resolved(options)),
-      profile_(opts_.reference ? Compat::reference : Compat::standard),
+      profile_(opts_.compat),
       quirks_(sim_quirks(profile_)),
       cluster_(cluster),
       catalog_(catalog),
@@ -329,7 +330,7 @@ void Simulation::schedule(const Census& c) {
   rec.policy_runtime = t1 - t0;
   result_.policy_runtimes.push_back(rec.policy_runtime);
   result_.round_runtimes.push_back(t1 - estimate_start);
-  Placement place_now = place_round(alloc, cluster_, prev_place_, quirks_.artifact_placer);
+  Placement place_now = place_round(alloc, cluster_, prev_place_, placer_quirks(profile_));
   if (files_) files_->save(round_no_, now_, views, est_, m, alloc, place_now);
   alloc_now_ = std::move(alloc);
   place_now_ = std::move(place_now);
@@ -460,7 +461,7 @@ SimResult Simulation::results() {
   if (isolated_) {
     add_finish_time_fairness(result, cluster_, catalog_, workload_in_, with_store_, &*isolated_);
   }
-  result.summary = summarize(result, opts_.reference);
+  result.summary = summarize(result, quirks_);
   return result;
 }
 

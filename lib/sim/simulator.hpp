@@ -5,8 +5,8 @@
 // would, and applies the new placement to the jobs (SimJob::apply: restarts and restore
 // delays included). The policy never sees the tables: only the jobs' observations and
 // fitted models. "reference" reproduces the published artifact's behaviour for
-// comparison: its estimator and solver quirks, and the simulator's own, named in
-// sim/sim_quirks.hpp (its placer, its restart rule, its metric pooling).
+// comparison: its estimator, policy and placer quirks, and the simulator's own, named in
+// sim/sim_quirks.hpp (its restart rule, its metric pooling).
 // Deterministic: the same inputs give the same results (wall-clock timings aside).
 // Thread-safety: simulate() is re-entrant (its state is local).
 #pragma once
@@ -19,11 +19,13 @@
 
 #include "core/app_spec.hpp"
 #include "core/cluster.hpp"
+#include "core/compat.hpp"
 #include "core/job_spec.hpp"
 #include "model/catalog.hpp"
 #include "model/estimator.hpp"
 #include "policy/policy.hpp"
 #include "sim/ground_truth.hpp"
+#include "sim/sim_quirks.hpp"
 
 namespace sia {
 
@@ -31,10 +33,11 @@ struct SimOptions {
   double round = 0;  // seconds; 0: the policy's own (default_round)
   std::string policy = "sia";
   PolicyOptions policy_options;
-  bool reference = false;                      // --compat reference
+  Compat compat = Compat::standard;            // --compat: the quirks it turns on
   bool fairness = true;                        // finish-time fairness (isolated runs per job)
   Profiling profiling = Profiling::bootstrap;  // what the scheduler knows before a job runs
-  // Sia+: the profile store (model/estimator.hpp; always off with `reference`).
+  // Sia+: the profile store (model/estimator.hpp; always off with `reference`:
+  // SimQuirks::no_profile_store).
   ProfileStore profile_store = kDefaultProfileStore;
   double max_time = 60 * 86400.0;  // give up (error) past this simulated time
   // Stop after this much simulated time (0: when every job is done). Jobs unfinished by
@@ -153,8 +156,8 @@ struct SimResult {
 SimResult simulate(const Cluster& cluster, const Catalog& catalog,
                    const std::vector<JobSpec>& workload, const SimOptions& options);
 
-// Fills the summary from jobs and rounds (nearest-rank percentiles; with `reference`, the
-// artifact's pooling: p99 at index int(0.99 n), GPU hours in whole rounds).
-SimSummary summarize(const SimResult& r, bool reference);
+// Fills the summary from jobs and rounds (nearest-rank percentiles; SimQuirks::p99_by_index
+// for the artifact's p99).
+SimSummary summarize(const SimResult& r, const SimQuirks& quirks);
 
 }  // namespace sia

@@ -119,8 +119,8 @@ TEST_CASE_METHOD(Tiny, "the scheduling pass estimates, solves and places a round
   std::unique_ptr<Policy> policy = make_policy("sia", po);
   const Allocation alloc = solve_round(*policy, m, std::nullopt);
   CHECK(alloc.order == m.order);
-  for (bool artifact : {false, true}) {
-    const Placement p = place_round(alloc, cluster, std::nullopt, artifact);
+  for (Compat compat : {Compat::standard, Compat::reference}) {
+    const Placement p = place_round(alloc, cluster, std::nullopt, placer_quirks(compat));
     for (const auto& name : m.order) {
       const JobAllocation* ja = alloc.find(name);
       REQUIRE(ja);

@@ -183,7 +183,7 @@ json round_json(const RoundRecord& rec, const SimResult& r) {
 
 // Pools several workloads' results the way the paper reports them: jobs pooled for JCT
 // percentiles and GPU hours, makespan, contention and queue averaged over workloads.
-SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
+SimSummary pooled(const std::vector<SimResult>& rs, Compat compat) {
   if (rs.size() == 1) return rs.front().summary;
   SimResult all;
   all.round = rs.front().round;
@@ -201,7 +201,7 @@ SimSummary pooled(const std::vector<SimResult>& rs, bool reference) {
     cmax = std::max(cmax, r.summary.contention_max);
     qmax = std::max(qmax, r.summary.queue_max);
   }
-  SimSummary s = summarize(all, reference);
+  SimSummary s = summarize(all, sim_quirks(compat));
   s.makespan = makespan / rs.size();
   s.contention_mean = cmean / rs.size();
   s.queue_mean = qmean / rs.size();
@@ -316,7 +316,7 @@ namespace {
 
 // What a run simulates, read and checked before any simulation starts.
 struct Plan {
-  bool reference = false;
+  Compat compat = Compat::standard;
   std::string workload_path;
   std::vector<std::string> policies;
   Profiling profiling = Profiling::bootstrap;
@@ -380,7 +380,7 @@ std::vector<JobSpec> read_one_workload(const SimulateArgs& a, const std::string&
 // What the flags say, checked; no file is read.
 Plan make_plan(const SimulateArgs& a) {
   Plan plan;
-  plan.reference = parse_compat(a.compat) == Compat::reference;
+  plan.compat = parse_compat(a.compat);
   plan.workload_path =
       a.workload.empty()
           ? (fs::path(default_data_dir()) / "workloads" / "philly" / "workload-1.csv").string()
@@ -397,7 +397,7 @@ void read_workloads(const SimulateArgs& a, const Cluster& cluster, const Catalog
                     Plan& plan) {
   for (const auto& p : plan.policies) {
     PolicyOptions po = a.options.policy_options;
-    po.quirks = policy_quirks(plan.reference ? Compat::reference : Compat::standard);
+    po.quirks = policy_quirks(plan.compat);
     make_policy(p, po);
   }
   plan.files = workload_files(plan.workload_path);
@@ -452,7 +452,7 @@ class Runner {
   SimOptions options_for(const Task& t) {
     SimOptions o = a_.options;
     o.policy = plan_.policies[t.policy];
-    o.reference = plan_.reference;
+    o.compat = plan_.compat;
     o.profiling = plan_.profiling;
     o.profile_store = plan_.profile_store;
     o.horizon = a_.horizon ? *a_.horizon : 0;
@@ -588,7 +588,7 @@ json result_json(const SimulateArgs& a, const Plan& plan, const Cluster& cluster
   }
   return json{{"cluster", cluster.name},
               {"policy", a.options.policy},
-              {"profile", compat_name(plan.reference ? Compat::reference : Compat::standard)},
+              {"profile", compat_name(plan.compat)},
               {"round", results[0].front().round},
               {"workloads", per_policy[0]["workloads"]},
               {"summary", summary_json(totals[0])},
@@ -604,7 +604,7 @@ std::string result_table(const Plan& plan, const Cluster& cluster,
       (plan.files.size() == 1 ? display_name(plan.files[0])
                               : plan.workload_path + " (" + std::to_string(plan.files.size()) +
                                     " workloads, jobs pooled)") +
-      (plan.reference ? ", reference profile" : "");
+      (plan.compat == Compat::reference ? ", reference profile" : "");
   if (plan.policies.size() == 1) {
     return summary_table(plan.policies[0] + " on " + where + ", " +
                              cli::fixed(results[0].front().round, 0) + " s rounds",
@@ -632,7 +632,7 @@ int run_simulate(const SimulateArgs& a) {
   std::vector<std::vector<SimResult>> results = Runner(a, plan, cluster, catalog).run();
   if (a.no_timing) clear_timing(results);
   std::vector<SimSummary> totals;
-  for (const auto& per : results) totals.push_back(pooled(per, plan.reference));
+  for (const auto& per : results) totals.push_back(pooled(per, plan.compat));
 
   auto [job_records, round_records] = write_records(a, results);
   const json result = result_json(a, plan, cluster, results, totals);
