@@ -98,6 +98,7 @@ struct Agent::Impl {
   // The newest (round, seq) taken to apply since the start or the last fence: an older
   // ASSIGN (delayed, or repeated after a newer one) is never applied.
   std::optional<std::pair<std::int64_t, std::int64_t>> newest;
+  std::pair<std::int64_t, std::int64_t> last_refused{-1, -1};
   json last_summary;  // the jobs of the last heartbeat
 
   Impl(AgentOptions o, NodeBackend& n) : opt(std::move(o)), node(n) {}
@@ -231,9 +232,12 @@ struct Agent::Impl {
     const auto id = std::make_pair(a.round, a.seq);
     if (newest && id < *newest) {
       ++stale;
-      log("round " + std::to_string(a.round) + " seq " + std::to_string(a.seq) +
-          ": refused, older than round " + std::to_string(newest->first) + " seq " +
-          std::to_string(newest->second) + " already taken (a delayed or repeated ASSIGN)");
+      if (id != last_refused) {  // said once, not at every resend
+        log("round " + std::to_string(a.round) + " seq " + std::to_string(a.seq) +
+            ": refused, older than round " + std::to_string(newest->first) + " seq " +
+            std::to_string(newest->second) + " already taken (a delayed or repeated ASSIGN)");
+      }
+      last_refused = id;
       return;
     }
     newest = id;
@@ -358,6 +362,7 @@ struct Agent::Impl {
       if (e->code == "not_ready") {
         if (now - last_ready >= os::span(opt.heartbeat_interval) || synced) {
           log("the controller does not know this agent (restarted?): saying READY again");
+          newest.reset();  // what it sends from now on is its word (its rounds may restart)
           send_ready(now);
         }
         return;

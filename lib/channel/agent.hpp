@@ -6,7 +6,8 @@
 //     answered from the cached ACK without applying it again (a repeat that arrives while
 //     it is being applied is ignored: its ACK follows); an ASSIGN older in (round, seq)
 //     than the newest taken (a delayed or duplicated message) is refused with a log line,
-//     never applied nor ACKed;
+//     never applied nor ACKed (the mark is forgotten at a fence and when a controller
+//     says it does not know the agent, "not_ready");
 //   - report lines are forwarded (REPORT) from the offsets the controller last said it
 //     stored, in file order, at most report_batch_bytes per job and message;
 //   - HEARTBEATs go out every heartbeat_interval; the controller's carry its stored offsets;

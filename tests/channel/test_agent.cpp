@@ -235,9 +235,10 @@ TEST_CASE("an ASSIGN older than one taken is refused and logged, never applied",
   earlier.round = 3;
   earlier.seq = 50;
   ctl.send(earlier);
+  ctl.send(earlier);  // resent: refused again, said once
   CHECK_FALSE(ctl.next<Ack>(agent, 200));
   CHECK(node.applies == 1);
-  CHECK(agent.stale_refused() == 2);
+  CHECK(agent.stale_refused() == 3);
   int said = 0;
   for (const auto& l : lines) {
     said += l.find("seq 8: refused, older than round 4 seq 9") != std::string::npos ||
@@ -259,6 +260,19 @@ TEST_CASE("an ASSIGN older than one taken is refused and logged, never applied",
   REQUIRE(ack);
   CHECK(ack->round == 5);
   CHECK(node.applies == 2);
+  // A controller that does not know the agent (restarted, its rounds maybe from 1 again)
+  // gets a READY, and its ASSIGNs are taken whatever their number.
+  ctl.send(ErrorMessage{"not_ready", "who are you?"});
+  REQUIRE(ctl.next<Ready>(agent));
+  Assign first = newer;
+  first.round = 1;
+  first.seq = 1;
+  first.placement = placement("first");
+  ctl.send(first);
+  ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->round == 1);
+  CHECK(node.applies == 3);
 }
 
 TEST_CASE("an agent forwards report lines from what the controller stored", "[agent]") {
