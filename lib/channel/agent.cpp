@@ -94,6 +94,11 @@ struct Agent::Impl {
   std::optional<Work> queued;
   int applies = 0;
   int cache_hits = 0;
+  int stale = 0;
+  // The newest (round, seq) taken to apply since the start or the last fence: an older
+  // ASSIGN (delayed, or repeated after a newer one) is never applied.
+  std::optional<std::pair<std::int64_t, std::int64_t>> newest;
+  std::pair<std::int64_t, std::int64_t> last_refused{-1, -1};
   json last_summary;  // the jobs of the last heartbeat
 
   Impl(AgentOptions o, NodeBackend& n) : opt(std::move(o)), node(n) {}
@@ -224,6 +229,18 @@ struct Agent::Impl {
       return;
     }
     if ((current && current->key == k) || (queued && queued->key == k)) return;
+    const auto id = std::make_pair(a.round, a.seq);
+    if (newest && id < *newest) {
+      ++stale;
+      if (id != last_refused) {  // said once, not at every resend
+        log("round " + std::to_string(a.round) + " seq " + std::to_string(a.seq) +
+            ": refused, older than round " + std::to_string(newest->first) + " seq " +
+            std::to_string(newest->second) + " already taken (a delayed or repeated ASSIGN)");
+      }
+      last_refused = id;
+      return;
+    }
+    newest = id;
     queued = Work{k, std::move(a)};
     start_next();
   }
@@ -281,6 +298,9 @@ struct Agent::Impl {
     fenced = true;
     cached.reset();
     queued.reset();
+    // Its jobs stopped, the agent starts over: a controller that lost its state (its
+    // rounds begin again) is heard. One that kept it never goes back in (round, seq).
+    newest.reset();
     log("no word from the controller for " +
         os::fmt_seconds(std::chrono::duration<double>(now - last_heard).count()) +
         ": checkpoint-stopping this node's jobs (fencing)");
@@ -342,6 +362,7 @@ struct Agent::Impl {
       if (e->code == "not_ready") {
         if (now - last_ready >= os::span(opt.heartbeat_interval) || synced) {
           log("the controller does not know this agent (restarted?): saying READY again");
+          newest.reset();  // what it sends from now on is its word (its rounds may restart)
           send_ready(now);
         }
         return;
@@ -571,6 +592,10 @@ int Agent::applies() const {
 }
 int Agent::acks_from_cache() const {
   return impl_->cache_hits;
+}
+
+int Agent::stale_refused() const {
+  return impl_->stale;
 }
 
 }  // namespace sia::channel

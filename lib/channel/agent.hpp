@@ -4,7 +4,10 @@
 //   - ASSIGN (round, seq) is applied through the NodeBackend, one at a time, and ACKed
 //     with the RunPlan and RunStatus; a repeat of a (round, seq) with the same content is
 //     answered from the cached ACK without applying it again (a repeat that arrives while
-//     it is being applied is ignored: its ACK follows);
+//     it is being applied is ignored: its ACK follows); an ASSIGN older in (round, seq)
+//     than the newest taken (a delayed or duplicated message) is refused with a log line,
+//     never applied nor ACKed (the mark is forgotten at a fence and when a controller
+//     says it does not know the agent, "not_ready");
 //   - report lines are forwarded (REPORT) from the offsets the controller last said it
 //     stored, in file order, at most report_batch_bytes per job and message;
 //   - HEARTBEATs go out every heartbeat_interval; the controller's carry its stored offsets;
@@ -15,7 +18,8 @@
 //   - an ERROR "unknown_node" (the node is not in the controller's cluster) ends the agent:
 //     step() throws status 78 with the controller's reason;
 //   - fencing: a controller silent for fence_after seconds makes the agent checkpoint-
-//     stop its jobs (once, until the controller is back) and forget its cached ACK.
+//     stop its jobs (once, until the controller is back) and forget its cached ACK and
+//     the newest (round, seq) it took.
 // Trust: over tcp:// the controller's public key is pinned (CURVE), so a server with
 // another key gets no READY; over ipc:// each connect first checks that no untrusted user
 // could have bound the socket (channel/ipc_trust.hpp: status 77 ends the agent, a missing
@@ -86,6 +90,7 @@ class Agent {
   int sessions() const;  // READYs sent so far
   int applies() const;   // applies started
   int acks_from_cache() const;
+  int stale_refused() const;  // ASSIGNs refused as older than one taken
 
  private:
   struct Impl;

@@ -18,6 +18,10 @@ bool on(const std::optional<Placed>& p, const std::string& node) {
 
 }  // namespace
 
+bool placed_on(const BookJob& b, const std::string& node) {
+  return on(b.placed, node);
+}
+
 bool node_speaks_for(const BookJob& b, const std::string& node) {
   return on(b.placed, node) ||
          std::any_of(b.history.begin(), b.history.end(),

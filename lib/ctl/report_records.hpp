@@ -36,6 +36,8 @@ namespace sia::ctl {
 // has since left would otherwise stay running forever. A node the job was never placed on
 // has no say. Reports and run states (finished, failed) obey it.
 bool node_speaks_for(const BookJob& job, const std::string& node);
+// True when the job's current placement uses `node`.
+bool placed_on(const BookJob& job, const std::string& node);
 
 // Refused report lines: counted, with one warning per (node, job) -- at most kMaxWarned
 // pairs are remembered; past that, refusals are counted without a warning of their own.

@@ -275,6 +275,32 @@ static bool lost_peer(const JobOnNode& x) {
   return x.exit_status == exec::kPeerLostExit;
 }
 
+// What a job's failure on one node whose ranks only lost a peer (69) means, by the other
+// nodes of its placement.
+enum class PeerLoss {
+  wait,       // another of its nodes is silent, or its ranks there still run or stop
+  node_lost,  // another of its nodes is down (fenced, gone): the job's ranks lost that node
+  failed,     // every other node has had its say: the job failed
+};
+
+static PeerLoss peer_loss(const BookJob& b, const JobOnNode& failed,
+                          const std::vector<NodeStatus>& statuses, const std::set<std::string>& up,
+                          const std::vector<JobOnNode>& words) {
+  bool wait = false;
+  for (const NodeGpus& ng : b.placed->nodes) {
+    if (ng.node == failed.node) continue;
+    if (!up.count(ng.node)) return PeerLoss::node_lost;
+    auto s = std::find_if(statuses.begin(), statuses.end(),
+                          [&](const NodeStatus& x) { return x.node == ng.node; });
+    wait = wait || s == statuses.end() || !s->ok;
+    for (const auto& x : words) {
+      wait = wait || (x.node == ng.node &&
+                      (x.state == exec::RunState::running || x.state == exec::RunState::stopping));
+    }
+  }
+  return wait ? PeerLoss::wait : PeerLoss::failed;
+}
+
 // 3. Jobs that ended on their nodes, and queued jobs the cluster can no longer hold.
 void RoundEngine::end_ended(Pass& r) {
   for (const BookJob* b : r.book.active()) {
@@ -285,13 +311,28 @@ void RoundEngine::end_ended(Pass& r) {
     bool stopping = false;  // another of its nodes is stopping its ranks: its word comes soon
     for (const auto& x : it->second) {
       if (!node_speaks_for(*b, x.node)) continue;  // a node's word on a job placed elsewhere
+      // A lost peer on a node the job has left since (or while it is queued): that
+      // generation is over, the job resumes (or resumed) elsewhere.
+      if (x.state == exec::RunState::failed && lost_peer(x) && !placed_on(*b, x.node)) continue;
       if (x.state == exec::RunState::finished && !finished) finished = &x;
       // A node whose rank failed by itself is blamed before one whose rank lost it (69).
       if (x.state == exec::RunState::failed && (!failed || (lost_peer(*failed) && !lost_peer(x))))
         failed = &x;
       stopping = stopping || x.state == exec::RunState::stopping;
     }
-    if (!finished && failed && lost_peer(*failed) && stopping) continue;
+    if (!finished && failed && lost_peer(*failed)) {
+      // Not the job's failure while another of its nodes may still say why (its ranks
+      // stop, or it is silent), nor when that node is down: the job resumes from its
+      // checkpoint where the next placement puts it (without the down node).
+      const PeerLoss loss =
+          stopping ? PeerLoss::wait : peer_loss(*b, *failed, r.statuses, r.up_set, it->second);
+      if (loss == PeerLoss::wait) continue;
+      if (loss == PeerLoss::node_lost) {
+        warn("job " + b->spec.name + ": its ranks on " + failed->node +
+             " lost a peer on a node that is down; it resumes from its checkpoint");
+        continue;
+      }
+    }
     if (finished) {
       std::string reason = "finished on " + finished->node + " (sia-run round " +
                            std::to_string(finished->generation) + ")";

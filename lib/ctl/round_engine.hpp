@@ -9,8 +9,11 @@
 //      failed on its own), as the RunStatus of a node the job is placed on says -- once
 //      (a node's word on a job placed elsewhere is ignored, see node_speaks_for); of a
 //      job failed on several nodes, a node whose rank failed by itself is blamed before
-//      one whose rank lost a peer (exit 69), which waits while another of its nodes is
-//      still stopping the job;
+//      one whose rank lost a peer (exit 69), which waits while another node of its
+//      placement is silent or still runs or stops the job; ranks that lost a peer on a
+//      node that is down (fenced, gone) did not fail by themselves: the job is not ended,
+//      the next placement (without that node) resumes it from its checkpoint; a lost peer
+//      on a node the job has left since counts for nothing;
 //   3b. run the app schedulers (successive halving) on their trials' reports: a trial that
 //      reached its phase's budget waits out of the schedule; when every live trial of the
 //      phase is there, the worse ones end as stopped (their GPUs freed this round) and the

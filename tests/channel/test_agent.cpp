@@ -1,5 +1,7 @@
 #include <atomic>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -197,6 +199,80 @@ TEST_CASE("a repeat that arrives while applying is not applied again", "[agent]"
   REQUIRE(ack);
   CHECK(ack->seq == 2);
   CHECK(node.applies == 2);
+}
+
+TEST_CASE("an ASSIGN older than one taken is refused and logged, never applied", "[agent]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  node.hold = true;
+  AgentOptions ao = patient_agent("ipc://" + tmp / "ctl");
+  std::vector<std::string> lines;
+  ao.log = [&](const std::string& l) { lines.push_back(l); };
+  Agent agent(ao, node);
+  REQUIRE(ctl.next<Ready>(agent));
+  ctl.send(Heartbeat{});
+  Assign newer;
+  newer.round = 4;
+  newer.seq = 9;
+  newer.placement = placement("new");
+  ctl.send(newer);
+  // While it is applied, an older one comes (delayed past it): not queued behind it.
+  Assign older = newer;
+  older.seq = 8;
+  older.placement = placement("old");
+  ctl.send(older);
+  CHECK_FALSE(ctl.next<Ack>(agent, 200));
+  node.hold = false;
+  auto ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->seq == 9);
+  CHECK_FALSE(ctl.next<Ack>(agent, 200));
+  CHECK(node.applies == 1);
+  CHECK(node.last_placement == placement("new"));
+  // Once applied, a duplicate of an older round (any seq) is refused too.
+  Assign earlier = older;
+  earlier.round = 3;
+  earlier.seq = 50;
+  ctl.send(earlier);
+  ctl.send(earlier);  // resent: refused again, said once
+  CHECK_FALSE(ctl.next<Ack>(agent, 200));
+  CHECK(node.applies == 1);
+  CHECK(agent.stale_refused() == 3);
+  int said = 0;
+  for (const auto& l : lines) {
+    said += l.find("seq 8: refused, older than round 4 seq 9") != std::string::npos ||
+            l.find("round 3 seq 50: refused, older than round 4 seq 9") == 0;
+  }
+  CHECK(said == 2);
+  // The exact repeat of the newest is answered from the cache; a newer round is applied
+  // (a restarted controller's seq may be lower: its round is higher).
+  ctl.send(newer);
+  ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(agent.acks_from_cache() == 1);
+  Assign next = newer;
+  next.round = 5;
+  next.seq = 1;
+  next.placement = placement("next");
+  ctl.send(next);
+  ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->round == 5);
+  CHECK(node.applies == 2);
+  // A controller that does not know the agent (restarted, its rounds maybe from 1 again)
+  // gets a READY, and its ASSIGNs are taken whatever their number.
+  ctl.send(ErrorMessage{"not_ready", "who are you?"});
+  REQUIRE(ctl.next<Ready>(agent));
+  Assign first = newer;
+  first.round = 1;
+  first.seq = 1;
+  first.placement = placement("first");
+  ctl.send(first);
+  ack = ctl.next<Ack>(agent);
+  REQUIRE(ack);
+  CHECK(ack->round == 1);
+  CHECK(node.applies == 3);
 }
 
 TEST_CASE("an agent forwards report lines from what the controller stored", "[agent]") {

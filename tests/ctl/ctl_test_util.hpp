@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,12 +31,13 @@ inline void write_text(const std::string& path, const std::string& text) {
   out << text;
 }
 
-// Two nodes of two "t4" GPUs.
-inline std::string write_cluster(const TempDir& dir) {
+// `nodes` nodes (t4-0, t4-1, ...) of two "t4" GPUs.
+inline std::string write_cluster(const TempDir& dir, int nodes = 2) {
   std::string path = dir / "cluster.toml";
   write_text(path,
              "name = \"box\"\n[[node_groups]]\ngpu_type = \"t4\"\ngpus_per_node = 2\n"
-             "count = 2\n");
+             "count = " +
+                 std::to_string(nodes) + "\n");
   return path;
 }
 
@@ -90,6 +92,7 @@ class FakeDriver : public NodeDriver {
 
   std::set<std::string> up;
   std::set<std::string> refuse;  // up, but every delivery fails (its sia-run apply refuses)
+  std::set<std::string> silent;  // up (not fenced) but its agent is silent: no word, no delivery
   std::vector<ReportLine> pending_reports;
   std::vector<std::pair<std::int64_t, Placement>> deliveries;
   // node -> job -> {state, generation, placement part}
@@ -97,6 +100,7 @@ class FakeDriver : public NodeDriver {
     std::string state = "running";
     int generation = 0;
     std::string part;
+    std::optional<int> exit_status;  // a failed run's (finished: 0)
   };
   std::map<std::string, std::map<std::string, Run>> runs;
 
@@ -107,18 +111,19 @@ class FakeDriver : public NodeDriver {
     for (const auto& n : cluster_.nodes) {
       NodeStatus s;
       s.node = n.name;
-      s.ok = up.count(n.name) > 0;
+      s.ok = up.count(n.name) > 0 && !silent.count(n.name);
       if (!s.ok) {
         s.error = "unreachable";
       } else {
         nlohmann::json jobs = nlohmann::json::array();
         for (const auto& [job, r] : runs[n.name]) {
-          jobs.push_back(
-              {{"name", job},
-               {"state", r.state},
-               {"round", r.generation},
-               {"exit_status", r.state == "finished" ? nlohmann::json(0) : nlohmann::json(nullptr)},
-               {"reason", r.state}});
+          jobs.push_back({{"name", job},
+                          {"state", r.state},
+                          {"round", r.generation},
+                          {"exit_status", r.state == "finished" ? nlohmann::json(0)
+                                          : r.exit_status       ? nlohmann::json(*r.exit_status)
+                                                                : nlohmann::json(nullptr)},
+                          {"reason", r.state}});
         }
         s.status = {{"node", n.name}, {"jobs", jobs}};
       }
@@ -136,7 +141,7 @@ class FakeDriver : public NodeDriver {
     for (const auto& n : cluster_.nodes) {
       NodeResult r;
       r.node = n.name;
-      if (!up.count(n.name) || refuse.count(n.name)) {
+      if (!up.count(n.name) || refuse.count(n.name) || silent.count(n.name)) {
         r.error = up.count(n.name) ? "sia-run: error: the placement is refused" : "down";
         out.push_back(r);
         continue;
@@ -151,6 +156,7 @@ class FakeDriver : public NodeDriver {
           std::string part = cluster_.types[j.type].name;
           for (int g : ng.gpus) part += "," + std::to_string(g);
           part += "/" + std::to_string(j.batch.local);
+          for (const auto& other : j.nodes) part += " " + other.node;  // its rendezvous
           Run& run = runs[n.name][j.job];
           std::string action;
           if (run.generation == 0) {
@@ -201,7 +207,7 @@ class FakeDriver : public NodeDriver {
 // `sia-ctl round` runs them, one minute apart.
 struct RoundFixture {
   TempDir dir;
-  std::string cluster_file = write_cluster(dir);
+  std::string cluster_file;
   std::string state = dir / "state";
   ctl::Settings config;
   Cluster cluster = read_cluster(cluster_file);
@@ -210,8 +216,9 @@ struct RoundFixture {
   double now = 1000;
   std::vector<std::string> warnings;
 
-  explicit RoundFixture(std::map<std::string, std::string> extra = {})
-      : config(test_config(dir / "state", dir / "cluster.toml", std::move(extra))) {
+  explicit RoundFixture(std::map<std::string, std::string> extra = {}, int nodes = 2)
+      : cluster_file(write_cluster(dir, nodes)),
+        config(test_config(dir / "state", dir / "cluster.toml", std::move(extra))) {
     store.create();
   }
 

@@ -677,3 +677,106 @@ TEST_CASE("a command line or job spec over its limit is refused at submit and in
         std::string::npos);
   CHECK_FALSE(f.book().find("huge"));
 }
+
+namespace {
+
+// A job of exactly four GPUs: on two of the fixture's nodes of two GPUs.
+JobSpec two_node_spec(const std::string& name) {
+  JobSpec s = ct::spec(name, 4);
+  s.min_gpus = 4;
+  return s;
+}
+
+// The nodes a job is placed on now, in rank order.
+std::vector<std::string> nodes_of(const JobBook& book, const std::string& job) {
+  std::vector<std::string> out;
+  const BookJob* b = book.find(job);
+  if (b && b->placed) {
+    for (const auto& ng : b->placed->nodes) out.push_back(ng.node);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ranks that lost a peer on a node that went down resume elsewhere, not failed",
+          "[round][peer]") {
+  Fixture f({}, 3);
+  LocalBackend client(f.config, "local:tester");
+  client.submit({two_node_spec("a")});
+  f.round();
+  const std::vector<std::string> first = nodes_of(f.book(), "a");
+  REQUIRE(first.size() == 2);
+  const std::string survivor = first[0], lost = first[1];
+  // The lost node's agent goes silent; the survivor's ranks cannot reach their peer (69).
+  f.driver.silent.insert(lost);
+  f.driver.runs[survivor]["a"].state = "failed";
+  f.driver.runs[survivor]["a"].exit_status = 69;
+  json r = f.round();  // silent, not fenced: its word may still come
+  CHECK(r["ended"].empty());
+  CHECK(f.book().find("a")->state == Lifecycle::running);
+  CHECK(nodes_of(f.book(), "a") == first);
+  // Fenced (down): the job is not failed, it resumes without that node from its checkpoint.
+  f.driver.silent.erase(lost);
+  f.driver.up.erase(lost);
+  r = f.round();
+  CHECK(r["ended"].empty());
+  JobBook b = f.book();
+  CHECK(b.find("a")->state == Lifecycle::running);
+  const std::vector<std::string> second = nodes_of(b, "a");
+  REQUIRE(second.size() == 2);
+  CHECK(std::find(second.begin(), second.end(), lost) == second.end());
+  CHECK(b.find("a")->starts == 2);
+  CHECK(f.driver.runs[survivor]["a"].state == "running");  // started again there
+  bool warned = false;
+  for (const auto& w : f.warnings) {
+    warned = warned || w.find("job a: its ranks on " + survivor +
+                              " lost a peer on a node that "
+                              "is down; it resumes from its checkpoint") == 0;
+  }
+  CHECK(warned);
+  // The old node comes back with its ranks' own lost peer: its word counts for nothing.
+  f.driver.up.insert(lost);
+  f.driver.runs[lost]["a"].state = "failed";
+  f.driver.runs[lost]["a"].exit_status = 69;
+  r = f.round();
+  CHECK(r["ended"].empty());
+  // The new generation ends well: the job finishes once.
+  f.driver.runs[second[0]]["a"].state = "finished";
+  r = f.round();
+  REQUIRE(r["ended"].size() == 1);
+  CHECK(r["ended"][0]["state"] == "finished");
+}
+
+TEST_CASE("ranks that lost a peer wait for the peer's node, which is blamed", "[round][peer]") {
+  Fixture f({}, 3);
+  LocalBackend client(f.config, "local:tester");
+  client.submit({two_node_spec("a")});
+  f.round();
+  // a: one node's ranks lost their peer while the other node's still run: wait.
+  std::vector<std::string> na = nodes_of(f.book(), "a");
+  REQUIRE(na.size() == 2);
+  f.driver.runs[na[0]]["a"].state = "failed";
+  f.driver.runs[na[0]]["a"].exit_status = 69;
+  CHECK(f.round()["ended"].empty());
+  // The other node's rank failed by itself: the job failed, blamed on it.
+  f.driver.runs[na[1]]["a"].state = "failed";
+  f.driver.runs[na[1]]["a"].exit_status = 1;
+  json r = f.round();
+  REQUIRE(r["ended"].size() == 1);
+  CHECK(r["ended"][0]["state"] == "failed");
+  CHECK(r["ended"][0]["reason"].get<std::string>().find("failed on " + na[1]) == 0);
+  // b: every node up and its ranks lost their peers everywhere: the job failed.
+  client.submit({two_node_spec("b")});
+  f.round();
+  std::vector<std::string> nb = nodes_of(f.book(), "b");
+  REQUIRE(nb.size() == 2);
+  for (const auto& n : nb) {
+    f.driver.runs[n]["b"].state = "failed";
+    f.driver.runs[n]["b"].exit_status = 69;
+  }
+  r = f.round();
+  REQUIRE(r["ended"].size() == 1);
+  CHECK(r["ended"][0]["job"] == "b");
+  CHECK(r["ended"][0]["state"] == "failed");
+}
