@@ -12,9 +12,9 @@ in torch's DistributedDataParallel (with more than one rank) and takes over
     device and returns (no collective, no host synchronisation);
   * on the last, DDP all-reduces the gradient in buckets while the backward
     pass goes on; its communication hook (:meth:`_reduce_bucket`) first folds
-    each bucket into the step's weighted sum (and adds its squared norm to the
-    gradient statistics' local sum), so the all-reduce divided by the step's
-    samples is the exact mean gradient, also for an uneven last batch of an
+    each bucket into the step's weighted sum divided by the step's samples
+    (and adds its squared norm to the gradient statistics' local sum), so the
+    all-reduce is the exact mean gradient, also for an uneven last batch of an
     epoch and for ranks with no samples; the reduced bucket's squared norm
     joins |g|^2, the mean gradient's (as Pollux and AdaptDL gather both);
   * ``optimizer.step()`` then takes the step's vote (stop, out of memory,
@@ -216,8 +216,9 @@ class AdaptiveDataParallel(torch.nn.Module):
 
     def _combine(self, grad, acc, layout, count):
         """``grad`` (one micro-step's local gradient, a parameter's or a
-        bucket's) becomes count x grad + ``acc``; its |grad|^2 joins the
-        statistics' local sum when the step is full.  On the device."""
+        bucket's) becomes count x grad + ``acc`` (``count``: the micro-batch's
+        samples, or that over the step's); its |grad|^2 joins the statistics'
+        local sum when the step is full.  On the device."""
         if count and layout.full:
             self._local_sqr += grad.float().pow(2).sum()
         if count:
@@ -229,27 +230,30 @@ class AdaptiveDataParallel(torch.nn.Module):
 
     def _reduce_bucket(self, bucket):
         """DDP's communication hook for the last micro-step: the bucket's
-        weighted sum over this rank's micro-steps, summed over the ranks and
-        divided by the step's samples."""
+        weighted sum over this rank's micro-steps divided by the step's
+        samples (its share of the mean), summed over the ranks."""
         s = self._session
         buf, layout = bucket.buffer(), s.layout
         measured = layout is not None and layout.full and not self._replaying
         if self._replaying:
             buf.zero_()
-            divisor = 1
         elif layout is None:  # a backward pass outside the loader's steps
-            divisor = s.world
+            buf.div_(s.world)
         else:
-            self._combine(buf, self._acc_of(bucket.parameters()), layout, s.micro_count)
-            divisor = layout.take
+            acc = self._acc_of(bucket.parameters())
+            if acc is None:  # weight and share in one pass
+                self._combine(buf, None, layout, s.micro_count / layout.take)
+            else:
+                self._combine(buf, acc, layout, s.micro_count)
+                buf.div_(layout.take)
 
         window = self._window if layout is not None else [0.0, None]
         if window is None:  # the step's first bucket
             window = self._window = [time.monotonic(), None]
 
-        def mean(fut):
+        def reduced(fut):
             try:
-                out = fut.value()[0].div_(divisor)
+                out = fut.value()[0]
             except RuntimeError as e:
                 lost = s.lost_peer(e)
                 die(lost.status, lost.message)
@@ -259,7 +263,7 @@ class AdaptiveDataParallel(torch.nn.Module):
             return out
 
         work = s.collective(lambda: dist.all_reduce(buf, async_op=True))
-        return work.get_future().then(mean)
+        return work.get_future().then(reduced)
 
     def join_reduction(self):
         """This rank failed inside a micro-step (out of memory): the other
