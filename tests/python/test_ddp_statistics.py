@@ -64,8 +64,9 @@ def by_hand(world, local_bsz, micro, steps):
 
 class Statistics(DdpCase):
     def check(self, world, local_bsz, micro):
+        # A report after every step.
         _, model = self.sia(world, "--steps", "2", SIA_LOCAL_BSZ=local_bsz,
-                            SIA_ACCUM_STEPS=micro - 1, SIA_REPORT_INTERVAL=1e-9)  # every step
+                            SIA_ACCUM_STEPS=micro - 1, SIA_REPORT_INTERVAL=1e-9)
         got = {r["step"]: r for r in self.reports()}
         self.assertEqual((got[2]["reason"], got[2]["batch_size"]), ("done", BATCH))
         want, want_model = by_hand(world, local_bsz, micro, 2)
