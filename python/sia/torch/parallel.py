@@ -217,8 +217,8 @@ class AdaptiveDataParallel(torch.nn.Module):
     def _combine(self, grad, acc, layout, count):
         """``grad`` (one micro-step's local gradient, a parameter's or a
         bucket's) becomes count x grad + ``acc`` (``count``: the micro-batch's
-        samples, or that over the step's); its |grad|^2 joins the statistics'
-        local sum when the step is full.  On the device."""
+        samples, or their share of the step's); its |grad|^2 joins the
+        statistics' local sum when the step is full.  On the device."""
         if count and layout.full:
             self._local_sqr += grad.float().pow(2).sum()
         if count:
