@@ -7,7 +7,7 @@
 # own, tests/e2e/paper_experiments.sh and tests/e2e/heldout_bench.sh.
 #   bench/smoke.sh BIN_DIR SOURCE_DIR NAME
 #   NAME: model_accuracy estimate_speed policy_runtime sim_speed ctl_round_latency
-#         request_limits sim_identity deadlines
+#         request_limits sim_identity deadlines torch_ddp_step
 set -u
 [ $# -eq 3 ] || { echo "usage: bench/smoke.sh BIN_DIR SOURCE_DIR NAME" >&2; exit 64; }
 BIN=$(cd "$1" && pwd) || exit 66
@@ -112,6 +112,21 @@ case $NAME in
       has "^$p +$num % +$num % +($num %|-) +$num h +$num +$num\$" "deadline row of $p"
       has "^$p +$num h +${num}x .* $num ms +$num ms\$" "runtime row of $p"
     done
+    ;;
+  torch_ddp_step)
+    # One round of 12 steps (2 timed) at batch 16, by the Python with torch.
+    py=${SIA_PYTHON:-/usr/bin/python3}
+    "$py" -c 'import torch' 2>/dev/null || { echo "bench $NAME: skipped: $py has no torch"; exit 77; }
+    run "$py" "$SRC/bench/torch_ddp_step.py" --rounds 1 --steps 12 --batch 16
+    has '^small CNN, 2 CPU ranks \(gloo\), global batch 16, 12 steps' "heading"
+    has "^round 1: DDP $num ms, sia\.torch $num ms, sia\.torch / DDP $num\$" "round line"
+    has "^median sia\.torch / DDP over 1 round\(s\): $num\$" "median line"
+    # Bad input: one line and the usage status, nothing run.
+    "$py" "$SRC/bench/torch_ddp_step.py" --steps 5 >"$out" 2>"$tmp/err"
+    status=$?
+    [ "$status" -eq 64 ] || fail "--steps 5: status $status, expected 64"
+    grep -q '^torch_ddp_step: --steps must be above 10$' "$tmp/err" ||
+      fail "--steps 5: no line naming the flag"
     ;;
   *)
     echo "bench/smoke.sh: unknown bench $NAME" >&2

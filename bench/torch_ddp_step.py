@@ -99,12 +99,14 @@ def run(mode, args, python_dir):
         procs.append(subprocess.Popen(
             [sys.executable, __file__, "--worker", mode, "--steps", str(args.steps),
              "--batch", str(args.batch)], env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True))
-    outs = [p.communicate(timeout=600)[0] for p in procs]
+            stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=600) for p in procs]
     if any(p.returncode for p in procs):
+        for rank, (_, err) in enumerate(outs):
+            sys.stderr.write(f"--- rank {rank}\n{err[-2000:]}")
         sys.exit(f"torch_ddp_step: the {mode} run failed: statuses "
                  f"{[p.returncode for p in procs]}")
-    return float(outs[0].strip())
+    return float(outs[0][0].strip())
 
 
 def main():
@@ -116,7 +118,8 @@ def main():
     p.add_argument("--worker", choices=("ddp", "sia"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.steps <= WARMUP:
-        sys.exit(f"torch_ddp_step: --steps must be above {WARMUP}")
+        print(f"torch_ddp_step: --steps must be above {WARMUP}", file=sys.stderr)
+        sys.exit(64)
     if args.worker:
         return worker(args.worker, args.steps, args.batch)
     ratios = []

@@ -12,13 +12,14 @@ in torch's DistributedDataParallel (with more than one rank) and takes over
     device and returns (no collective, no host synchronisation);
   * on the last, DDP all-reduces the gradient in buckets while the backward
     pass goes on; its communication hook (:meth:`_reduce_bucket`) first folds
-    each bucket into the step's weighted sum (and adds its squared norm to the
-    gradient statistics' local sum), so the all-reduce divided by the step's
-    samples is the exact mean gradient, also for an uneven last batch of an
-    epoch and for ranks with no samples;
+    each bucket into the step's weighted sum divided by the step's samples
+    (and adds its squared norm to the gradient statistics' local sum), so the
+    all-reduce is the exact mean gradient, also for an uneven last batch of an
+    epoch and for ranks with no samples; the reduced bucket's squared norm
+    joins |g|^2, the mean gradient's (as Pollux and AdaptDL gather both);
   * ``optimizer.step()`` then takes the step's vote (stop, out of memory,
-    batch plan, and the statistics' local sum: the one read of the device per
-    step), measures the gradient statistics as Pollux does
+    batch plan, the statistics' local sum and rank 0's |g|^2: the one read of
+    the device per step), measures the gradient statistics as Pollux does
     (:mod:`sia.gradient_noise`), scales every parameter group's learning rate
     for the one update (AdaScale gain, sqrt(B / B0), B / B0 or 1) on top of
     whatever the scheduler set, restores it after, and makes the replicas'
@@ -129,6 +130,10 @@ class AdaptiveDataParallel(torch.nn.Module):
         self._buffers_list = list(self.module.buffers())
         self._acc = None  # id(parameter) -> weighted gradient sum of the step
         self._local_sqr = self._zero()  # sum over micro-steps of |g_a|^2, on the device
+        # |bucket|^2 of each reduced bucket of the step, on the device: summed,
+        # |g|^2 of the mean gradient.  A list: gloo may complete buckets on
+        # several threads, and an append is atomic.
+        self._total_sqrs = []
         self._replaying = False  # join_reduction: this rank's buckets are zeros
         self._window = None  # [first bucket launched, last bucket reduced]
         self._prev = None  # the previous step's (gradient, |g|^2, batch version)
@@ -211,7 +216,8 @@ class AdaptiveDataParallel(torch.nn.Module):
 
     def _combine(self, grad, acc, layout, count):
         """``grad`` (one micro-step's local gradient, a parameter's or a
-        bucket's) becomes count x grad + ``acc``; its |grad|^2 joins the
+        bucket's) becomes count x grad + ``acc`` (``count``: the micro-batch's
+        samples, or their share of the step's); its |grad|^2 joins the
         statistics' local sum when the step is full.  On the device."""
         if count and layout.full:
             self._local_sqr += grad.float().pow(2).sum()
@@ -224,34 +230,40 @@ class AdaptiveDataParallel(torch.nn.Module):
 
     def _reduce_bucket(self, bucket):
         """DDP's communication hook for the last micro-step: the bucket's
-        weighted sum over this rank's micro-steps, summed over the ranks and
-        divided by the step's samples."""
+        weighted sum over this rank's micro-steps divided by the step's
+        samples (its share of the mean), summed over the ranks."""
         s = self._session
         buf, layout = bucket.buffer(), s.layout
+        measured = layout is not None and layout.full and not self._replaying
         if self._replaying:
             buf.zero_()
-            divisor = 1
         elif layout is None:  # a backward pass outside the loader's steps
-            divisor = s.world
+            buf.div_(s.world)
         else:
-            self._combine(buf, self._acc_of(bucket.parameters()), layout, s.micro_count)
-            divisor = layout.take
+            acc = self._acc_of(bucket.parameters())
+            if acc is None:  # weight and share in one pass
+                self._combine(buf, None, layout, s.micro_count / layout.take)
+            else:
+                self._combine(buf, acc, layout, s.micro_count)
+                buf.div_(layout.take)
 
         window = self._window if layout is not None else [0.0, None]
         if window is None:  # the step's first bucket
             window = self._window = [time.monotonic(), None]
 
-        def mean(fut):
+        def reduced(fut):
             try:
-                out = fut.value()[0].div_(divisor)
+                out = fut.value()[0]
             except RuntimeError as e:
                 lost = s.lost_peer(e)
                 die(lost.status, lost.message)
+            if measured:
+                self._total_sqrs.append(out.float().pow(2).sum())
             window[1] = time.monotonic()
             return out
 
         work = s.collective(lambda: dist.all_reduce(buf, async_op=True))
-        return work.get_future().then(mean)
+        return work.get_future().then(reduced)
 
     def join_reduction(self):
         """This rank failed inside a micro-step (out of memory): the other
@@ -275,7 +287,11 @@ class AdaptiveDataParallel(torch.nn.Module):
 
     def _update(self, s, layout):
         t0 = time.monotonic()
-        votes = s.vote(self._local_sqr)
+        total_sqr = None  # |g|^2, from the hook's buckets (None: from the gradients)
+        if self._ddp is not None:
+            total_sqr = torch.stack(self._total_sqrs).double().sum() \
+                if self._total_sqrs else 0.0
+        votes = s.vote(self._local_sqr, 0.0 if total_sqr is None else total_sqr)
         if votes[1] > 0:
             s.out_of_memory("out of memory on another rank")
         sync = time.monotonic() - t0
@@ -283,7 +299,8 @@ class AdaptiveDataParallel(torch.nn.Module):
             sync += self._window[1] - self._window[0]
         self._window = None
         grads = [p.grad for p in self._params if p.grad is not None]
-        gain = self._statistics(s, layout, votes[2], grads)
+        gain = self._statistics(s, layout, votes[2],
+                                None if total_sqr is None else votes[7], grads)
         factor = lr_factor(self.lr_scaling, layout.take, s.init_batch, gain)
         groups = self.optimizer.param_groups
         base = [g["lr"] for g in groups]
@@ -295,7 +312,7 @@ class AdaptiveDataParallel(torch.nn.Module):
             for g, lr in zip(groups, base):
                 g["lr"] = lr
         self.optimizer._step_count = getattr(self.optimizer, "_step_count", 0) + 1
-        self._acc, self._local_sqr = None, self._zero()
+        self._acc, self._local_sqr, self._total_sqrs = None, self._zero(), []
         if s.world > 1 and self._buffers_list:
             t1 = time.monotonic()
             bufs = self._buffers_list
@@ -304,15 +321,18 @@ class AdaptiveDataParallel(torch.nn.Module):
             sync += time.monotonic() - t1
         s.end_step(votes, sync, gain)
 
-    def _statistics(self, s, layout, local_sqr_sum, grads):
+    def _statistics(self, s, layout, local_sqr_sum, total_sqr, grads):
         """Feeds the step's gradients to the gradient noise scale; returns the
-        step's gain at its batch."""
+        step's gain at its batch.  ``local_sqr_sum``: sum |g_i|^2 over the
+        step's micro-batch gradients of every rank; ``total_sqr``: |g|^2 of
+        the mean gradient ``grads``, or None to compute it here."""
         gns, b0 = s.gns, s.init_batch
         n = layout.world * layout.micro
         if not layout.full:
             self._prev = None
         elif n > 1:
-            gns.update(local_sqr_sum / n, _sqr(grads), n, n * layout.local_bsz / b0)
+            total = _sqr(grads) if total_sqr is None else total_sqr
+            gns.update(local_sqr_sum / n, total, n, n * layout.local_bsz / b0)
         else:
             total = _sqr(grads)
             # A pair needs the previous step, at the same batch (a batch plan

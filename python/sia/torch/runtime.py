@@ -346,21 +346,24 @@ class Session:
         return SiaError(UNAVAILABLE,
                         f"rank {self.rank}: a peer was lost ({first_line(error)})")
 
-    def vote(self, local_sqr, out_of_memory=False):
+    def vote(self, local_sqr, total_sqr=0.0, out_of_memory=False):
         """The step's vote: [stop, out of memory, sum |g_i|^2, plan, batch,
-        local batch, micro-steps], summed over the ranks (flags > 0 mean some
-        rank raised them; the plan is rank 0's).  ``local_sqr`` is a number or
-        a tensor on the device; the vote is the step's one read of it."""
+        local batch, micro-steps, |g|^2], summed over the ranks (flags > 0
+        mean some rank raised them; the plan and |g|^2 are rank 0's).
+        ``local_sqr`` and ``total_sqr`` are numbers or tensors on the device;
+        the vote is the step's one read of them."""
         plan = self.plans.poll() if self.plans is not None else None
-        v = [float(self.stop_flag), float(out_of_memory), 0.0, 0.0, 0.0, 0.0, 0.0]
+        v = [float(self.stop_flag), float(out_of_memory), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
         if plan is not None:
-            v[3:] = [plan.plan, plan.batch_size, plan.local_bsz, plan.accum_steps + 1]
+            v[3:7] = [plan.plan, plan.batch_size, plan.local_bsz, plan.accum_steps + 1]
         if self.world == 1:
-            v[2] = float(local_sqr)
+            v[2], v[7] = float(local_sqr), float(total_sqr)
             return v
         dev = self.device if self.device.type == "cuda" else None
         t = torch.tensor(v, dtype=torch.float64, device=dev)
         t[2] = local_sqr
+        if self.root:
+            t[7] = total_sqr
         self.collective(lambda: dist.all_reduce(t))
         return t.tolist()
 
@@ -394,7 +397,7 @@ class Session:
                 os._exit(0)
             return
         if votes[3] > 0:
-            self._apply_plan(*(int(round(x)) for x in votes[3:]))
+            self._apply_plan(*(int(round(x)) for x in votes[3:7]))
         if votes[0] > 0:
             self.stopping = True  # at the boundary, after the script's step code
         if self.reporter.due():
