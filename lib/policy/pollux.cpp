@@ -66,7 +66,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "model/goodput.hpp"
 #include "policy/baselines.hpp"
