@@ -98,6 +98,10 @@ const std::vector<Knob>& knob_table() {
       {"pollux_population", "SIA_CTL_POLLUX_POPULATION", "--pollux-population", "N",
        &O::pollux_population, 2, 100000, false, "", "Pollux: population of the genetic search",
        "Pollux: population of the genetic search", kBoth},
+      {"pollux_p", "SIA_CTL_POLLUX_P", "--pollux-p", "P", &O::pollux_p, -kInf, kInf, false, "",
+       "Pollux: power of the mean of the jobs' speedups its search maximises (0: the geometric "
+       "mean)",
+       "Pollux: power of the speedups' mean its search maximises", kBoth},
   };
   return table;
 }
@@ -201,13 +205,17 @@ std::vector<KnobProblem> knob_problems(const PolicyOptions& o) {
                        "otherwise jobs may be left waiting while GPUs idle"});
       }
     } else {
-      const bool in_range = std::visit(
-          [&](auto m) {
-            const double v = static_cast<double>(o.*m);
-            return (k.min_open ? v > k.min : v >= k.min) && v <= k.max;
-          },
-          k.field);
-      if (!in_range) out.push_back({&k, nullptr, "must be " + knob_range(k)});
+      const double v = std::visit([&](auto m) { return static_cast<double>(o.*m); }, k.field);
+      const bool finite = std::isfinite(v);
+      if (finite && (k.min_open ? v > k.min : v >= k.min) && v <= k.max) continue;
+      // An unbounded range says nothing of infinity and NaN: say "finite" too.
+      std::string what = "must be ";
+      if (!finite && !std::isfinite(k.max)) {
+        what += std::isfinite(k.min) ? "a finite number " + knob_range(k) : "a finite number";
+      } else {
+        what += knob_range(k);
+      }
+      out.push_back({&k, nullptr, what});
     }
   }
   return out;

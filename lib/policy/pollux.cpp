@@ -66,7 +66,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "model/goodput.hpp"
 #include "policy/baselines.hpp"
@@ -608,16 +607,7 @@ Allocation PolluxPolicy::allocate(const GoodputMatrix& m,
 }  // namespace
 
 std::unique_ptr<Policy> make_pollux_policy(const PolicyOptions& options) {
-  if (options.pollux_population < 1) {
-    throw Error(ExitStatus::usage, "--pollux-population: must be at least 1");
-  }
-  if (options.pollux_generations < 1) {
-    throw Error(ExitStatus::usage, "--pollux-generations: must be at least 1");
-  }
-  if (!std::isfinite(options.pollux_p)) {
-    throw Error(ExitStatus::usage, "--pollux-p: must be a finite number");
-  }
-  return std::make_unique<PolluxPolicy>(options);
+  return std::make_unique<PolluxPolicy>(options);  // the knobs checked by make_policy
 }
 
 }  // namespace sia

@@ -833,16 +833,7 @@ Allocation ThemisPolicy::allocate(const GoodputMatrix& m,
 }  // namespace
 
 std::unique_ptr<Policy> make_themis_policy(const PolicyOptions& options) {
-  if (!(options.themis_f >= 0 && options.themis_f <= 1)) {
-    throw Error(ExitStatus::usage, "themis: the fairness knob f must be in [0, 1]");
-  }
-  if (!(options.themis_lease > 0) || !std::isfinite(options.themis_lease)) {
-    throw Error(ExitStatus::usage, "themis: the lease must be > 0 seconds");
-  }
-  if (!(options.time_limit > 0)) {
-    throw Error(ExitStatus::usage, "--time-limit: must be > 0 seconds");
-  }
-  return std::make_unique<ThemisPolicy>(options);
+  return std::make_unique<ThemisPolicy>(options);  // the knobs checked by make_policy
 }
 
 }  // namespace sia

@@ -24,7 +24,8 @@ TEST_CASE("an external solve stage receives the configured knobs", "[round][stag
                       {"controller.p", "1"},
                       {"controller.lambda_n", "-1.5"},
                       {"controller.themis_f", "0.25"},
-                      {"controller.restart_remaining", "false"}});
+                      {"controller.restart_remaining", "false"},
+                      {"controller.pollux_p", "-2"}});
   LocalBackend client(f.config, "local:tester");
   client.submit({ct::spec("a")});
   f.round();
@@ -36,6 +37,7 @@ TEST_CASE("an external solve stage receives the configured knobs", "[round][stag
   CHECK(lines.count("SIA_CTL_LAMBDA_N=-1.5"));
   CHECK(lines.count("SIA_CTL_THEMIS_F=0.25"));
   CHECK(lines.count("SIA_CTL_RESTART_REMAINING=false"));
+  CHECK(lines.count("SIA_CTL_POLLUX_P=-2"));
   CHECK(lines.count("SIA_CTL_TIME_LIMIT=1"));  // the fixture's --time-limit
   CHECK(lines.count("SIA_CTL_SEED=1"));        // a default is passed too
 }

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -99,7 +100,7 @@ TEST_CASE("every knob has a key, a variable and a flag, each its own", "[knobs]"
     CHECK(find_knob(k.key) == &k);
     CHECK(find_knob(k.flag) == &k);
   }
-  CHECK(keys.size() == 20);
+  CHECK(keys.size() == 21);
 }
 
 TEST_CASE("the defaults are in their ranges, and a value out of range names the knob", "[knobs]") {
@@ -120,6 +121,15 @@ TEST_CASE("the defaults are in their ranges, and a value out of range names the 
   o.themis_f = 2;
   CHECK(test::error_of([&] { validate_policy_options(o); }) ==
         std::pair<int, std::string>{64, "--themis-f: must be between 0 and 1"});
+  // An unbounded knob must still be finite.
+  o = PolicyOptions{};
+  o.pollux_p = std::numeric_limits<double>::infinity();
+  CHECK(test::error_of([&] { validate_policy_options(o); }) ==
+        std::pair<int, std::string>{64, "--pollux-p: must be a finite number"});
+  o = PolicyOptions{};
+  o.lambda_a = std::numeric_limits<double>::quiet_NaN();
+  CHECK(test::error_of([&] { validate_policy_options(o); }).second ==
+        "--lambda-a: must be a finite number >= 0");
   o = PolicyOptions{};
   o.time_limit = 0;
   CHECK(test::error_of([&] { validate_policy_options(o); }).second ==

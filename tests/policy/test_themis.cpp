@@ -535,7 +535,7 @@ TEST_CASE("themis: policy_state carries a round to a fresh policy", "[themis]") 
 
 TEST_CASE("themis: knobs are checked", "[themis]") {
   auto status = [](PolicyOptions o) {
-    return test::error_of([&] { make_themis_policy(o); }).first;
+    return test::error_of([&] { make_policy("themis", o); }).first;
   };
   CHECK(status(options()) == 0);
   CHECK(status(options(1.5)) == 64);
