@@ -775,6 +775,9 @@ std::vector<PendingRequest> pending_requests(const StateStore& store) {
           if (j.is_string()) p.jobs.push_back(j.get<std::string>());
           if (j.is_object() && j.contains("name") && j["name"].is_string()) {
             p.jobs.push_back(j["name"].get<std::string>());
+            if (p.type == "submit" && j.value("class", "") == "guaranteed") {
+              p.guaranteed.push_back(parse_job_spec(Node(j, store.path("inbox/" + f), "jobs")));
+            }
           }
         }
       }

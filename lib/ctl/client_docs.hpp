@@ -55,7 +55,8 @@ struct PendingRequest {
   std::string identity;
   double time = 0;
   std::vector<std::string> jobs;
-  std::vector<PendingApp> apps;  // a submission's apps
+  std::vector<PendingApp> apps;     // a submission's apps
+  std::vector<JobSpec> guaranteed;  // a submission's guaranteed jobs (admitted by the client)
 };
 
 // The requests waiting in STATE/inbox (local clients' submissions and cancellations), in

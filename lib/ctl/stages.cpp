@@ -104,19 +104,27 @@ Document one_document(const std::string& text, const std::string& stage, const c
 
 }  // namespace
 
+std::unique_ptr<Estimator> controller_estimator(const Settings& config, const Cluster& cluster,
+                                                const Catalog& catalog,
+                                                const std::string& profiles_file) {
+  EstimatorOptions eo = estimator_options(Compat::standard);
+  eo.profile_store = parse_profile_store(config.controller.profile_store);
+  eo.baseline_info = config.controller.policy != "sia";
+  auto est = std::make_unique<Estimator>(cluster, catalog, eo);
+  // The profile store (Sia+): what earlier rounds' jobs measured, per catalog model.
+  if (std::error_code ec; std::filesystem::exists(profiles_file, ec)) {
+    for (const auto& p : read_shared_profiles(profiles_file)) est->share(p);
+  }
+  return est;
+}
+
 std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput& out,
                              GoodputMatrix& matrix) {
   std::vector<JobState> jobs = in.jobs;
   std::string goodput_doc;
   if (config_.stages.estimate.empty()) {
-    EstimatorOptions eo = estimator_options(Compat::standard);
-    eo.profile_store = parse_profile_store(config_.controller.profile_store);
-    eo.baseline_info = config_.controller.policy != "sia";
-    Estimator est(in.cluster, catalog_, eo);
-    // The profile store (Sia+): what earlier rounds' jobs measured, per catalog model.
-    if (std::error_code ec; std::filesystem::exists(profiles_file(), ec)) {
-      for (const auto& p : read_shared_profiles(profiles_file())) est.share(p);
-    }
+    const auto estimator = controller_estimator(config_, in.cluster, catalog_, profiles_file());
+    Estimator& est = *estimator;
     out.documents.push_back({"profiles", shared_profiles_document(est.shared_profiles(), meta)});
     std::vector<JobState*> views;
     for (auto& j : jobs) views.push_back(&j);

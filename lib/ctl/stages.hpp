@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "core/placement.hpp"
 #include "ctl/config.hpp"
 #include "model/catalog.hpp"
+#include "model/estimator.hpp"
 #include "model/job_state.hpp"
 
 namespace sia::ctl {
@@ -59,6 +61,14 @@ struct StageOutput {
   // learnt something: the caller writes it to STATE/profiles.json (model/shared_profiles.hpp).
   std::optional<std::string> profiles;
 };
+
+// The in-process estimator on `cluster` as a round makes it: the standard profile, the
+// configured profile store with what `profiles_file` holds (when it exists), and the
+// baselines' information for a policy other than sia. Admission (ctl/admission.hpp) asks
+// the same estimator.
+std::unique_ptr<Estimator> controller_estimator(const Settings& config, const Cluster& cluster,
+                                                const Catalog& catalog,
+                                                const std::string& profiles_file);
 
 class Stages {
  public:
