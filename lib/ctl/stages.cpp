@@ -8,12 +8,14 @@
 #include "ctl/command_driver.hpp"
 #include "ctl/pipe_process.hpp"
 #include "ctl/state_store.hpp"
+#include "deadline/row_table.hpp"
 #include "model/estimator.hpp"
 #include "model/shared_profiles.hpp"
 #include "os/atomic_file.hpp"
 #include "os/make_dirs.hpp"
 #include "policy/knobs.hpp"
 #include "policy/policy.hpp"
+#include "round/guarantee.hpp"
 #include "round/round_documents.hpp"
 #include "round/schedule_pass.hpp"
 
@@ -128,7 +130,20 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
     out.documents.push_back({"profiles", shared_profiles_document(est.shared_profiles(), meta)});
     std::vector<JobState*> views;
     for (auto& j : jobs) views.push_back(&j);
-    matrix = estimate_round(est, in.cluster, "default", views, in.apps, &out.unschedulable);
+    std::vector<deadline::GuaranteedJob> guaranteed;  // this round's re-check, in order
+    auto keep_promises = [&](std::size_t k, GoodputRow& row) {
+      const JobSpec& spec = jobs[k].spec;
+      mark_deadline(row, spec.job_class, spec.deadline, in.now);
+      if (spec.job_class != JobClass::guaranteed || !spec.deadline) return;
+      const double b0 = est.init_batch_size(jobs[k]);
+      guaranteed.push_back(deadline::guaranteed_question(
+          row, b0, in.cluster, *spec.deadline, in.now, config_.controller.deadline_margin));
+      guaranteed.back().held = true;
+      if (config_.controller.policy == "sia") keep_on_schedule(row, b0);
+    };
+    matrix = estimate_round(est, in.cluster, "default", views, in.apps, &out.unschedulable,
+                            keep_promises);
+    out.guarantees = deadline::admit_in_order(guaranteed, deadline::gpus_per_type(in.cluster));
     std::vector<JobState> kept;
     for (auto& j : jobs) {
       if (!out.unschedulable.count(j.spec.name)) kept.push_back(std::move(j));
