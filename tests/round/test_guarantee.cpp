@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "core/cluster.hpp"
+#include "core/document.hpp"
+#include "policy/policy.hpp"
 #include "round/guarantee.hpp"
 
 using namespace sia;
@@ -49,4 +52,49 @@ TEST_CASE("a guaranteed row keeps the configurations that stay on schedule", "[d
   row.deadline_in.reset();
   keep_on_schedule(row, 10);
   CHECK(row.entries.size() == 5);
+}
+
+namespace {
+
+// One type "A", one node of 4 GPUs.
+Cluster four_gpus() {
+  const std::string toml = "[[node_groups]]\ngpu_type = \"A\"\ngpus_per_node = 4\ncount = 1\n";
+  return cluster_from_document(parse_documents(toml, "test.toml", {"Cluster"}).front());
+}
+
+// A job at 1, 2 and 4 GPUs, 100 samples/s per GPU (linear), 1000 iterations of B0 = 100.
+GoodputRow linear_job(const std::string& name) {
+  GoodputRow r;
+  r.job = name;
+  r.restart_penalty = 0;
+  r.progress = JobProgress{0, 1000};
+  for (int g : {1, 2, 4}) r.entries.push_back(entry(0, g, 100.0 * g));
+  for (auto& e : r.entries) e.goodput = e.raw_goodput / 100;
+  return r;
+}
+
+int gpus_of(const Allocation& a, const std::string& job) {
+  const JobAllocation* j = a.find(job);
+  return j && j->config ? j->config->gpus : 0;
+}
+
+}  // namespace
+
+TEST_CASE("Sia keeps a guaranteed job on schedule on a contended cluster", "[deadline]") {
+  // g needs 100000 samples in 300 s: 333 samples/s, all four GPUs; three best-effort jobs
+  // want them too.
+  GoodputMatrix m;
+  m.cluster = four_gpus();
+  for (const char* name : {"b1", "b2", "b3", "g"}) {
+    m.jobs.push_back(linear_job(name));
+    m.order.push_back(name);
+  }
+  const auto policy = make_policy("sia", PolicyOptions{});
+  CHECK(gpus_of(policy->allocate(m, std::nullopt), "g") < 4);  // shared without the tier
+  GoodputRow& g = m.jobs.back();
+  mark_deadline(g, JobClass::guaranteed, 1300, 1000);
+  keep_on_schedule(g, 100);
+  const Allocation a = policy->allocate(m, std::nullopt);
+  CHECK(gpus_of(a, "g") == 4);
+  CHECK(gpus_of(a, "b1") + gpus_of(a, "b2") + gpus_of(a, "b3") == 0);
 }
