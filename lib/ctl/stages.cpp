@@ -134,8 +134,12 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
     auto keep_promises = [&](std::size_t k, GoodputRow& row) {
       const JobSpec& spec = jobs[k].spec;
       mark_deadline(row, spec.job_class, spec.deadline, in.now);
-      if (spec.job_class != JobClass::guaranteed || !spec.deadline) return;
-      const double b0 = est.init_batch_size(jobs[k]);
+      if (spec.job_class != JobClass::guaranteed || !spec.deadline || !row.progress) return;
+      // Admission needed the initial batch; a job that reached the book otherwise (a
+      // request file written by hand) without one is not kept.
+      const double b0 =
+          spec.init_batch_size > 0 || !spec.model.empty() ? est.init_batch_size(jobs[k]) : 0;
+      if (!(b0 > 0)) return;
       guaranteed.push_back(deadline::guaranteed_question(
           row, b0, in.cluster, *spec.deadline, in.now, config_.controller.deadline_margin));
       guaranteed.back().held = true;
