@@ -71,3 +71,35 @@ TEST_CASE("the controller admits guaranteed jobs on what the admitted ones leave
   be.jobs[0].job_class = JobClass::best_effort;
   CHECK(admit_guaranteed(be, {}, scene).empty());
 }
+
+TEST_CASE("a round's re-check reaches the book, status and explain", "[deadline]") {
+  JobBook book;
+  JobSpec g = guaranteed("g", kNow + 3600);
+  book.apply(make_submit("f", "local:me", kNow, {g}));
+  nlohmann::json placement = {
+      {"jobs",
+       {{{"name", "g"}, {"gpu_type", "t4"}, {"nodes", {{{"name", "t4-0"}, {"gpus", {0, 1}}}}}}}}};
+  auto round = [&](bool at_risk, double finish) {
+    return make_round(book.round() + 1, kNow + 60, nullptr, nullptr, placement,
+                      nlohmann::json::object(), nullptr,
+                      {{"g", {{"finish", finish}, {"at_risk", at_risk}}}});
+  };
+  book.apply(round(false, kNow + 3000));
+  const BookJob* b = book.find("g");
+  REQUIRE(b->projected_finish);
+  CHECK(*b->projected_finish == kNow + 3000);
+  CHECK_FALSE(b->at_risk);
+  auto expl = job_explanation(book, {}, "g", kNow + 60, 120);
+  CHECK(expl.dump().find("on schedule: deadline ") != std::string::npos);
+  book.apply(round(true, kNow + 4000));
+  auto status = job_status_list(book, {}, {"g"}, kNow + 120, 1e9)["data"]["jobs"][0];
+  CHECK(status["at_risk"] == true);
+  CHECK(status["class"] == "guaranteed");
+  CHECK(status["projected_finish"] == kNow + 4000);
+  CHECK(status["reason_code"] == "at_risk");
+  CHECK(status["reason"].get<std::string>().rfind("at risk: deadline ", 0) == 0);
+  // It survives a snapshot.
+  const JobBook copy = JobBook::from_json(book.to_json(), "snapshot.json");
+  CHECK(copy.find("g")->at_risk);
+  CHECK(*copy.find("g")->projected_finish == kNow + 4000);
+}
