@@ -85,7 +85,9 @@ json job_to_json(const BookJob& b) {
       {"fraction", b.fraction},
       {"rung_metric", b.rung_metric ? json(*b.rung_metric) : json(nullptr)},
       {"fair", fair_to_json(b.fair)},
-      {"gen_start", {{"step", b.gen_step}, {"progress", b.gen_progress}}}};
+      {"gen_start", {{"step", b.gen_step}, {"progress", b.gen_progress}}},
+      {"projected_finish", b.projected_finish ? json(*b.projected_finish) : json(nullptr)},
+      {"at_risk", b.at_risk}};
 }
 
 json app_to_json(const BookApp& a) {
@@ -193,6 +195,8 @@ BookJob job_from_json(const Node& n) {
   b.fraction = n.number_or("fraction", 0);
   if (auto m = n.get("rung_metric"); m && !m->is_null()) b.rung_metric = m->as_number();
   b.fair = fair_from_json(n.get("fair"));
+  if (auto f = n.get("projected_finish"); f && !f->is_null()) b.projected_finish = f->as_number();
+  b.at_risk = n.bool_or("at_risk", false);
   return b;
 }
 

@@ -1,6 +1,9 @@
 #include "ctl/client_backend.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
+#include "ctl/admission.hpp"
 #include "ctl/client_docs.hpp"
 #include "ctl/history.hpp"
 #include "ctl/job_requests.hpp"
@@ -47,10 +50,25 @@ JobBook LocalBackend::load_existing() const {
   return load();
 }
 
-json LocalBackend::submit(const Submission& submission) {
+// Admission of the submission's guaranteed jobs (admission.hpp) on the book and inbox.
+void LocalBackend::admit(Submission& submission, const JobBook& book,
+                         const std::vector<PendingRequest>& pending) const {
+  if (std::none_of(submission.jobs.begin(), submission.jobs.end(),
+                   [](const JobSpec& j) { return j.job_class == JobClass::guaranteed; })) {
+    return;
+  }
+  Catalog catalog(config_.controller.catalog.empty() ? default_catalog_dir()
+                                                     : config_.controller.catalog);
+  admit_submission(submission, book, pending, config_, catalog, store_.path(kProfilesFile),
+                   wall_clock());
+}
+
+json LocalBackend::submit(const Submission& asked) {
   JobBook book = load();
   auto pending = pending_requests(store_);
-  check_names_free(book, pending, submission);
+  check_names_free(book, pending, asked);
+  Submission submission = asked;
+  admit(submission, book, pending);
   std::vector<std::string> names;
   for (const auto& s : submission.jobs) names.push_back(s.name);
   store_.create();
@@ -66,12 +84,16 @@ json LocalBackend::submit(const Submission& submission) {
     }
     apps.push_back(std::move(x));
   }
-  pending.push_back({"submit", identity_, now, names, std::move(apps)});
+  pending.push_back({"submit", identity_, now, names, std::move(apps), {}});
   return job_status_list(book, pending, names, now, config_.controller.silent_after);
 }
 
-void LocalBackend::check_submit(const Submission& submission) {
-  check_names_free(load(), pending_requests(store_), submission);
+void LocalBackend::check_submit(const Submission& asked) {
+  JobBook book = load();
+  auto pending = pending_requests(store_);
+  check_names_free(book, pending, asked);
+  Submission submission = asked;
+  admit(submission, book, pending);
 }
 
 json LocalBackend::status(const std::vector<std::string>& jobs) {
@@ -87,7 +109,7 @@ json LocalBackend::request(JobRequest request, const std::vector<std::string>& j
   check_job_request(book, pending, request, jobs);  // before anything is written
   store_.create();
   store_.write_inbox(inbox_request(to_string(request), identity_, now, {{"jobs", jobs}}));
-  pending.push_back({to_string(request), identity_, now, jobs, {}});
+  pending.push_back({to_string(request), identity_, now, jobs, {}, {}});
   return job_status_list(book, pending, jobs, now, config_.controller.silent_after);
 }
 

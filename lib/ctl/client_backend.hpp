@@ -4,7 +4,8 @@
 // envelope ({"apiVersion", "kind", "metadata", "data"}) that the command prints as JSON or
 // renders as a table (client_render.hpp), or throws sia::Error with the status to exit
 // with (65 a refused submission, 66 an unknown job, 69 an unreachable controller...).
-//   LocalBackend  acts on a state directory on this machine: submissions and requests on
+//   LocalBackend  acts on a state directory on this machine: submissions (their guaranteed
+//                 jobs admitted first, admission.hpp) and requests on
 //                 jobs become request files in STATE/inbox that the next round takes in; reads
 //                 load the snapshot and journal without taking the lock.
 // A remote backend (the control channel's client RPC) implements the same interface and
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job_spec.hpp"
+#include "ctl/client_docs.hpp"
 #include "ctl/config.hpp"
 #include "ctl/job_log.hpp"
 #include "ctl/state_store.hpp"
@@ -65,6 +67,8 @@ class LocalBackend : public ClientBackend {
   nlohmann::json logs(const LogQuery& query) override;
 
  private:
+  void admit(Submission& submission, const JobBook& book,
+             const std::vector<PendingRequest>& pending) const;
   JobBook load() const;           // an empty book when the state directory is missing
   JobBook load_existing() const;  // 66 when it is missing (read-only commands)
   Settings config_;

@@ -60,6 +60,19 @@ std::string need_text(int n) {
   return std::to_string(n) + " GPU" + (n == 1 ? "" : "s");
 }
 
+// A guaranteed job's standing in the last round's re-check: "at risk: ..." or "on
+// schedule: ..."; "" before a round re-checked it.
+std::string deadline_standing(const BookJob& b) {
+  if (b.spec.job_class != JobClass::guaranteed || !b.spec.deadline) return "";
+  const std::string deadline = "deadline " + utc_text(*b.spec.deadline);
+  if (b.at_risk) {
+    return "at risk: " + deadline + ", projected finish " +
+           (b.projected_finish ? utc_text(*b.projected_finish) + " at best" : "unknown");
+  }
+  if (!b.projected_finish) return "";
+  return "on schedule: " + deadline + ", projected finish by " + utc_text(*b.projected_finish);
+}
+
 // Why a job that has not ended is where it is: one of the documented reason codes (see
 // client_docs.hpp) and a line for people; {"", ""} for a job that runs as it should.
 std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b, double now,
@@ -97,6 +110,7 @@ std::pair<std::string, std::string> why_of(const JobBook& book, const BookJob& b
     }
     if (b.done_reported) return {"finishing", "its workers reported done; ending"};
     if (auto quiet = silence(b, now, silent_after); !quiet.empty()) return {"silent", quiet};
+    if (b.at_risk) return {"at_risk", deadline_standing(b)};
     if (b.restoring) {
       return {"restoring",
               (b.starts > 1 ? "restarted on " + b.report_node + " (restoring its checkpoint)"
@@ -234,6 +248,10 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
   row["app"] = b.spec.app.empty() ? json(nullptr) : json(b.spec.app);
   row["hparams"] = hparams_json(b.spec.hparams);
   row["fraction"] = b.fraction;
+  row["class"] = to_string(b.spec.job_class);
+  row["deadline"] = b.spec.deadline ? json(*b.spec.deadline) : json(nullptr);
+  row["projected_finish"] = b.projected_finish ? json(*b.projected_finish) : json(nullptr);
+  row["at_risk"] = b.at_risk;
   add_rho(row, b.fair, job_rho(b, now), b.state == Lifecycle::finished);
   row["silent_for"] = silent_for(b, now);
   row["held_by"] = identity_name(b.held_by);
@@ -683,6 +701,9 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     lines.push_back(code + ": " + detail);
   }
   if (b->done_reported) lines.push_back("its workers reported done: it ends when they exit");
+  if (!is_ended(b->state)) {
+    if (auto standing = deadline_standing(*b); !standing.empty()) lines.push_back(standing);
+  }
   if (auto quiet = silence(*b, now, silent_after); !quiet.empty()) lines.push_back(quiet);
   if (!b->notice.empty()) lines.push_back("warning: " + b->notice);
   if (b->lost_steps > 0) {
@@ -775,6 +796,9 @@ std::vector<PendingRequest> pending_requests(const StateStore& store) {
           if (j.is_string()) p.jobs.push_back(j.get<std::string>());
           if (j.is_object() && j.contains("name") && j["name"].is_string()) {
             p.jobs.push_back(j["name"].get<std::string>());
+            if (p.type == "submit" && j.value("class", "") == "guaranteed") {
+              p.guaranteed.push_back(parse_job_spec(Node(j, store.path("inbox/" + f), "jobs")));
+            }
           }
         }
       }

@@ -4,7 +4,8 @@
 //   JobStatusList  {"jobs": [{name, state, identity, run_as, submitted, age, gpu_type, nodes,
 //                  gpus, batch_size, local_bsz, accum_steps, restarts, progress, step,
 //                  lost_steps, notice, silent_for, reports, reason_code, reason, held_by,
-//                  exit_status, ended, app, hparams}], "apps": [...]}, jobs by name; state is also
+//                  exit_status, ended, app, hparams, class, deadline, projected_finish,
+//                  at_risk}], "apps": [...]}, jobs by name; state is also
 //                  "submitted" (in the inbox) or "rejected". reason: why an ended job ended; for
 //                  the others reason_code (squeue's reasons, in spirit) and a line for people:
 //                    inbox      submitted, in the inbox until the next round
@@ -20,12 +21,15 @@
 //                    restoring  (re)started; no report from its new workers yet
 //                    silent     running, but its workers stopped reporting
 //                    finishing  its workers reported done; it ends when they exit
+//                    at_risk    a guaranteed job the last round's re-check finds at risk of
+//                               missing its deadline (reason: its projected finish)
 //                    ""         running as it should (reason: a notice, if any)
 //   NodeList       {"nodes": [{name, gpu_type, gpus, address, state: up|down|unknown,
 //                  last_seen, error, delivery_error, jobs: ["JOB:GPUS"...]}]}
 //   JobExplanation {job, state, round, placement, run_as, queue_position, waiting,
 //                  allocation, note, lines: [...]} -- why the job runs where it runs or why it
 //                  waits, from the last round's allocation (with explanations) and placement; a
+//                  guaranteed job has a line with its deadline and projected finish; a
 //                  failed job whose node said which rank failed also has log_tail {node, rank,
 //                  text}: the last lines of that rank's log; a trial of an app also has app
 //                  and hparams
@@ -55,7 +59,8 @@ struct PendingRequest {
   std::string identity;
   double time = 0;
   std::vector<std::string> jobs;
-  std::vector<PendingApp> apps;  // a submission's apps
+  std::vector<PendingApp> apps;     // a submission's apps
+  std::vector<JobSpec> guaranteed;  // a submission's guaranteed jobs (admitted by the client)
 };
 
 // The requests waiting in STATE/inbox (local clients' submissions and cancellations), in

@@ -69,6 +69,9 @@ const Def kAfterKnobs[] = {
      "SIA_CTL_PROFILE_STORE", "", "Sia+: the profile store (off, fit or scale-up)"},
     {"controller.stage_timeout", SIA_FIELD(controller.stage_timeout), false,
      "SIA_CTL_STAGE_TIMEOUT", "", "seconds an external stage may run"},
+    {"controller.deadline_margin", SIA_FIELD(controller.deadline_margin), false,
+     "SIA_CTL_DEADLINE_MARGIN", "",
+     "fraction a guaranteed job's work is planned over at admission"},
     {"controller.heartbeat_interval", SIA_FIELD(controller.heartbeat_interval), false,
      "SIA_CTL_HEARTBEAT_INTERVAL", "", "seconds between heartbeats"},
     {"controller.heartbeat_liveness", SIA_FIELD(controller.heartbeat_liveness), false,
@@ -373,6 +376,9 @@ void check(const Settings& c, const std::function<std::string(const std::string&
     fail("controller.history_days", "expected days from 0 (forever) to 36500");
   }
   seconds("controller.stage_timeout", k.stage_timeout, 1e6);
+  if (!(k.deadline_margin >= 0 && k.deadline_margin <= 10)) {
+    fail("controller.deadline_margin", "expected a fraction from 0 to 10");
+  }
   seconds("controller.heartbeat_interval", k.heartbeat_interval, 3600);
   if (k.heartbeat_liveness < 1 || k.heartbeat_liveness > 1000) {
     fail("controller.heartbeat_liveness", "expected an integer from 1 to 1000");

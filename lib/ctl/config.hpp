@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channel/timing.hpp"
+#include "deadline/admission.hpp"
 #include "model/shared_profiles.hpp"
 #include "policy/policy.hpp"
 #include "slurm/slurm_settings.hpp"
@@ -48,6 +49,9 @@ struct ControllerSettings {
   // Sia+: what the in-process estimator's profile store does (model/shared_profiles.hpp).
   std::string profile_store = profile_store_name(kDefaultProfileStore);
   double stage_timeout = 120;  // seconds an external stage may run
+  // Admission of guaranteed jobs (ctl/admission.hpp): the work is planned this fraction
+  // over the goodput model's estimate.
+  double deadline_margin = deadline::kDefaultDeadlineMargin;
   double heartbeat_interval = channel::kChannelTiming.heartbeat_interval;
   int heartbeat_liveness = channel::kChannelTiming.heartbeat_liveness;
   double fence_after = channel::kChannelTiming.fence_after;

@@ -526,6 +526,18 @@ bool JobBook::apply_round(const json& r) {
     b.placed = std::move(now);
   }
   if (auto f = r.find("fairness"); f != r.end()) apply_round_fairness(*f);
+  if (auto d = r.find("deadlines"); d != r.end() && d->is_object()) {
+    for (auto it = d->begin(); it != d->end(); ++it) {
+      auto j = jobs_.find(it.key());
+      if (j == jobs_.end() || is_ended(j->second.state) || !it.value().is_object()) continue;
+      const json& v = it.value();
+      j->second.projected_finish.reset();
+      if (v.contains("finish") && v["finish"].is_number()) {
+        j->second.projected_finish = v["finish"].get<double>();
+      }
+      j->second.at_risk = v.value("at_risk", false);
+    }
+  }
   return true;
 }
 

@@ -174,6 +174,11 @@ struct BookJob {
   // measured rate of progress is taken from there (measured_rate).
   std::int64_t gen_step = -1;
   double gen_progress = 0;
+  // A guaranteed job: the last round's re-check (sia-ctl(1) DEADLINES) -- when it projects
+  // the job to finish (its plan's, or at risk its best), and whether it is at risk (no
+  // configuration meets its deadline with the margin on what the jobs before it leave).
+  std::optional<double> projected_finish;
+  bool at_risk = false;
 };
 
 struct BookApp {
@@ -354,10 +359,12 @@ nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std
 nlohmann::json make_round_fairness(int units, const std::set<std::string>& jobs,
                                    const std::set<std::string>& apps, const FairnessEstimate& est);
 
+// `deadlines`: the guaranteed jobs' re-check, {job: {"finish": t, "at_risk": bool}}.
 nlohmann::json make_round(std::int64_t round, double time, const nlohmann::json& cluster,
                           const nlohmann::json& allocation, const nlohmann::json& placement,
                           const nlohmann::json& models,
-                          const nlohmann::json& fairness = nullptr);  // null: left out
+                          const nlohmann::json& fairness = nullptr,    // null: left out
+                          const nlohmann::json& deadlines = nullptr);  // null: left out
 nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
 // The delivered record of a node's answer: its RunPlan's actions (job, action, round as
 // generation, warning when there is one); `plan` null when it did not acknowledge.

@@ -460,6 +460,7 @@ Census RoundEngine::census(Pass& r) {
 StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
   StageInput in;
   in.round = r.number;
+  in.now = r.now;
   in.cluster = cluster;
   json finishing = json::array();
   json left_out = json::array();  // held, or requeued: their nodes stop them
@@ -619,8 +620,17 @@ void RoundEngine::deliver(Pass& r) {
     if (r.scheduled.count(job)) models[job] = m;
   }
   const Cluster& up = r.up_cluster;
+  json deadlines = nullptr;  // the guaranteed jobs' re-check (stages.hpp)
+  for (const auto& g : r.out.guarantees) {
+    if (!r.scheduled.count(g.name)) continue;
+    const double finish = g.plan.admitted ? g.plan.finish : g.plan.best_finish;
+    if (deadlines.is_null()) deadlines = json::object();
+    deadlines[g.name] = {{"finish", finish == deadline::kNever ? json(nullptr) : json(finish)},
+                         {"at_risk", !g.plan.admitted}};
+  }
   r.records.push_back(make_round(r.number, r.now, cluster_to_json(up.nodes.empty() ? cluster_ : up),
-                                 r.out.allocation_data, r.placement_data, models, r.fairness));
+                                 r.out.allocation_data, r.placement_data, models, r.fairness,
+                                 deadlines));
   flush(r);
   if (options_.dry_run || r.up.empty()) return;
   Placement full = parse_placement(Node(r.placement_data, "round placement", ""), cluster_);

@@ -18,6 +18,7 @@ sia_module(ctl
   ctl/slurm_driver.cpp
   ctl/submission.cpp
   ctl/stages.cpp
+  ctl/admission.cpp
   ctl/round_engine.cpp
   ctl/client_docs.cpp
   ctl/app_explanation.cpp
@@ -29,5 +30,5 @@ sia_module(ctl
   ctl/local_logs.cpp
 )
 target_link_libraries(sia_ctl
-  PUBLIC sia_channel sia_cli sia_core sia_exec sia_model sia_policy sia_round
+  PUBLIC sia_channel sia_cli sia_core sia_deadline sia_exec sia_model sia_policy sia_round
   PRIVATE sia_os sia_place)

@@ -8,12 +8,14 @@
 #include "ctl/command_driver.hpp"
 #include "ctl/pipe_process.hpp"
 #include "ctl/state_store.hpp"
+#include "deadline/row_table.hpp"
 #include "model/estimator.hpp"
 #include "model/shared_profiles.hpp"
 #include "os/atomic_file.hpp"
 #include "os/make_dirs.hpp"
 #include "policy/knobs.hpp"
 #include "policy/policy.hpp"
+#include "round/guarantee.hpp"
 #include "round/round_documents.hpp"
 #include "round/schedule_pass.hpp"
 
@@ -104,23 +106,48 @@ Document one_document(const std::string& text, const std::string& stage, const c
 
 }  // namespace
 
+std::unique_ptr<Estimator> controller_estimator(const Settings& config, const Cluster& cluster,
+                                                const Catalog& catalog,
+                                                const std::string& profiles_file) {
+  EstimatorOptions eo = estimator_options(Compat::standard);
+  eo.profile_store = parse_profile_store(config.controller.profile_store);
+  eo.baseline_info = config.controller.policy != "sia";
+  auto est = std::make_unique<Estimator>(cluster, catalog, eo);
+  // The profile store (Sia+): what earlier rounds' jobs measured, per catalog model.
+  if (std::error_code ec; std::filesystem::exists(profiles_file, ec)) {
+    for (const auto& p : read_shared_profiles(profiles_file)) est->share(p);
+  }
+  return est;
+}
+
 std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput& out,
                              GoodputMatrix& matrix) {
   std::vector<JobState> jobs = in.jobs;
   std::string goodput_doc;
   if (config_.stages.estimate.empty()) {
-    EstimatorOptions eo = estimator_options(Compat::standard);
-    eo.profile_store = parse_profile_store(config_.controller.profile_store);
-    eo.baseline_info = config_.controller.policy != "sia";
-    Estimator est(in.cluster, catalog_, eo);
-    // The profile store (Sia+): what earlier rounds' jobs measured, per catalog model.
-    if (std::error_code ec; std::filesystem::exists(profiles_file(), ec)) {
-      for (const auto& p : read_shared_profiles(profiles_file())) est.share(p);
-    }
+    const auto estimator = controller_estimator(config_, in.cluster, catalog_, profiles_file());
+    Estimator& est = *estimator;
     out.documents.push_back({"profiles", shared_profiles_document(est.shared_profiles(), meta)});
     std::vector<JobState*> views;
     for (auto& j : jobs) views.push_back(&j);
-    matrix = estimate_round(est, in.cluster, "default", views, in.apps, &out.unschedulable);
+    std::vector<deadline::GuaranteedJob> guaranteed;  // this round's re-check, in order
+    auto keep_promises = [&](std::size_t k, GoodputRow& row) {
+      const JobSpec& spec = jobs[k].spec;
+      mark_deadline(row, spec.job_class, spec.deadline, in.now);
+      if (spec.job_class != JobClass::guaranteed || !spec.deadline || !row.progress) return;
+      // Admission needed the initial batch; a job that reached the book otherwise (a
+      // request file written by hand) without one is not kept.
+      const double b0 =
+          spec.init_batch_size > 0 || !spec.model.empty() ? est.init_batch_size(jobs[k]) : 0;
+      if (!(b0 > 0)) return;
+      guaranteed.push_back(deadline::guaranteed_question(
+          row, b0, in.cluster, *spec.deadline, in.now, config_.controller.deadline_margin));
+      guaranteed.back().held = true;
+      if (config_.controller.policy == "sia") keep_on_schedule(row, b0);
+    };
+    matrix = estimate_round(est, in.cluster, "default", views, in.apps, &out.unschedulable,
+                            keep_promises);
+    out.guarantees = deadline::admit_in_order(guaranteed, deadline::gpus_per_type(in.cluster));
     std::vector<JobState> kept;
     for (auto& j : jobs) {
       if (!out.unschedulable.count(j.spec.name)) kept.push_back(std::move(j));

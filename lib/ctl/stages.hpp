@@ -14,11 +14,16 @@
 // last stderr line quoted), 75 (timed out), 65 (its output is not the document expected).
 // In-process solve and place run with --explain, so every round keeps why each job got
 // what it got; a job the in-process estimator cannot estimate is reported, not fatal.
+// The in-process estimator also keeps the round's promises (round/guarantee.hpp): every
+// row is marked with its job's class and deadline, an admitted guaranteed job's row is
+// kept on schedule under the sia policy, and the guaranteed jobs are re-checked
+// (StageOutput::guarantees). An external estimator's rows are taken as they are.
 // Thread-safety: one thread.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,13 +35,16 @@
 #include "core/goodput_matrix.hpp"
 #include "core/placement.hpp"
 #include "ctl/config.hpp"
+#include "deadline/admission.hpp"
 #include "model/catalog.hpp"
+#include "model/estimator.hpp"
 #include "model/job_state.hpp"
 
 namespace sia::ctl {
 
 struct StageInput {
   std::int64_t round = 0;
+  double now = 0;                      // the round's time (seconds since the epoch)
   Cluster cluster;                     // the configured cluster less the nodes that are down
   std::vector<JobState> jobs;          // the active jobs, in submission order
   std::map<std::string, AppRef> apps;  // job -> its app (trials of an app only)
@@ -58,7 +66,18 @@ struct StageOutput {
   // The profile store with this round's measurements added, when the in-process estimator
   // learnt something: the caller writes it to STATE/profiles.json (model/shared_profiles.hpp).
   std::optional<std::string> profiles;
+  // The in-process estimator's re-check of the guaranteed jobs scheduled (sia-ctl(1)
+  // DEADLINES): admit_in_order over them, in submission order, with what they measured.
+  std::vector<deadline::OrderedAdmission> guarantees;
 };
+
+// The in-process estimator on `cluster` as a round makes it: the standard profile, the
+// configured profile store with what `profiles_file` holds (when it exists), and the
+// baselines' information for a policy other than sia. Admission (ctl/admission.hpp) asks
+// the same estimator.
+std::unique_ptr<Estimator> controller_estimator(const Settings& config, const Cluster& cluster,
+                                                const Catalog& catalog,
+                                                const std::string& profiles_file);
 
 class Stages {
  public:

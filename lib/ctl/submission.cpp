@@ -201,6 +201,7 @@ nlohmann::json submission_body(const Submission& s) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& j : s.jobs) jobs.push_back(job_spec_to_json(j));
   nlohmann::json body = {{"jobs", jobs}};
+  if (s.or_best_effort) body["or_best_effort"] = true;
   if (!s.apps.empty()) {
     nlohmann::json apps = nlohmann::json::array();
     for (AppSpec a : s.apps) {
@@ -218,6 +219,7 @@ Submission parse_submission_body(const Node& body) {
   if (auto apps = body.get("apps")) {
     apps->each([&](const Node& a) { s.apps.push_back(parse_app_spec(a)); });
   }
+  if (auto o = body.get("or_best_effort")) s.or_best_effort = o->as_bool();
   return s;
 }
 

@@ -56,6 +56,9 @@ void check_admissible(const JobSpec& spec, const Catalog& catalog, const Cluster
 struct Submission {
   std::vector<JobSpec> jobs;  // the apps' trials among them
   std::vector<AppSpec> apps;
+  // sia-ctl submit --or-best-effort: a guaranteed job admission refuses is submitted as
+  // best-effort instead (ctl/admission.hpp). Carried by a request as "or_best_effort".
+  bool or_best_effort = false;
 };
 
 // Status 65 naming `where` unless every job's app is one of `s.apps`, every app has trials

@@ -1,5 +1,6 @@
 #include "deadline/admission.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sia::deadline {
@@ -26,11 +27,19 @@ AdmissionPlan plan_admission(const AdmissionInput& in) {
     if (p.gpus <= 0 || it == in.free_gpus.end() || p.gpus > it->second) continue;
     const double t = time_to_finish(in.remaining_work, p.goodput, in.restart_overhead);
     if (t == kNever) continue;
-    plan.best_finish = std::min(plan.best_finish, in.now + t);
-    if (!(t * (1 + margin) <= window)) continue;
+    if (in.now + t < plan.best_finish) {
+      plan.best_finish = in.now + t;
+      plan.fastest = p;
+    }
+    const double planned =
+        time_to_finish(in.remaining_work * (1 + margin), p.goodput, in.restart_overhead);
+    if (!(planned <= window)) continue;
     const double cost = p.gpus * t / 3600;
-    if (!plan.config || cost < plan.gpu_hours ||
-        (cost == plan.gpu_hours && in.now + t < plan.finish)) {
+    // Equal costs (a linear model): the fewest GPUs, which leaves the most to the others.
+    const bool same_cost = std::abs(cost - plan.gpu_hours) <= 1e-9 * cost;
+    if (!plan.config || (cost < plan.gpu_hours && !same_cost) ||
+        (same_cost && (p.gpus < plan.config->gpus ||
+                       (p.gpus == plan.config->gpus && in.now + t < plan.finish)))) {
       plan.config = p;
       plan.finish = in.now + t;
       plan.gpu_hours = cost;
@@ -48,7 +57,11 @@ std::vector<OrderedAdmission> admit_in_order(const std::vector<GuaranteedJob>& j
     AdmissionInput in = j.input;
     in.free_gpus = free;
     OrderedAdmission a{j.name, plan_admission(in)};
-    if (a.plan.admitted) free[a.plan.config->gpu_type] -= a.plan.config->gpus;
+    if (a.plan.admitted) {
+      free[a.plan.config->gpu_type] -= a.plan.config->gpus;
+    } else if (j.held && a.plan.fastest) {
+      free[a.plan.fastest->gpu_type] -= a.plan.fastest->gpus;
+    }
     out.push_back(std::move(a));
   }
   return out;

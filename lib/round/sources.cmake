@@ -8,6 +8,7 @@ sia_module(round
   round/census.cpp
   round/round_documents.cpp
   round/round_driver.cpp
+  round/guarantee.cpp
 )
 target_link_libraries(sia_round
   PUBLIC sia_core sia_model sia_policy

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/error_list.hpp"
 #include "core/node.hpp"
+#include "ctl/admission.hpp"
 #include "ctl/client_docs.hpp"
 #include "ctl/history.hpp"
 #include "ctl/job_requests.hpp"
@@ -159,6 +160,9 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   }
   ctl::validate_apps(sub, "SUBMIT");  // no name twice in it
   ctl::check_names_free(book_, pending, sub);
+  if (auto o = Node(args, "SUBMIT", "").get("or_best_effort")) sub.or_best_effort = o->as_bool();
+  ctl::admit_submission(sub, book_, pending, config_, *catalog_, store_.path(ctl::kProfilesFile),
+                        now_());
   // A dry run (submit --dry-run): every check above, nothing recorded.
   if (args.contains("dry_run") && args["dry_run"] == true) {
     return ctl::envelope("Jobs", {{"jobs", args["jobs"]}});
@@ -199,7 +203,7 @@ json ClientService::job_request(const channel::Identity& who, ctl::JobRequest re
   if (!waiting.empty()) {
     store_.write_inbox(
         ctl::inbox_request(ctl::to_string(request), identity, now, {{"jobs", waiting}}));
-    pending.push_back({ctl::to_string(request), identity, now, waiting, {}});
+    pending.push_back({ctl::to_string(request), identity, now, waiting, {}, {}});
   }
   if (!known.empty()) {
     store_.commit(book_, {ctl::make_job_request(request, request_name(now), identity, now, known)});

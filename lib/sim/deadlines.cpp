@@ -3,46 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/deadline_rows.hpp"
-#include "sim/deadline_admission.hpp"
+#include "deadline/row_table.hpp"
+#include "round/guarantee.hpp"
 
 namespace sia {
-
-namespace {
-
-// Every GPU count a job may hold on a type (1 up to its capacity).
-std::vector<int> counts_of(const GpuType& t) {
-  std::vector<int> out;
-  for (int g = 1; g <= t.capacity(); ++g) out.push_back(g);
-  return out;
-}
-
-// The admission's options from the round's row (deadlines.hpp): rigid entries as they are,
-// else each type's best goodput per GPU at every count of the type. Rates in progress
-// units (iterations at the initial batch) per second.
-std::vector<AdmissionOption> options_of(const GoodputRow& row, double b0, const Cluster& cluster) {
-  std::vector<AdmissionOption> out;
-  if (!(b0 > 0)) return out;
-  if (row.adaptivity == Adaptivity::rigid) {
-    for (const auto& e : row.entries)
-      out.push_back({e.config.type, e.config.gpus, e.raw_goodput / b0});
-    return out;
-  }
-  std::vector<double> per_gpu(cluster.types.size(), 0.0);
-  for (const auto& e : row.entries) {
-    double& p = per_gpu[e.config.type];
-    p = std::max(p, e.raw_goodput / std::max(1, e.config.gpus));
-  }
-  for (std::size_t t = 0; t < cluster.types.size(); ++t) {
-    if (!(per_gpu[t] > 0)) continue;
-    for (int g : counts_of(cluster.types[t])) {
-      out.push_back({static_cast<int>(t), g, g * per_gpu[t] / b0});
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 bool has_deadlines(const std::vector<JobSpec>& workload) {
   return std::any_of(workload.begin(), workload.end(), [](const JobSpec& s) {
@@ -60,51 +24,29 @@ SimDeadlines::SimDeadlines(const std::vector<JobSpec>& workload, const Cluster& 
     j.b0 = s.init_batch_size > 0 ? s.init_batch_size : catalog.get(s.model).init_batch_size;
     jobs_.push_back(j);
   }
-  for (const auto& t : cluster.types) free_.push_back(t.capacity());
+  free_ = deadline::gpus_per_type(cluster);
 }
 
 void SimDeadlines::decide(Job& j, double now, const GoodputRow& row) {
   j.decided = true;
   if (j.job_class != JobClass::guaranteed || !row.progress) return;
-  AdmissionInput in;
-  in.work = std::max(0.0, row.progress->total - row.progress->done);
-  in.options = options_of(row, j.b0, cluster_);
+  deadline::AdmissionInput in = deadline::guaranteed_question(row, j.b0, cluster_, *j.deadline, now,
+                                                              deadline::kDefaultDeadlineMargin)
+                                    .input;
   in.free_gpus = free_;
-  in.now = now;
-  in.deadline = *j.deadline;
-  in.margin = kAdmissionMargin;
-  in.restart = row.restart_penalty;
-  const AdmissionDecision d = admit(in);
-  if (!d.admitted) return;
+  const deadline::AdmissionPlan plan = deadline::plan_admission(in);
+  if (!plan.admitted) return;
   j.admitted = true;
-  j.type = in.options[d.option].type;
-  j.gpus = in.options[d.option].gpus;
+  j.type = plan.config->gpu_type;
+  j.gpus = plan.config->gpus;
   free_[j.type] -= j.gpus;
 }
 
 void SimDeadlines::adjust(int i, double now, GoodputRow& row) {
   Job& j = jobs_[i];
   if (!j.decided) decide(j, now, row);
-  row.job_class = j.admitted ? JobClass::guaranteed : JobClass::best_effort;
-  if (j.deadline) row.deadline_in = *j.deadline - now;
-  if (!sia_ || !j.admitted || row.entries.empty()) return;
-  // Sia's priority: the configurations that keep it on schedule, boosted.
-  const auto need = required_goodput(row, j.b0);
-  auto reaches = [&](const GoodputEntry& e) { return need && e.raw_goodput >= *need; };
-  std::vector<GoodputEntry> kept;
-  for (const auto& e : row.entries) {
-    if (reaches(e)) kept.push_back(e);
-  }
-  if (kept.empty()) {  // none reaches it yet: the fastest type's configurations
-    const auto best = std::max_element(
-        row.entries.begin(), row.entries.end(),
-        [](const GoodputEntry& a, const GoodputEntry& b) { return a.raw_goodput < b.raw_goodput; });
-    for (const auto& e : row.entries) {
-      if (e.config.type == best->config.type) kept.push_back(e);
-    }
-  }
-  for (auto& e : kept) e.goodput *= kGuaranteedBoost;
-  row.entries = std::move(kept);
+  mark_deadline(row, j.admitted ? JobClass::guaranteed : JobClass::best_effort, j.deadline, now);
+  if (sia_ && j.admitted) keep_on_schedule(row, j.b0);
 }
 
 void SimDeadlines::ended(int i) {

@@ -1,26 +1,24 @@
 // The simulator's deadline tier (issue 34), kept out of the round: the hooks simulator.cpp
 // calls when the workload has guaranteed jobs or deadlines (otherwise none is made, and
 // nothing changes).
-//  - Admission (deadline_admission.hpp): when a guaranteed job first enters a round, it is
-//    admitted only if a configuration finishes its remaining work by its deadline (with a
-//    10% margin and one checkpoint-restore) on the GPUs the admitted jobs' reservations
-//    leave; it then reserves the cheapest one until it ends. The rates are the round's
-//    estimates (its row): a rigid job's entries as they are; otherwise each type's best
-//    estimated goodput per GPU, scaled linearly to every GPU count of the type (the
-//    scale-up rule does not offer a new job its larger configurations yet). A refused job
-//    runs as best-effort (its deadline kept, measured only).
+//  - Admission, the controller's (deadline/admission.hpp): when a guaranteed job first
+//    enters a round, it is admitted only if a configuration finishes its remaining work by
+//    its deadline (with a 10% margin and one checkpoint-restore) on the GPUs the admitted
+//    jobs' reservations leave; it then reserves the cheapest one until it ends. The table
+//    is read off the round's row (deadline/row_table.hpp). A refused job runs as
+//    best-effort (its deadline kept, measured only).
 //  - Every row carries its job's class and the seconds to its deadline (GoodputRow), which
 //    the edf and elasticflow policies read.
-//  - Sia's deadline awareness (simulator only, until the policy's own guarantee lands): an
-//    admitted guaranteed job's row keeps only the configurations that reach the goodput it
-//    needs (policy/deadline_rows.hpp; all of its best type's when none does yet), their
-//    goodput multiplied by kGuaranteedBoost -- a priority that puts it first in the ILP.
+//  - Sia's guarantee, the controller's (round/guarantee.hpp): an admitted guaranteed job's
+//    row keeps only the configurations that reach the goodput it needs, boosted.
 //  - Results: each job's class, deadline, admission and whether it met its deadline, and
 //    the summary's deadline figures (summarize_deadlines).
 // Thread-safety: not thread-safe (one per simulation).
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/cluster.hpp"
@@ -30,9 +28,6 @@
 #include "sim/simulator.hpp"
 
 namespace sia {
-
-inline constexpr double kAdmissionMargin = 0.1;  // as the controller's deadline_margin default
-inline constexpr double kGuaranteedBoost = 10;
 
 // Whether the workload has a guaranteed job or a deadline (the tier is on).
 bool has_deadlines(const std::vector<JobSpec>& workload);
@@ -55,15 +50,16 @@ class SimDeadlines {
     JobClass job_class = JobClass::best_effort;
     std::optional<double> deadline;
     bool decided = false, admitted = false;
-    int type = -1, gpus = 0;  // its reservation
-    double b0 = 0;            // initial batch: progress units are iterations at it
+    std::string type;  // its reservation: `gpus` GPUs of this type
+    int gpus = 0;
+    double b0 = 0;  // initial batch: progress units are iterations at it
   };
   void decide(Job& j, double now, const GoodputRow& row);
 
   const Cluster& cluster_;
   bool sia_;
   std::vector<Job> jobs_;
-  std::vector<int> free_;  // per type: capacity minus the reservations
+  std::map<std::string, int> free_;  // per type: capacity minus the reservations
 };
 
 // The summary's deadline figures from the jobs' results (SimSummary, deadline fields).

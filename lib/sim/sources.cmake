@@ -1,4 +1,4 @@
-# Sources of lib/sim: the simulator (ground truth, workloads, metrics). Uses core, os, model, place,
+# Sources of lib/sim: the simulator (ground truth, workloads, metrics). Uses core, deadline, os, model, place,
 # policy and round.
 sia_module(sim
   sim/delaunay.cpp
@@ -8,7 +8,6 @@ sia_module(sim
   sim/workload_deadlines.cpp
   sim/workload_transform.cpp
   sim/deadline_transform.cpp
-  sim/deadline_admission.cpp
   sim/deadlines.cpp
   sim/searches.cpp
   sim/sim_quirks.cpp
@@ -20,5 +19,5 @@ sia_module(sim
   sim/metrics.cpp
 )
 target_link_libraries(sia_sim
-  PUBLIC sia_core sia_model sia_policy sia_round
+  PUBLIC sia_core sia_deadline sia_model sia_policy sia_round
   PRIVATE sia_os sia_place Qhull::qhull_r)

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include <nlohmann/json.hpp>
-
 #include "core/error.hpp"
 
 namespace sia {
@@ -61,25 +59,10 @@ void read_deadline_cells(const CsvTable& t, std::size_t r, const DeadlineColumns
 }
 
 JobSpec parse_sim_job_spec(const Node& data) {
-  if (!data.is_object()) data.expected("a job description (an object)");
-  std::optional<double> deadline;
-  std::optional<JobClass> job_class;
-  if (auto d = data.get("deadline")) deadline = d->as_number();
-  if (auto k = data.get("class")) {
-    job_class = job_class_named(k->as_string());
-    if (!job_class) k->expected(kClassWords);
-  }
-  nlohmann::json rest = data.json();
-  rest.erase("deadline");
-  rest.erase("class");
-  JobSpec s = parse_job_spec(Node(rest, data.file(), data.path(), data.status()));
-  s.deadline = deadline;
-  if (job_class) s.job_class = *job_class;
+  JobSpec s = parse_job_spec(data);  // reads deadline and class, as the controller's reader
+  fix_deadline(s, s.submit_time);    // a duration counts from the job's submission
   const auto [problem, about_deadline] = deadline_problem(s);
-  if (!problem.empty()) {
-    if (about_deadline) data.at("deadline").fail(problem);
-    data.at("class").fail(problem);
-  }
+  if (!problem.empty()) data.at(about_deadline ? "deadline" : "class").fail(problem);
   return s;
 }
 

@@ -3,9 +3,9 @@
 // submission time; it must come after the submission), and `class`, guaranteed or
 // best_effort (the default). A guaranteed job needs a deadline; a best-effort job's
 // deadline is a wish that is only measured. CSV: two optional columns (an empty cell:
-// unset). JSON Lines: two optional keys of a JobSpec document, read here before the rest
-// of the spec (parse_job_spec does not know them; the controller's own forms, dates and
-// durations, are its reader's).
+// unset). JSON Lines: two keys of a JobSpec document, read by parse_job_spec as the
+// controller reads them (a duration, "36h", counts from the job's submit_time; a UTC date
+// is out of a trace's range) and checked here against the trace's clock.
 // Bad input: one line naming the file, the row (or the document path) and the field; data
 // error (65).
 // Thread-safety: pure functions.
@@ -31,7 +31,7 @@ DeadlineColumns deadline_columns(const CsvTable& t);
 void read_deadline_cells(const CsvTable& t, std::size_t r, const DeadlineColumns& c, JobSpec& s);
 
 // A JobSpec document of a simulator workload: the spec (parse_job_spec) with its deadline
-// fields read and checked.
+// fixed and checked on the trace's clock.
 JobSpec parse_sim_job_spec(const Node& data);
 
 // The class named `word` (guaranteed | best_effort); nullopt for any other word.

@@ -41,7 +41,7 @@ TEST_CASE("logs refusals: unknown job, never started, rank out of range, node do
   CHECK(sia::test::error_of([&] {
           locate_rank_log(book, {}, {"b", 0});
         }).first == 66);  // never placed
-  PendingRequest p{"submit", "local:me", 1, {"c"}, {}};
+  PendingRequest p{"submit", "local:me", 1, {"c"}, {}, {}};
   CHECK(sia::test::error_of([&] { locate_rank_log(book, {p}, {"c", 0}); }).first == 66);
   CHECK(sia::test::error_of([&] { locate_rank_log(book, {}, {"a", 3}); }).first == 64);
   try {

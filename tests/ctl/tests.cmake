@@ -14,4 +14,5 @@ sia_test(ctl
   ctl/test_node_outputs.cpp
   ctl/test_report_records.cpp
   ctl/test_client_render.cpp
-  ctl/test_submission.cpp)
+  ctl/test_submission.cpp
+  ctl/test_admission.cpp)

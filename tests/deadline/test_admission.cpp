@@ -77,3 +77,20 @@ TEST_CASE("guaranteed jobs are admitted in order on what the others leave", "[de
   CHECK_FALSE(out[2].plan.admitted);  // t4x4 needs 11000 s with margin
   CHECK(out[2].plan.best_finish == Approx(1000 + 10000));
 }
+
+TEST_CASE("a job admitted before holds its fastest configuration when at risk", "[deadline]") {
+  // a's deadline is now out of reach (t4x4 alone would need 11000 s with margin, the A100s
+  // 7920): held, it keeps the fastest configuration, a100x2 (4000 s), and b gets only T4s.
+  std::vector<GuaranteedJob> jobs = {{"a", job(1000 + 3000), true}, {"b", job(1000 + 12000)}};
+  auto out = admit_in_order(jobs, {{"t4", 8}, {"a100", 2}});
+  CHECK_FALSE(out[0].plan.admitted);
+  REQUIRE(out[0].plan.fastest);
+  CHECK(out[0].plan.fastest->gpu_type == "a100");
+  CHECK(out[0].plan.best_finish == Approx(1000 + 4000));
+  REQUIRE(out[1].plan.admitted);
+  CHECK(out[1].plan.config->gpu_type == "t4");
+  // Not held (a new submission refused): it takes nothing, b gets an A100.
+  jobs[0].held = false;
+  out = admit_in_order(jobs, {{"t4", 8}, {"a100", 2}});
+  CHECK(out[1].plan.config->gpu_type == "a100");
+}

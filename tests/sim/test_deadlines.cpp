@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "sim/deadline_admission.hpp"
 #include "sim/deadline_transform.hpp"
 #include "sim/deadlines.hpp"
 #include "sim/simulator.hpp"
@@ -84,7 +83,8 @@ TEST_CASE("workload deadline and class fields: JSON Lines", "[deadline]") {
       "\"cifar10\", \"deadline\": 10, \"class\": \"gold\"}}\n");
   CHECK(bad_class.first == 65);
   CHECK(bad_class.second.find("class") != std::string::npos);
-  CHECK(bad_class.second.find("expected guaranteed or best_effort") != std::string::npos);
+  CHECK(bad_class.second.find("expected one of \"guaranteed\", \"best_effort\"") !=
+        std::string::npos);
   auto no_deadline = jsonl_error(c,
                                  "{\"apiVersion\": \"sia/v1\", \"kind\": \"JobSpec\", \"data\": "
                                  "{\"name\": \"a\", \"model\": \"cifar10\", "
@@ -180,44 +180,6 @@ TEST_CASE("assign_deadlines: a seeded share made guaranteed", "[deadline]") {
   assign_deadlines(all, {1, 5}, cl, c);
   const double ideal = ideal_fair_share_seconds(all[0], c.get("cifar10"), cl, 1);
   CHECK(*all[0].deadline == Approx(deadline_factor("j0", 5) * ideal));
-}
-
-TEST_CASE("admission: the cheapest configuration that meets the deadline", "[deadline]") {
-  AdmissionInput in;
-  in.work = 1000;  // units; planned 1100 with the 10% margin
-  in.margin = 0.1;
-  in.now = 100;
-  in.deadline = 700;  // 600 s left
-  in.free_gpus = {4, 8};
-  // Type 0 is efficient (1 unit/s per GPU), type 1 wasteful (0.5 per GPU).
-  in.options = {{0, 1, 1}, {0, 2, 2}, {0, 4, 4}, {1, 2, 1}, {1, 4, 2}, {1, 8, 4}};
-  AdmissionDecision d = admit(in);
-  REQUIRE(d.admitted);
-  // 2 GPUs of type 0 take 550 s (1100 GPU-s); 4 of type 0 cost the same GPU-s: fewer GPUs.
-  CHECK(d.option == 1);
-  CHECK(d.finish == Approx(650));
-  // Type 0 taken: type 1's 4 GPUs (550 s, 2200 GPU-s).
-  in.free_gpus = {1, 8};
-  d = admit(in);
-  REQUIRE(d.admitted);
-  CHECK(d.option == 4);
-  // A restart of 100 s no longer lets 4 of type 1 finish by 700: 8 of them do.
-  in.restart = 100;
-  d = admit(in);
-  REQUIRE(d.admitted);
-  CHECK(d.option == 5);
-  // Too late for any: refused, with the earliest finish it could reach.
-  in.deadline = 300;
-  d = admit(in);
-  CHECK_FALSE(d.admitted);
-  CHECK(d.option == 5);
-  CHECK(d.finish == Approx(100 + 100 + 275));
-  // Nothing fits the free GPUs.
-  in.free_gpus = {0, 0};
-  d = admit(in);
-  CHECK_FALSE(d.admitted);
-  CHECK(d.option == -1);
-  CHECK(std::isinf(d.finish));
 }
 
 TEST_CASE("the summary's deadline figures", "[deadline]") {

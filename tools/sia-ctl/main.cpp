@@ -169,6 +169,9 @@ void add_submit_flags(CLI::App& cmd, Flags& f) {
   cmd.add_option("--class", f.submit.job_class,
                  "Every job's class: guaranteed (admitted only if it can meet its deadline) "
                  "or best_effort");
+  cmd.add_flag("--or-best-effort", f.submit.or_best_effort,
+               "A guaranteed job that cannot meet its deadline is admitted as best-effort "
+               "instead of refused");
   cmd.add_flag("--dry-run", f.dry_run, "Validate and print the jobs; submit nothing");
 }
 

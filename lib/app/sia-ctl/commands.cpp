@@ -138,6 +138,7 @@ int run_submit_command(const CtlArgs& args, const SubmitFlags& flags) {
   }
   record_workdir(submission, cwd.string());
   stamp_deadlines(submission, wall_clock(), flags.deadline, flags.job_class);
+  submission.or_best_effort = flags.or_best_effort;
   const std::vector<JobSpec>& specs = submission.jobs;
   if (args.dry_run) {
     // What the controller would refuse (a name used before, or waiting), nothing written.

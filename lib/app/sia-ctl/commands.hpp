@@ -44,6 +44,7 @@ struct SubmitFlags {
   std::vector<std::string> files;
   std::string deadline;
   std::string job_class;
+  bool or_best_effort = false;  // a guaranteed job refused is submitted best-effort
 };
 int run_submit_command(const CtlArgs& args, const SubmitFlags& flags);
 int run_status_command(const CtlArgs& args, const std::vector<std::string>& jobs,

@@ -1,0 +1,105 @@
+#include <catch2/catch.hpp>
+
+#include "core/error.hpp"
+#include "ctl/admission.hpp"
+#include "test_util.hpp"
+
+using namespace sia;
+using namespace sia::ctl;
+
+namespace {
+
+// Two nodes of two T4s; cifar10 (the catalog's) takes about 18 minutes on all four at
+// best, about 35 on two.
+Cluster four_t4() {
+  return parse_cluster(Node(nlohmann::json::parse(R"({"name": "p", "node_groups": [
+      {"gpu_type": "t4", "gpus_per_node": 2, "count": 2}]})"),
+                            "cluster.json", ""));
+}
+
+JobSpec guaranteed(const std::string& name, double deadline) {
+  JobSpec s;
+  s.name = name;
+  s.model = "cifar10";
+  s.max_gpus = 2;
+  s.job_class = JobClass::guaranteed;
+  s.deadline = deadline;
+  return s;
+}
+
+constexpr double kNow = 1.8e9;
+
+}  // namespace
+
+TEST_CASE("the controller admits guaranteed jobs on what the admitted ones leave", "[deadline]") {
+  Catalog catalog(test::catalog_dir());
+  const Cluster cluster = four_t4();
+  Estimator est(cluster, catalog);
+  const AdmissionScene scene{cluster, est, kNow, 0.1};
+  Submission s{{guaranteed("a", kNow + 3600), guaranteed("b", kNow + 3600)}, {}};
+  auto plans = admit_guaranteed(s, {}, scene);
+  REQUIRE(plans.size() == 2);
+  for (const auto& p : plans) {
+    REQUIRE(p.plan.admitted);
+    CHECK(p.plan.config->gpus == 2);  // the fewest that meet the hour
+    CHECK(p.plan.finish <= kNow + 3600);
+  }
+  // A third: a and b (waiting in the inbox) hold all four GPUs.
+  PendingRequest pending{"submit", "local:x", kNow, {"a", "b"}, {}, s.jobs};
+  auto admitted = admitted_jobs(JobBook{}, {pending}, scene);
+  REQUIRE(admitted.size() == 2);
+  CHECK(admitted[0].held);
+  Submission third{{guaranteed("c", kNow + 3600)}, {}};
+  auto [status, line] = test::error_of([&] { admit_guaranteed(third, admitted, scene); });
+  CHECK(status == 65);
+  CHECK(line.rfind("c: deadline: ", 0) == 0);
+  CHECK(line.find("the guaranteed jobs admitted before it hold the GPUs it could use; it "
+                  "could finish by ") != std::string::npos);
+  CHECK(line.find('\n') == std::string::npos);
+  // --or-best-effort: submitted best-effort, no plan.
+  third.or_best_effort = true;
+  CHECK(admit_guaranteed(third, admitted, scene).empty());
+  CHECK(third.jobs[0].job_class == JobClass::best_effort);
+  // Alone, a deadline of a minute: out of reach on the whole cluster.
+  Submission soon{{guaranteed("d", kNow + 60)}, {}};
+  auto [status2, line2] = test::error_of([&] { admit_guaranteed(soon, {}, scene); });
+  CHECK(status2 == 65);
+  CHECK(line2.find("on the GPUs the guaranteed jobs admitted before it leave it could "
+                   "finish by ") != std::string::npos);
+  // Best-effort jobs ask nothing.
+  Submission be{{guaranteed("e", kNow + 60)}, {}};
+  be.jobs[0].job_class = JobClass::best_effort;
+  CHECK(admit_guaranteed(be, {}, scene).empty());
+}
+
+TEST_CASE("a round's re-check reaches the book, status and explain", "[deadline]") {
+  JobBook book;
+  JobSpec g = guaranteed("g", kNow + 3600);
+  book.apply(make_submit("f", "local:me", kNow, {g}));
+  nlohmann::json placement = {
+      {"jobs",
+       {{{"name", "g"}, {"gpu_type", "t4"}, {"nodes", {{{"name", "t4-0"}, {"gpus", {0, 1}}}}}}}}};
+  auto round = [&](bool at_risk, double finish) {
+    return make_round(book.round() + 1, kNow + 60, nullptr, nullptr, placement,
+                      nlohmann::json::object(), nullptr,
+                      {{"g", {{"finish", finish}, {"at_risk", at_risk}}}});
+  };
+  book.apply(round(false, kNow + 3000));
+  const BookJob* b = book.find("g");
+  REQUIRE(b->projected_finish);
+  CHECK(*b->projected_finish == kNow + 3000);
+  CHECK_FALSE(b->at_risk);
+  auto expl = job_explanation(book, {}, "g", kNow + 60, 120);
+  CHECK(expl.dump().find("on schedule: deadline ") != std::string::npos);
+  book.apply(round(true, kNow + 4000));
+  auto status = job_status_list(book, {}, {"g"}, kNow + 120, 1e9)["data"]["jobs"][0];
+  CHECK(status["at_risk"] == true);
+  CHECK(status["class"] == "guaranteed");
+  CHECK(status["projected_finish"] == kNow + 4000);
+  CHECK(status["reason_code"] == "at_risk");
+  CHECK(status["reason"].get<std::string>().rfind("at risk: deadline ", 0) == 0);
+  // It survives a snapshot.
+  const JobBook copy = JobBook::from_json(book.to_json(), "snapshot.json");
+  CHECK(copy.find("g")->at_risk);
+  CHECK(*copy.find("g")->projected_finish == kNow + 4000);
+}
