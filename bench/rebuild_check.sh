@@ -29,6 +29,9 @@ mkdir "$clone"
   { echo "rebuild_check: could not copy $SRC's files"; exit 74; }
 [ -x "$clone/scripts/setup.sh" ] || { echo "rebuild_check: $SRC has no scripts/setup.sh"; exit 66; }
 
+# A build step: Ninja's "[3/40] Building CXX object ...", Make's "[  7%] Linking CXX
+# executable ..." (without the percentage when Make's output is not a terminal's).
+step='^(\[[ 0-9/%]+\] )?(Building|Linking|Generating) '
 # setup N: scripts/setup.sh in the clone, its output in $tmp/setup-N.log; sets steps and
 # seconds.
 setup() {
@@ -37,8 +40,7 @@ setup() {
     ./scripts/setup.sh) >"$tmp/setup-$run.log" 2>&1 ||
     { cat "$tmp/setup-$run.log"; echo "FAIL: scripts/setup.sh run $run failed"; exit 1; }
   seconds=$(echo "$start $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
-  # Ninja's "[3/40] Building CXX object ..." and Make's "[  7%] Linking CXX executable ...".
-  steps=$(grep -Ec '^\[[ 0-9/%]+\] (Building|Linking|Generating)' "$tmp/setup-$run.log")
+  steps=$(grep -Ec "$step" "$tmp/setup-$run.log")
 }
 run=1
 setup "$@"
@@ -49,7 +51,7 @@ setup "$@"
 echo "second setup (test.sh): $steps build steps in $seconds s"
 if [ "$steps" -ne 0 ]; then
   echo "FAIL: the second setup rebuilt (nothing changed in between):"
-  grep -E '^\[[ 0-9/%]+\] (Building|Linking|Generating)' "$tmp/setup-2.log" | head -n 20
+  grep -E "$step" "$tmp/setup-2.log" | head -n 20
   exit 1
 fi
 if grep -q '^ninja: ' "$tmp/setup-2.log"; then
