@@ -30,7 +30,7 @@ mkdir "$clone"
 [ -x "$clone/scripts/setup.sh" ] || { echo "rebuild_check: $SRC has no scripts/setup.sh"; exit 66; }
 
 # A build step: Ninja's "[3/40] Building CXX object ...", Make's "[  7%] Linking CXX
-# executable ..." (without the percentage when Make's output is not a terminal's).
+# executable ..." (Make prints no percentage under ctest).
 step='^(\[[ 0-9/%]+\] )?(Building|Linking|Generating) '
 # setup N: scripts/setup.sh in the clone, its output in $tmp/setup-N.log; sets steps and
 # seconds.
