@@ -7,9 +7,7 @@
 # own, tests/e2e/paper_experiments.sh and tests/e2e/heldout_bench.sh.
 #   bench/smoke.sh BIN_DIR SOURCE_DIR NAME
 #   NAME: model_accuracy estimate_speed policy_runtime sim_speed ctl_round_latency
-#         request_limits sim_identity deadlines torch_ddp_step rebuild_check
-# Status 77 (skipped) when what the bench needs is missing (torch_ddp_step: PyTorch in
-# SIA_PYTHON, default /usr/bin/python3).
+#         request_limits sim_identity deadlines rebuild_check
 set -u
 [ $# -eq 3 ] || { echo "usage: bench/smoke.sh BIN_DIR SOURCE_DIR NAME" >&2; exit 64; }
 BIN=$(cd "$1" && pwd) || exit 66
@@ -114,15 +112,6 @@ case $NAME in
       has "^$p +$num % +$num % +($num %|-) +$num h +$num +$num\$" "deadline row of $p"
       has "^$p +$num h +${num}x .* $num ms +$num ms\$" "runtime row of $p"
     done
-    ;;
-  torch_ddp_step)
-    # Two ranks for 12 steps (the last 2 timed), one round, a global batch of 8.
-    py=${SIA_PYTHON:-/usr/bin/python3}
-    "$py" -c 'import torch' 2>/dev/null || { echo "no PyTorch in $py: skipped"; exit 77; }
-    run "$py" "$SRC/bench/torch_ddp_step.py" --steps 12 --rounds 1 --batch 8
-    has '^small CNN, 2 CPU ranks \(gloo\), global batch 8, 12 steps' "heading"
-    has "^round 1: DDP $num ms, sia.torch $num ms, sia.torch / DDP $num\$" "round line"
-    has "^median sia.torch / DDP over 1 round\(s\): $num\$" "median line"
     ;;
   rebuild_check)
     # A copy of the sources set up twice, building one small library: the second builds
