@@ -8,6 +8,7 @@
 #   bench/smoke.sh BIN_DIR SOURCE_DIR NAME
 #   NAME: model_accuracy estimate_speed policy_runtime sim_speed ctl_round_latency
 #         request_limits sim_identity deadlines torch_ddp_step
+#         rebuild_check
 set -u
 [ $# -eq 3 ] || { echo "usage: bench/smoke.sh BIN_DIR SOURCE_DIR NAME" >&2; exit 64; }
 BIN=$(cd "$1" && pwd) || exit 66
@@ -127,6 +128,13 @@ case $NAME in
     [ "$status" -eq 64 ] || fail "--steps 5: status $status, expected 64"
     grep -q '^torch_ddp_step: --steps must be above 10$' "$tmp/err" ||
       fail "--steps 5: no line naming the flag"
+    ;;
+  rebuild_check)
+    # A copy of the sources set up twice, building one small library: the second builds
+    # nothing.
+    run "$SRC/bench/rebuild_check.sh" "$SRC" sia_deadline
+    has "^first setup \(demo\.sh\): [1-9][0-9]* build steps in $num s\$" "first setup's line"
+    has "^second setup \(test\.sh\): 0 build steps in $num s\$" "second setup's line"
     ;;
   *)
     echo "bench/smoke.sh: unknown bench $NAME" >&2

@@ -5,6 +5,7 @@
 #   SIA_BUILD_DIR=dir scripts/setup.sh    build elsewhere
 #   SIA_SKIP_APT=1 scripts/setup.sh       do not touch packages
 #   SIA_EXTRA_PACKAGES="..." scripts/setup.sh  also install these (scripts/test.sh's)
+#   SIA_BUILD_TARGETS="a b" scripts/setup.sh   build only these targets (default: all)
 set -eu
 cd "$(dirname "$0")/.."
 pkgs="build-essential cmake pkg-config libcli11-dev libglpk-dev nlohmann-json3-dev \
@@ -27,7 +28,8 @@ fi
 build="${SIA_BUILD_DIR:-build}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${SIA_BUILD_TYPE:-Release}" >&2
-cmake --build "$build" -j "$jobs" >&2
+# shellcheck disable=SC2086
+cmake --build "$build" -j "$jobs" ${SIA_BUILD_TARGETS:+--target $SIA_BUILD_TARGETS} >&2
 
 # The job-side Python library (python/sia, sia-torch(7)) on the path of the system's
 # python3, as `pip install -e` would: a .pth file naming python/. PyTorch is the job's own

@@ -173,13 +173,18 @@ TypeModel Estimator::type_model(JobState& job, std::size_t t, bool with_seed) {
   const std::string cache_key = seeded && !options_.seed_profiles ? type + "+seed" : type;
   if (job.observations_version == 0) return resolve_type_model(job, t, seeded, cache_key);
   const std::size_t generation = store_generation(job.spec.model, type);
+  // Observations are only appended (job_state.hpp): while this type has as many, they are
+  // the ones resolved, whatever other types measured since.
+  std::size_t own = 0;
+  for (const auto& o : job.observations) own += o.gpu_type == type;
   auto memo = job.resolved.find(cache_key);
-  if (memo != job.resolved.end() && memo->second.observations_version == job.observations_version &&
+  if (memo != job.resolved.end() && memo->second.type_observations == own &&
       memo->second.estimator == id_ && memo->second.store_generation == generation) {
+    memo->second.observations_version = job.observations_version;
     return memo->second.model;
   }
   TypeModel tm = resolve_type_model(job, t, seeded, cache_key);
-  job.resolved[cache_key] = ResolvedTypeModel{job.observations_version, id_, generation, tm};
+  job.resolved[cache_key] = ResolvedTypeModel{job.observations_version, own, id_, generation, tm};
   return tm;
 }
 
@@ -712,7 +717,7 @@ void Estimator::blind_model(JobState& job, JobModelInfo& mi) {
     TypeModel blind;
     blind.has_model = mi.blind_known;
     blind.params = PerfParams::from_array(mi.blind_params);
-    job.resolved["*"] = ResolvedTypeModel{job.observations_version, 0, 0, blind};
+    job.resolved["*"] = ResolvedTypeModel{job.observations_version, 0, 0, 0, blind};
   }
 }
 

@@ -52,11 +52,14 @@ struct TypeModel {
   double single_gpu_throughput = 0;  // for projection ratios
 };
 
-// A TypeModel as resolved from one version of a job's observations.
+// A TypeModel as resolved from one version of a job's observations. It stays valid for
+// later versions while the job has as many observations of its GPU type as then (a
+// versioned holder only appends; see JobState::observations_version).
 struct ResolvedTypeModel {
   std::uint64_t observations_version = 0;
-  std::uint64_t estimator = 0;       // which Estimator resolved it (Estimator::id)
-  std::size_t store_generation = 0;  // the store's points of the job's model on the type
+  std::size_t type_observations = 0;  // the job's observations of the type then
+  std::uint64_t estimator = 0;        // which Estimator resolved it (Estimator::id)
+  std::size_t store_generation = 0;   // the store's points of the job's model on the type
   TypeModel model;
 };
 
@@ -95,10 +98,11 @@ struct JobState {
   std::optional<RunAs> run_as;
   std::map<std::string, FittedModel> models;  // by GPU type
   // Set by a holder that knows when `observations` change (the simulator): every change
-  // gives a new non-zero value, and the estimator then reuses what it resolved from the
-  // same version (`resolved`, by the same key as `models`) instead of gathering and hashing
-  // the measurements again, and the whole row it estimated from the same version, gradient
-  // and store (`estimated`). Such a holder also keeps `spec` as it was. 0 (jobs files, the
+  // appends measurements (none is ever changed or removed) and gives a new non-zero value,
+  // and the estimator then reuses what it resolved from the same measurements of a GPU type
+  // (`resolved`, by the same key as `models`) instead of gathering and hashing them again,
+  // and the whole row it estimated from the same version, gradient and store
+  // (`estimated`). Such a holder also keeps `spec` as it was. 0 (jobs files, the
   // controller, whose reports update measurements in place): unknown, always resolved afresh. None
   // of the three is serialised.
   std::uint64_t observations_version = 0;

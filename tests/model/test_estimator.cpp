@@ -220,6 +220,32 @@ TEST_CASE("with an observations version, what was resolved is reused until it ch
   CHECK(bare.type_model(versioned, 0).points < est.type_model(versioned, 0).points);
 }
 
+TEST_CASE("a type's resolved model is kept while only other types are measured", "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog);
+  JobState j = ran_on_a100(f.catalog);
+  j.observations_version = 1;
+  est.type_model(j, 1);
+  REQUIRE(j.resolved.count("a100") == 1);
+  const int marker = 12345;  // what only the memo holds: seen again if the memo is reused
+  j.resolved.at("a100").model.points = marker;
+  // A measurement on t4 (a new version): a100's memo stands, t4 is resolved with it.
+  j.observations.push_back({"t4", 1, 2, 128, 0.3, 0.05});
+  j.observations_version = 2;
+  CHECK(est.type_model(j, 1).points == marker);
+  JobState plain = j;
+  plain.observations_version = 0;
+  CHECK(est.type_model(j, 0).points == est.type_model(plain, 0).points);
+  // A measurement on a100: resolved afresh, as a job without a version is.
+  j.observations.push_back({"a100", 1, 2, 64, 0.2, 0.04});
+  j.observations_version = 3;
+  plain.observations = j.observations;
+  const TypeModel fresh = est.type_model(j, 1);
+  CHECK(fresh.points != marker);
+  CHECK(fresh.points == est.type_model(plain, 1).points);
+  CHECK(fresh.params == est.type_model(plain, 1).params);
+}
+
 TEST_CASE("every configuration's batch is local_bsz x replicas x (accum_steps + 1)",
           "[estimator][property]") {
   // The identity the workers rely on (SIA_BATCH_SIZE = SIA_LOCAL_BSZ x WORLD_SIZE x
