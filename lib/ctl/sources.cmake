@@ -29,5 +29,5 @@ sia_module(ctl
   ctl/local_logs.cpp
 )
 target_link_libraries(sia_ctl
-  PUBLIC sia_channel sia_cli sia_core sia_exec sia_model sia_policy sia_round
+  PUBLIC sia_channel sia_cli sia_core sia_exec sia_model sia_policy sia_round sia_slurm
   PRIVATE sia_os sia_place)
