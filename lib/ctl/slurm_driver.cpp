@@ -248,14 +248,21 @@ std::vector<ReportLine> SlurmDriver::drain_reports() {
   return out;
 }
 
-// Checkpoint-stop: SIGTERM to every job's ranks, then up to the grace period for all to
-// end, then scancel of those still there.
+// Checkpoint-stop: SIGTERM to every job's ranks (a job still pending is cancelled at once:
+// Slurm signals no step of it), then up to the grace period for all to end, then scancel
+// of those still there.
 void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
   std::vector<Record*> left;
   for (Record* r : jobs) {
     r->stop = true;
     save(*r);
-    if (!own_job(*r)) continue;  // not (or no longer) sia's in Slurm's list: nothing to stop
+    const slurm::SlurmJob* j = own_job(*r);
+    if (!j) continue;  // not (or no longer) sia's in Slurm's list: nothing to stop
+    if (j->state == "PENDING") {  // no rank started, no checkpoint to make: cancelled now
+      auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
+      if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
+      continue;
+    }
     left.push_back(r);
     auto c =
         runner_->run({"scancel", "--signal=TERM", std::to_string(r->slurm_id)}, kCommandTimeout);
@@ -289,7 +296,7 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   exec::GenerationSettings gs;
   gs.ckpt_root =
       options_.checkpoint_root.empty() ? settings_.shared_dir + "/ckpt" : options_.checkpoint_root;
-  gs.report_interval = options_.report_interval;
+  gs.report_interval = settings_.report_interval;
   gs.grace = settings_.grace_seconds;
   gs.file_exists = [](const std::string& p) { return fs::exists(p); };
   for (auto& l : launches) exec::prepare_generation(l, static_cast<int>(rec.generation), st, gs);

@@ -213,6 +213,28 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
   }
 }
 
+TEST_CASE("a generation still pending in Slurm is cancelled at once when moved",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  {
+    SlurmDriver d = f.driver();
+    d.observe();
+    d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+  }
+  f.queue = job_line(41, "sia:j1:1", "PENDING");
+  SlurmDriver d = f.driver();
+  d.observe();
+  f.next_id = 42;
+  auto res = d.deliver(2, f.placement({{"t4-1", {0}}}), f.jobs_doc());
+  bool term = false;
+  for (const auto& c : f.calls) term = term || has(c, "--signal=TERM");
+  CHECK(!term);  // Slurm signals no step of a pending job: no grace to wait out
+  const auto* sc = f.last("scancel");
+  REQUIRE(sc);
+  CHECK(*sc == std::vector<std::string>{"scancel", "41"});
+  CHECK(f.last("sbatch"));
+}
+
 TEST_CASE("a controller killed after its record but before sbatch's answer adopts the job",
           "[slurm_driver]") {
   FakeSlurm f;
