@@ -101,12 +101,14 @@ grep -q "^\[1,.*4\]$" counts || fail "a's GPU counts: $(cat counts)"
 import glob, re, sys
 sh, steps = sys.argv[1], int(sys.argv[2])
 gens = {}  # generation -> the restored step its rank 0 printed (None: none)
+worlds = set()  # the world sizes a's rank 0 started in
 for f in glob.glob(sh + "/nodes/*/jobs/a/logs/rank-0.log"):
     gen = None
     for line in open(f, errors="replace"):
-        m = re.match(r"==== sia-run: .* job a round (\d+) rank 0/", line)
+        m = re.match(r"==== sia-run: .* job a round (\d+) rank 0/(\d+) ", line)
         if m:
             gen = int(m.group(1))
+            worlds.add(int(m.group(2)))
             gens.setdefault(gen, None)
         m = re.search(r"restored step (\d+)", line)
         if m and gen is not None and gens[gen] is None:
@@ -116,7 +118,10 @@ if len(gens) < 3:
 bad = {g: s for g, s in gens.items() if g > 1 and not s}
 if bad or gens.get(1) is not None:
     sys.exit("generations not resumed from a checkpoint: %s (all: %s)" % (bad, gens))
-print("a's generations and restored steps:", dict(sorted(gens.items())))
+if 1 not in worlds or 4 not in worlds:
+    sys.exit("a's ranks never ran on 1 and on 4 GPUs: world sizes %s" % sorted(worlds))
+print("a's generations and restored steps:", dict(sorted(gens.items())), "world sizes",
+      sorted(worlds))
 PY
 max=$(max_step "$SH"/nodes/*/jobs/a/reports.jsonl)
 [ "$max" = "$STEPS" ] || fail "a reached step $max, not $STEPS"
@@ -126,6 +131,6 @@ grep -q "rtx2080ti" "$ST"/rounds/r*-placement.json || fail "a never moved to rtx
 ! grep -l '"n3"' "$ST"/rounds/r*-placement.json | grep -q . || fail "a placement used n3"
 # b: cancelled, in status and history.
 ctl status b | grep -q "cancelled" || fail "status b: $(ctl status b)"
-ctl history b >hist.txt 2>&1 || { cat hist.txt; fail "history b"; }
-grep -q "cancel" hist.txt || fail "history b: $(cat hist.txt)"
+ctl history --state cancelled >hist.txt 2>&1 || { cat hist.txt; fail "history"; }
+grep -q "^b .*cancelled" hist.txt || fail "history --state cancelled: $(cat hist.txt)"
 echo "ok"
