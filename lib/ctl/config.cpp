@@ -138,8 +138,8 @@ const Def kAfterKnobs[] = {
      "storage every node mounts: reports and batch plans (default STATE_DIR/slurm)"},
     {"slurm.grace_seconds", SIA_FIELD(slurm.grace_seconds), false, "SIA_SLURM_GRACE", "",
      "seconds from SIGTERM to SIGKILL when a job is checkpoint-stopped"},
-    {"slurm.report_interval", SIA_FIELD(slurm.report_interval), false,
-     "SIA_SLURM_REPORT_INTERVAL", "", "seconds between the workers' reports (SIA_REPORT_INTERVAL)"},
+    {"slurm.report_interval", SIA_FIELD(slurm.report_interval), false, "SIA_SLURM_REPORT_INTERVAL",
+     "", "seconds between the workers' reports (SIA_REPORT_INTERVAL)"},
 };
 
 #undef SIA_FIELD

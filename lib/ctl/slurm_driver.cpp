@@ -257,7 +257,7 @@ void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
     r->stop = true;
     save(*r);
     const slurm::SlurmJob* j = own_job(*r);
-    if (!j) continue;  // not (or no longer) sia's in Slurm's list: nothing to stop
+    if (!j) continue;             // not (or no longer) sia's in Slurm's list: nothing to stop
     if (j->state == "PENDING") {  // no rank started, no checkpoint to make: cancelled now
       auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
       if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));

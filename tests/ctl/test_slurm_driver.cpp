@@ -213,8 +213,7 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
   }
 }
 
-TEST_CASE("a generation still pending in Slurm is cancelled at once when moved",
-          "[slurm_driver]") {
+TEST_CASE("a generation still pending in Slurm is cancelled at once when moved", "[slurm_driver]") {
   FakeSlurm f;
   {
     SlurmDriver d = f.driver();
