@@ -8,7 +8,9 @@
 #     N", N > 0, in every generation after the first), and a ends exactly at its step limit;
 #   - job b, scancel'ed by its owner in Slurm, is reported cancelled by status and history;
 #   - another user's Slurm job (nobody's, on the t4 node) is untouched and its node is
-#     never given to sia's jobs.
+#     never given to sia's jobs;
+#   - with slurmctld stopped, a round says "slurmctld not reachable", exits 69 and changes
+#     no job's state.
 # Skips (77) without root, slurm-wlm or munge.
 #   ctl_slurm_cron.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
@@ -133,4 +135,15 @@ grep -q "rtx2080ti" "$ST"/rounds/r*-placement.json || fail "a never moved to rtx
 ctl status b | grep -q "cancelled" || fail "status b: $(ctl status b)"
 ctl history --state cancelled >hist.txt 2>&1 || { cat hist.txt; fail "history"; }
 grep -q "^b .*cancelled" hist.txt || fail "history --state cancelled: $(cat hist.txt)"
+# slurmctld stopped: the round says so, exits 69, and the state is as it was.
+ctl -o json status >before.json || fail "status"
+kill "$(cat "$SLURM_BED/run/slurmctld.pid")"
+wait_for 60 "slurmctld stopped" sh -c '! scontrol ping 2>/dev/null | grep -q "is UP"'
+ctl round >out 2>err.txt
+[ $? -eq 69 ] || { cat err.txt; fail "a round without slurmctld did not exit 69"; }
+grep -q "slurm: slurmctld not reachable (scontrol: " err.txt || fail "round: $(cat err.txt)"
+ctl -o json status >after.json || fail "status after"
+json_eval before.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >b.txt
+json_eval after.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >a.txt
+cmp -s b.txt a.txt || fail "the state changed without slurmctld: $(cat b.txt) / $(cat a.txt)"
 echo "ok"
