@@ -141,6 +141,8 @@ const Def kAfterKnobs[] = {
      "storage every node mounts: reports and batch plans (default STATE_DIR/slurm)"},
     {"slurm.grace_seconds", SIA_FIELD(slurm.grace_seconds), false, "SIA_SLURM_GRACE", "",
      "seconds from SIGTERM to SIGKILL when a job is checkpoint-stopped"},
+    {"slurm.report_interval", SIA_FIELD(slurm.report_interval), false, "SIA_SLURM_REPORT_INTERVAL",
+     "", "seconds between the workers' reports (SIA_REPORT_INTERVAL)"},
 };
 
 #undef SIA_FIELD
@@ -404,6 +406,7 @@ void check(const Settings& c, const std::function<std::string(const std::string&
     fail("controller.max_command_bytes", "expected bytes from 256 to controller.max_job_bytes");
   }
   seconds("slurm.grace_seconds", c.slurm.grace_seconds, 86400);
+  seconds("slurm.report_interval", c.slurm.report_interval, 86400);
   for (const auto& [from, to] : c.slurm.gres_types) {
     if (from.empty() || to.empty()) {
       fail("slurm.gres_types", "expected Slurm GPU type = catalog GPU type, both non-empty");

@@ -1,32 +1,11 @@
 #include "ctl/slurm_batch.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include "exec/node_plan.hpp"
+#include "slurm/job_mark.hpp"
 
 namespace sia::ctl {
-
-std::string slurm_job_name(const std::string& job, int generation) {
-  return "sia." + job + "." + std::to_string(generation);
-}
-
-std::string slurm_job_comment(const std::string& job, int generation) {
-  return "sia:" + job + ":" + std::to_string(generation);
-}
-
-std::optional<SlurmMark> parse_slurm_job_name(const std::string& name) {
-  if (name.rfind("sia.", 0) != 0) return std::nullopt;
-  auto dot = name.rfind('.');
-  if (dot <= 4 || dot + 1 >= name.size()) return std::nullopt;
-  SlurmMark m;
-  m.job = name.substr(4, dot - 4);
-  const char* first = name.data() + dot + 1;
-  const char* last = name.data() + name.size();
-  auto [end, ec] = std::from_chars(first, last, m.generation);
-  if (ec != std::errc() || end != last || m.generation < 1) return std::nullopt;
-  return m;
-}
 
 std::string slurm_gres_type(const slurm::SlurmSettings& settings, const std::string& type) {
   for (const auto& [gres, catalog] : settings.gres_types) {
@@ -39,10 +18,6 @@ std::string shell_quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
-}
-
-static std::string bin(const slurm::SlurmSettings& s, const std::string& program) {
-  return s.bin_dir.empty() ? program : s.bin_dir + "/" + program;
 }
 
 static int node_count(const exec::JobLaunch& l) {
@@ -61,14 +36,13 @@ std::vector<std::string> sbatch_argv(const slurm::SlurmSettings& s,
                                      const std::string& script, const std::string& output) {
   const exec::JobLaunch& first = launches.front();
   const std::string type = slurm_gres_type(s, first.gpu_type);
-  std::vector<std::string> argv = {bin(s, "sbatch"),
-                                   "--parsable",
-                                   "--job-name=" + slurm_job_name(first.job, first.generation),
-                                   "--comment=" + slurm_job_comment(first.job, first.generation),
-                                   "--output=" + output,
-                                   "--open-mode=append",
-                                   "--no-requeue"};
+  const slurm::JobMark mark{first.job, first.generation};
+  std::vector<std::string> argv = {"sbatch", "--parsable", "--output=" + output,
+                                   "--open-mode=append", "--no-requeue"};
+  // Every component carries the mark: each is a job of its own in Slurm's list.
   auto component = [&](const std::vector<const exec::JobLaunch*>& nodes) {
+    argv.push_back("--job-name=" + slurm::mark_job_name(mark));
+    argv.push_back("--comment=" + slurm::mark_comment(mark));
     std::string list;
     for (const auto* l : nodes) list += (list.empty() ? "" : ",") + l->node;
     const std::string n = std::to_string(node_count(*nodes.front()));

@@ -5,8 +5,8 @@
 //   - the Slurm job is on exactly the job's nodes: --nodelist, --nodes, and per node
 //     --gres=gpu:TYPE:N with N tasks; nodes holding different GPU counts make a
 //     heterogeneous job, one component per node (srun --het-group);
-//   - its mark: job name sia.JOB.GENERATION and --comment=sia:JOB:GENERATION, by which a
-//     restarted controller finds (adopts) it in squeue;
+//   - its mark (slurm/job_mark.hpp), job name and comment, on every component, by which a
+//     restarted controller finds (adopts) it in Slurm's job list;
 //   - the script runs one srun per node, each starting that node's ranks; every task
 //     re-enters the script ("rank" mode), picks its rank by SLURMD_NODENAME and
 //     SLURM_LOCALID, exports that rank's variables (CUDA_VISIBLE_DEVICES is Slurm's: it
@@ -17,7 +17,6 @@
 // Thread-safety: pure functions.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,16 +24,6 @@
 #include "slurm/slurm_settings.hpp"
 
 namespace sia::ctl {
-
-// "sia.JOB.GEN" (the Slurm job name) and "sia:JOB:GEN" (its comment).
-std::string slurm_job_name(const std::string& job, int generation);
-std::string slurm_job_comment(const std::string& job, int generation);
-struct SlurmMark {
-  std::string job;
-  int generation = 0;
-};
-// The mark read back from a job name; nullopt when it is not one of sia's.
-std::optional<SlurmMark> parse_slurm_job_name(const std::string& name);
 
 // The Slurm GRES type of catalog GPU type `type`: the gres_types entry mapping to it,
 // else the type itself.

@@ -7,8 +7,11 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
+#include "ctl/pipe_process.hpp"
 #include "ctl/slurm_batch.hpp"
 #include "exec/executor.hpp"
 #include "exec/node_plan.hpp"
@@ -16,6 +19,8 @@
 #include "model/job_state.hpp"
 #include "os/atomic_file.hpp"
 #include "os/clock.hpp"
+#include "slurm/job_mark.hpp"
+#include "slurm/slurm_cluster.hpp"
 
 namespace sia::ctl {
 
@@ -24,7 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kCommandTimeout = 60;
+constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
 
 std::string small_file(const std::string& path) {
   std::ifstream in(path);
@@ -41,8 +46,8 @@ bool live_state(const std::string& s) {
   return live.count(s) > 0;
 }
 
-std::string why(const PipedResult& r) {
-  if (r.timed_out) return "timed out";
+std::string why(const slurm::CommandResult& r) {
+  if (!r.ran) return r.err;
   std::string l = last_line(r.err);
   return (l.empty() ? std::string() : l + " ") + "(exit status " + std::to_string(r.status) + ")";
 }
@@ -56,16 +61,9 @@ std::string shape_of(const std::vector<exec::JobLaunch>& launches) {
 
 }  // namespace
 
-SlurmRunner slurm_command_runner(const slurm::SlurmSettings& settings) {
-  std::vector<std::pair<std::string, std::string>> env;
-  if (!settings.slurm_conf.empty()) env.emplace_back("SLURM_CONF", settings.slurm_conf);
-  return [env](const std::vector<std::string>& argv) {
-    return run_piped(argv, "", kCommandTimeout, env, 16u << 20);
-  };
-}
-
 SlurmDriver::SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDriverOptions options,
-                         SlurmRunner runner, std::function<ReportOffsets()> offsets)
+                         std::unique_ptr<slurm::CommandRunner> runner,
+                         std::function<ReportOffsets()> offsets)
     : cluster_(std::move(cluster)),
       settings_(std::move(settings)),
       options_(std::move(options)),
@@ -76,6 +74,7 @@ SlurmDriver::SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDr
       std::this_thread::sleep_for(std::chrono::duration<double>(s));
     };
   }
+  if (options_.sia_uid < 0) options_.sia_uid = static_cast<long>(::geteuid());
 }
 
 std::string SlurmDriver::record_path(const std::string& job) const {
@@ -91,7 +90,7 @@ std::optional<SlurmDriver::Record> SlurmDriver::load(const std::string& job) con
   if (!j.is_object()) return std::nullopt;
   Record r;
   r.job = job;
-  r.generation = j.value("generation", 0);
+  r.generation = j.value("generation", 0L);
   r.slurm_id = j.value("slurm_job", 0L);
   r.node = j.value("node", "");
   r.shape = j.value("shape", "");
@@ -110,21 +109,33 @@ std::vector<std::string> SlurmDriver::take_warnings() {
   return std::exchange(warnings_, {});
 }
 
-SlurmDriver::Seen SlurmDriver::classify(
-    Record& rec, const std::map<std::string, std::pair<long, std::string>>& by_name,
-    const std::map<long, std::string>& by_id) {
+// The Slurm job of the record's generation, when Slurm lists it as sia's (marked with the
+// record's mark, run as sia's user); the lowest id of a heterogeneous job's components.
+const slurm::SlurmJob* SlurmDriver::own_job(const Record& rec) const {
+  const slurm::JobMark mark{rec.job, rec.generation};
+  const slurm::SlurmJob* found = nullptr;
+  for (const auto& j : slurm_jobs_) {
+    if (!slurm::is_sia_job(j, options_.sia_uid)) continue;
+    if (slurm::parse_mark_comment(j.comment) != mark) continue;
+    const long id = std::atol(j.id.c_str());
+    if (rec.slurm_id != 0 && id != rec.slurm_id) continue;
+    if (!found || id < std::atol(found->id.c_str())) found = &j;
+  }
+  return found;
+}
+
+SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
   Seen s;
+  const slurm::SlurmJob* job = own_job(rec);
   if (rec.slurm_id == 0) {  // killed between the record and sbatch's answer: adopt it
-    auto it = by_name.find(slurm_job_name(rec.job, rec.generation));
-    if (it == by_name.end()) {
+    if (!job) {
       s.absent = true;
       return s;
     }
-    rec.slurm_id = it->second.first;
+    rec.slurm_id = std::atol(job->id.c_str());
     save(rec);
   }
-  auto st = by_id.find(rec.slurm_id);
-  const std::string state = st == by_id.end() ? "" : st->second;
+  const std::string state = job ? job->state : "";
   json j = {{"name", rec.job}, {"round", rec.generation}, {"slurm_job", rec.slurm_id}};
   const std::string id = "Slurm job " + std::to_string(rec.slurm_id);
   if (live_state(state)) {
@@ -154,34 +165,37 @@ SlurmDriver::Seen SlurmDriver::classify(
   return s;
 }
 
+// Slurm's nodes and jobs, once: the usable GPUs per node and the jobs' states.
+void SlurmDriver::read_slurm() {
+  slurm_jobs_.clear();
+  usable_.clear();
+  try {
+    const auto nodes = slurm::read_nodes(*runner_);
+    slurm_jobs_ = slurm::read_jobs(*runner_);
+    usable_ = slurm::usable_gpus(nodes, slurm_jobs_, settings_, options_.sia_uid);
+    reachable_ = true;
+    unreachable_.clear();
+  } catch (const Error& e) {
+    reachable_ = false;
+    unreachable_ = e.what();
+    slurm_jobs_.clear();
+    usable_.clear();
+  }
+}
+
 std::vector<NodeStatus> SlurmDriver::observe() {
   observed_ = true;
   records_.clear();
   seen_.clear();
   std::vector<NodeStatus> out;
-  PipedResult q = runner_({settings_.bin_dir.empty() ? "squeue" : settings_.bin_dir + "/squeue",
-                           "--noheader", "--states=all", "--format=%i|%j|%T"});
-  reachable_ = q.status == 0 && !q.timed_out;
-  unreachable_ = reachable_ ? "" : "slurm: slurmctld not reachable (squeue: " + why(q) + ")";
-  // Slurm's word, parsed as the --format above asks.
-  std::map<std::string, std::pair<long, std::string>> by_name;
-  std::map<long, std::string> by_id;
-  std::istringstream lines(q.out);
-  for (std::string line; reachable_ && std::getline(lines, line);) {
-    auto a = line.find('|'), b = line.rfind('|');
-    if (a == std::string::npos || a == b) continue;
-    long id = std::atol(line.substr(0, a).c_str());
-    if (id <= 0) continue;
-    by_id[id] = line.substr(b + 1);
-    by_name[line.substr(a + 1, b - a - 1)] = {id, line.substr(b + 1)};
-  }
+  read_slurm();
   std::map<std::string, json> jobs_of;
   if (reachable_ && fs::is_directory(options_.state_dir + "/slurm")) {
     for (const auto& e : fs::directory_iterator(options_.state_dir + "/slurm")) {
       if (e.path().extension() != ".json") continue;
       auto rec = load(e.path().stem().string());
       if (!rec) continue;
-      Seen s = classify(*rec, by_name, by_id);
+      Seen s = classify(*rec);
       if (!s.absent) jobs_of[rec->node].push_back(s.status);
       records_[rec->job] = *rec;
       seen_[rec->job] = s;
@@ -204,8 +218,9 @@ std::vector<NodeStatus> SlurmDriver::observe() {
 std::vector<std::string> SlurmDriver::nodes_up() {
   if (!observed_) observe();
   std::vector<std::string> up;
-  if (reachable_) {
-    for (const auto& n : cluster_.nodes) up.push_back(n.name);
+  for (const auto& n : cluster_.nodes) {  // offered by Slurm, every GPU sia's to use
+    auto it = usable_.find(n.name);
+    if (reachable_ && it != usable_.end() && it->second >= n.gpus) up.push_back(n.name);
   }
   return up;
 }
@@ -233,39 +248,42 @@ std::vector<ReportLine> SlurmDriver::drain_reports() {
   return out;
 }
 
-std::string SlurmDriver::squeue_state(long id, bool* reachable) {
-  PipedResult q =
-      runner_({settings_.bin_dir.empty() ? "squeue" : settings_.bin_dir + "/squeue", "--noheader",
-               "--states=all", "--format=%T", "--jobs=" + std::to_string(id)});
-  *reachable = q.status == 0 && !q.timed_out;
-  return last_line(q.out);
-}
-
-// Checkpoint-stop: SIGTERM to every job's ranks, then up to the grace period for all to
-// end, then scancel of those still there.
+// Checkpoint-stop: SIGTERM to every job's ranks (a job still pending is cancelled at once:
+// Slurm signals no step of it), then up to the grace period for all to end, then scancel
+// of those still there.
 void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
-  const std::string scancel =
-      settings_.bin_dir.empty() ? "scancel" : settings_.bin_dir + "/scancel";
+  std::vector<Record*> left;
   for (Record* r : jobs) {
     r->stop = true;
     save(*r);
-    PipedResult c = runner_({scancel, "--signal=TERM", std::to_string(r->slurm_id)});
-    if (c.status != 0) warnings_.push_back("job " + r->job + ": scancel --signal=TERM: " + why(c));
+    const slurm::SlurmJob* j = own_job(*r);
+    if (!j) continue;             // not (or no longer) sia's in Slurm's list: nothing to stop
+    if (j->state == "PENDING") {  // no rank started, no checkpoint to make: cancelled now
+      auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
+      if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
+      continue;
+    }
+    left.push_back(r);
+    auto c =
+        runner_->run({"scancel", "--signal=TERM", std::to_string(r->slurm_id)}, kCommandTimeout);
+    if (!c.ran || c.status != 0)
+      warnings_.push_back("job " + r->job + ": scancel --signal=TERM: " + why(c));
   }
-  std::vector<Record*> left = jobs;
   for (double waited = 0; !left.empty(); waited += 0.5) {
+    if (waited > 0) read_slurm();
     std::vector<Record*> still;
     for (Record* r : left) {
-      bool ok = false;
-      if (live_state(squeue_state(r->slurm_id, &ok)) || !ok) still.push_back(r);
+      const slurm::SlurmJob* j = own_job(*r);
+      if (!reachable_ || (j && live_state(j->state))) still.push_back(r);
     }
     left = std::move(still);
     if (left.empty() || waited >= settings_.grace_seconds) break;
     options_.sleep(0.5);
   }
   for (Record* r : left) {
-    PipedResult c = runner_({scancel, std::to_string(r->slurm_id)});
-    if (c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
+    if (reachable_ && !own_job(*r)) continue;
+    auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
+    if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
   }
 }
 
@@ -278,10 +296,10 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   exec::GenerationSettings gs;
   gs.ckpt_root =
       options_.checkpoint_root.empty() ? settings_.shared_dir + "/ckpt" : options_.checkpoint_root;
-  gs.report_interval = options_.report_interval;
+  gs.report_interval = settings_.report_interval;
   gs.grace = settings_.grace_seconds;
   gs.file_exists = [](const std::string& p) { return fs::exists(p); };
-  for (auto& l : launches) exec::prepare_generation(l, rec.generation, st, gs);
+  for (auto& l : launches) exec::prepare_generation(l, static_cast<int>(rec.generation), st, gs);
   st.write_launch(launches.front());  // what a batch-only change rewrites (Executor::resize)
   rec.slurm_id = 0;
   rec.node = first;
@@ -294,9 +312,10 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   const std::string type = slurm_gres_type(settings_, launches.front().gpu_type);
   os::write_file_atomic(gen + ".sh", slurm_batch_script(launches, type, gen + ".sh", gen + ".exit"),
                         0644);
-  PipedResult r = runner_(sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"));
+  auto r = runner_->run(sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"),
+                        kCommandTimeout);
   long id = std::atol(r.out.c_str());  // --parsable: "ID" or "ID;CLUSTER"
-  if (r.status != 0 || r.timed_out || id <= 0) return "sbatch: " + why(r);
+  if (!r.ran || r.status != 0 || id <= 0) return "sbatch: " + why(r);
   rec.slurm_id = id;
   save(rec);
   return std::nullopt;

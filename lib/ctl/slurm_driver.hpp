@@ -8,14 +8,23 @@
 //   records   STATE/slurm/JOB.json: the job's generation, its Slurm job id (0 until sbatch
 //             answered), its shape (GPU type, nodes and counts) and whether sia asked it to
 //             stop -- written BEFORE sbatch, so a controller killed mid-round never submits a
-//             generation twice: a record without an id is adopted from squeue by the mark.
-//   observe   one squeue: a generation's Slurm state and the exit status its batch script
+//             generation twice: a record without an id is adopted from Slurm's job list by
+//             its mark (slurm/job_mark.hpp).
+//   observe   Slurm's nodes and jobs (`scontrol -o show node`, `scontrol -d -o show job`,
+//             through slurm::CommandRunner): a generation's Slurm state and the exit
+//             status its batch script
 //             wrote (SHARED/slurm/JOB/gen-G.exit) give its RunStatus on its first node:
 //             running/stopping, finished (0), preempted (75: checkpoint-stopped), failed
 //             (another status), killed (node failure, preemption, time limit, a stop sia
 //             forced), or failed with "cancelled": true (scancel'ed by someone else).
-//             squeue failing (slurmctld down) makes every node down for the round: nothing
-//             is delivered, the state is kept.
+//             A query failing (slurmctld down) makes every node down for the round with one
+//             line: nothing is delivered, the state is kept.
+//   nodes_up  the cluster's nodes Slurm offers (in the partition, not down or drained) on
+//             which every GPU is usable by sia (slurm::usable_gpus: none held by a job that
+//             is not sia's); a node on which another user's job holds a GPU is not offered
+//             to the round at all.
+//   ownership adoption, signals and cancels only ever touch a Slurm job slurm::is_sia_job
+//             accepts (sia's mark AND run as options.sia_uid) whose mark is the record's.
 //   deliver   per job: unchanged -> keep; batch only -> resize (the batch plan file, as
 //             sia-run does); GPU type, nodes or counts changed, or no longer placed ->
 //             checkpoint-stop (scancel --signal=TERM, up to slurm.grace_seconds, then
@@ -26,6 +35,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,29 +43,25 @@
 #include "core/cluster.hpp"
 #include "ctl/command_driver.hpp"
 #include "ctl/node_driver.hpp"
-#include "ctl/pipe_process.hpp"
 #include "exec/job_launch.hpp"
 #include "exec/job_status.hpp"
+#include "slurm/command_runner.hpp"
+#include "slurm/slurm_jobs.hpp"
 #include "slurm/slurm_settings.hpp"
 
 namespace sia::ctl {
 
-// Runs one Slurm command (argv[0] already under bin_dir).
-using SlurmRunner = std::function<PipedResult(const std::vector<std::string>& argv)>;
-// The real one: run_piped with SLURM_CONF from the settings, 60 s each.
-SlurmRunner slurm_command_runner(const slurm::SlurmSettings& settings);
-
 struct SlurmDriverOptions {
   std::string state_dir;        // the controller's
   std::string checkpoint_root;  // controller.checkpoint_root; empty: SHARED/ckpt
-  double report_interval = 30;
+  long sia_uid = -1;                  // the user sia submits as; -1: this process's
   std::function<void(double)> sleep;  // waiting for a stop; null: the real one
 };
 
 class SlurmDriver : public NodeDriver {
  public:
   SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDriverOptions options,
-              SlurmRunner runner, std::function<ReportOffsets()> offsets);
+              std::unique_ptr<slurm::CommandRunner> runner, std::function<ReportOffsets()> offsets);
 
   std::vector<std::string> nodes_up() override;
   std::vector<NodeResult> deliver(std::int64_t round, const Placement& placement,
@@ -66,7 +72,7 @@ class SlurmDriver : public NodeDriver {
 
   struct Record {
     std::string job;
-    int generation = 0;
+    long generation = 0;
     long slurm_id = 0;
     std::string node;   // rank 0's
     std::string shape;  // "TYPE NODE:N NODE:N"
@@ -83,20 +89,22 @@ class SlurmDriver : public NodeDriver {
   std::optional<Record> load(const std::string& job) const;
   void save(const Record& r) const;
   std::string job_dir(const std::string& job) const;
-  Seen classify(Record& rec, const std::map<std::string, std::pair<long, std::string>>& by_name,
-                const std::map<long, std::string>& by_id);
+  Seen classify(Record& rec);
+  void read_slurm();
+  const slurm::SlurmJob* own_job(const Record& rec) const;
   void stop_all(const std::vector<Record*>& jobs);
   std::optional<std::string> submit(Record& rec, std::vector<exec::JobLaunch>& launches);
-  std::string squeue_state(long id, bool* reachable);
 
   Cluster cluster_;
   slurm::SlurmSettings settings_;
   SlurmDriverOptions options_;
-  SlurmRunner runner_;
+  std::unique_ptr<slurm::CommandRunner> runner_;
   std::function<ReportOffsets()> offsets_;
   bool observed_ = false;
   bool reachable_ = false;
   std::string unreachable_;
+  std::vector<slurm::SlurmJob> slurm_jobs_;  // Slurm's jobs at the last read
+  std::map<std::string, long> usable_;       // node -> GPUs sia may use (slurm::usable_gpus)
   std::map<std::string, Record> records_;
   std::map<std::string, Seen> seen_;
   std::vector<std::string> warnings_;

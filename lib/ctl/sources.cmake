@@ -31,4 +31,5 @@ sia_module(ctl
 )
 target_link_libraries(sia_ctl
   PUBLIC sia_channel sia_cli sia_core sia_deadline sia_exec sia_model sia_policy sia_round
+         sia_slurm
   PRIVATE sia_os sia_place)

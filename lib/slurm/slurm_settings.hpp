@@ -22,7 +22,8 @@ struct SlurmSettings {
   // On storage every node shares: checkpoints (CKPT/JOB) and the files through which
   // workers' reports and batch plans pass between the nodes and the controller.
   std::string shared_dir;
-  double grace_seconds = 30;  // SIGTERM to exit (checkpoint-stop) before SIGKILL
+  double grace_seconds = 30;    // SIGTERM to exit (checkpoint-stop) before SIGKILL
+  double report_interval = 30;  // seconds between a worker's reports (SIA_REPORT_INTERVAL)
 };
 
 }  // namespace sia::slurm

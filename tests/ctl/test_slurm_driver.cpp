@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "core/cluster.hpp"
@@ -17,13 +18,33 @@ using sia::ctl::test::TempDir;
 
 namespace {
 
-// A Slurm played by the test: squeue prints `queue`, sbatch answers `next_id` (after
+// A Slurm played by the test: `scontrol show node` prints `nodes`, `scontrol show job`
+// prints `queue` (scontrol's one-line format: job_line), sbatch answers `next_id` (after
 // checking the job's record is already written), every call is recorded.
+constexpr long kSiaUid = 1000;
+
+std::string job_line(long id, const std::string& mark, const std::string& state, long uid = kSiaUid,
+                     const std::string& nodes = "t4-0") {
+  return "JobId=" + std::to_string(id) + " JobName=" + mark + " UserId=u(" + std::to_string(uid) +
+         ") JobState=" + state + " Partition=gpu NodeList=" + nodes + " Nodes=" + nodes +
+         " GRES=gpu:tesla_t4:1(IDX:0) Comment=" + mark + "\n";
+}
+
+struct FakeSlurm;
+struct FakeRunner : slurm::CommandRunner {
+  FakeSlurm* f;
+  explicit FakeRunner(FakeSlurm* fake) : f(fake) {}
+  slurm::CommandResult run(const std::vector<std::string>& argv, double) override;
+};
+
 struct FakeSlurm {
   TempDir dir;
   Cluster cluster = read_cluster(sia::ctl::test::write_cluster(dir));
   std::string state = dir / "state";
   std::string shared = dir / "shared";
+  std::string nodes =
+      "NodeName=t4-0 Gres=gpu:tesla_t4:2 State=IDLE Partitions=gpu\n"
+      "NodeName=t4-1 Gres=gpu:tesla_t4:2 State=IDLE Partitions=gpu\n";
   std::string queue;
   bool down = false;
   long next_id = 41;
@@ -40,26 +61,8 @@ struct FakeSlurm {
     SlurmDriverOptions o;
     o.state_dir = state;
     o.sleep = [](double) {};
-    auto runner = [this](const std::vector<std::string>& argv) {
-      calls.push_back(argv);
-      PipedResult r;
-      if (down) {
-        r.status = 1;
-        r.err = "squeue: error: Unable to contact slurm controller (connect failure)\n";
-        return r;
-      }
-      if (argv[0] == "squeue") {  // the whole queue, or one job's state
-        const bool one = argv.back().rfind("--jobs=", 0) == 0;
-        r.out = one ? queue.substr(queue.rfind('|') + 1) : queue;
-      }
-      if (argv[0] == "sbatch") {
-        std::ifstream rec(state + "/slurm/j1.json");
-        record_before_sbatch = rec.good();
-        r.out = std::to_string(next_id) + "\n";
-      }
-      return r;
-    };
-    return SlurmDriver(cluster, s, o, runner, nullptr);
+    o.sia_uid = kSiaUid;
+    return SlurmDriver(cluster, s, o, std::make_unique<FakeRunner>(this), nullptr);
   }
   Placement placement(std::vector<NodeGpus> nodes) {
     Placement p;
@@ -87,6 +90,24 @@ struct FakeSlurm {
     return nullptr;
   }
 };
+
+slurm::CommandResult FakeRunner::run(const std::vector<std::string>& argv, double) {
+  f->calls.push_back(argv);
+  slurm::CommandResult r;
+  r.ran = true;
+  if (f->down) {
+    r.status = 1;
+    r.err = "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
+    return r;
+  }
+  if (argv[0] == "scontrol") r.out = argv.back() == "node" ? f->nodes : f->queue;
+  if (argv[0] == "sbatch") {
+    std::ifstream rec(f->state + "/slurm/j1.json");
+    f->record_before_sbatch = rec.good();
+    r.out = std::to_string(f->next_id) + "\n";
+  }
+  return r;
+}
 
 bool has(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
@@ -146,7 +167,7 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
     d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
   }
   SECTION("running, kept when unchanged") {
-    f.queue = "41|sia.j1.1|RUNNING\n";
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
     CHECK(f.status_of_first()[0]["state"] == "running");
     SlurmDriver d = f.driver();
     d.observe();
@@ -154,13 +175,13 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
     CHECK(res.at(0).plan["actions"][0]["action"] == "keep");
   }
   SECTION("cancelled by its user") {
-    f.queue = "41|sia.j1.1|CANCELLED\n";
+    f.queue = job_line(41, "sia:j1:1", "CANCELLED");
     json j = f.status_of_first()[0];
     CHECK(j["state"] == "failed");
     CHECK(j["cancelled"] == true);
   }
   SECTION("node failure: killed, restarted as the next generation") {
-    f.queue = "41|sia.j1.1|NODE_FAIL\n";
+    f.queue = job_line(41, "sia:j1:1", "NODE_FAIL");
     CHECK(f.status_of_first()[0]["state"] == "killed");
     f.next_id = 42;
     SlurmDriver d = f.driver();
@@ -170,14 +191,14 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
     CHECK(res.at(0).plan["actions"][0]["round"] == 2);
   }
   SECTION("the exit status the batch script wrote") {
-    f.queue = "41|sia.j1.1|FAILED\n";
+    f.queue = job_line(41, "sia:j1:1", "FAILED");
     std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "3\n";
     json j = f.status_of_first()[0];
     CHECK(j["state"] == "failed");
     CHECK(j["exit_status"] == 3);
   }
   SECTION("a GPU count change checkpoint-stops it and submits the next generation") {
-    f.queue = "41|sia.j1.1|RUNNING\n";
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
     SlurmDriver d = f.driver();
     d.observe();
     f.next_id = 42;
@@ -192,13 +213,34 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
   }
 }
 
+TEST_CASE("a generation still pending in Slurm is cancelled at once when moved", "[slurm_driver]") {
+  FakeSlurm f;
+  {
+    SlurmDriver d = f.driver();
+    d.observe();
+    d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+  }
+  f.queue = job_line(41, "sia:j1:1", "PENDING");
+  SlurmDriver d = f.driver();
+  d.observe();
+  f.next_id = 42;
+  auto res = d.deliver(2, f.placement({{"t4-1", {0}}}), f.jobs_doc());
+  bool term = false;
+  for (const auto& c : f.calls) term = term || has(c, "--signal=TERM");
+  CHECK(!term);  // Slurm signals no step of a pending job: no grace to wait out
+  const auto* sc = f.last("scancel");
+  REQUIRE(sc);
+  CHECK(*sc == std::vector<std::string>{"scancel", "41"});
+  CHECK(f.last("sbatch"));
+}
+
 TEST_CASE("a controller killed after its record but before sbatch's answer adopts the job",
           "[slurm_driver]") {
   FakeSlurm f;
   std::filesystem::create_directories(f.state + "/slurm");
   std::ofstream(f.state + "/slurm/j1.json")
       << R"({"job":"j1","generation":1,"slurm_job":0,"node":"t4-0","shape":"","stop":false})";
-  f.queue = "77|sia.j1.1|PENDING\n";
+  f.queue = job_line(77, "sia:j1:1", "PENDING");
   SlurmDriver d = f.driver();
   auto st = d.observe();
   CHECK(st.at(0).status["jobs"][0]["state"] == "running");
@@ -218,4 +260,51 @@ TEST_CASE("slurmctld down: every node down with one reason, nothing submitted", 
   auto res = d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
   CHECK(!res.at(0).acknowledged);
   CHECK(f.last("sbatch") == nullptr);
+}
+
+TEST_CASE("another user's job with sia's mark is never adopted, signalled nor cancelled",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  std::filesystem::create_directories(f.state + "/slurm");
+  std::ofstream(f.state + "/slurm/j1.json")
+      << R"({"job":"j1","generation":1,"slurm_job":0,"node":"t4-0","shape":"","stop":false})";
+  f.queue = job_line(77, "sia:j1:1", "RUNNING", kSiaUid + 1);
+  SlurmDriver d = f.driver();
+  d.observe();
+  json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+  CHECK(rec["slurm_job"] == 0);  // not adopted: submitted as the next generation
+  d.deliver(1, f.placement({{"t4-1", {0}}}), f.jobs_doc());
+  CHECK(f.last("scancel") == nullptr);
+  SECTION("a record naming another user's job id: stopping it touches nothing") {
+    std::ofstream(f.state + "/slurm/j1.json")
+        << R"({"job":"j1","generation":1,"slurm_job":77,"node":"t4-0","shape":"","stop":false})";
+    SlurmDriver d2 = f.driver();
+    d2.observe();
+    d2.deliver(2, f.placement({}), f.jobs_doc());
+    CHECK(f.last("scancel") == nullptr);
+  }
+}
+
+TEST_CASE("nodes up: offered by Slurm with every GPU free of other users' jobs", "[slurm_driver]") {
+  FakeSlurm f;
+  SECTION("a GPU held by another user's job takes its node out of the round") {
+    f.nodes =
+        "NodeName=t4-0 Gres=gpu:tesla_t4:2 GresUsed=gpu:tesla_t4:1(IDX:0) State=MIXED "
+        "Partitions=gpu\n"
+        "NodeName=t4-1 Gres=gpu:tesla_t4:2 GresUsed=gpu:tesla_t4:1(IDX:0) State=MIXED "
+        "Partitions=gpu\n";
+    f.queue = job_line(50, "sia:j1:1", "RUNNING", kSiaUid, "t4-0") +
+              job_line(51, "other", "RUNNING", kSiaUid + 1, "t4-1");
+    SlurmDriver d = f.driver();
+    d.observe();
+    CHECK(d.nodes_up() == std::vector<std::string>{"t4-0"});
+  }
+  SECTION("a drained node is not offered") {
+    f.nodes =
+        "NodeName=t4-0 Gres=gpu:tesla_t4:2 State=IDLE+DRAIN Partitions=gpu\n"
+        "NodeName=t4-1 Gres=gpu:tesla_t4:2 State=IDLE Partitions=gpu\n";
+    SlurmDriver d = f.driver();
+    d.observe();
+    CHECK(d.nodes_up() == std::vector<std::string>{"t4-1"});
+  }
 }

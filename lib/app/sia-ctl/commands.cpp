@@ -89,8 +89,8 @@ int run_round_command(const CtlArgs& args) {
     SlurmDriverOptions so;
     so.state_dir = store.root();
     so.checkpoint_root = config.controller.checkpoint_root;
-    auto d = std::make_unique<SlurmDriver>(cluster, config.slurm, so,
-                                           slurm_command_runner(config.slurm), offsets);
+    auto d = std::make_unique<SlurmDriver>(
+        cluster, config.slurm, so, std::make_unique<slurm::ProcessRunner>(config.slurm), offsets);
     driver_warnings = [p = d.get()] { return p->take_warnings(); };
     driver = std::move(d);
   } else {

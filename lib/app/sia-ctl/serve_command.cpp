@@ -331,7 +331,7 @@ int run_serve_command(const ctl::CtlArgs& args) {
     ctl::SlurmDriverOptions so;
     so.state_dir = store.root();
     so.checkpoint_root = cc.checkpoint_root;
-    slurm.emplace(cluster, config.slurm, so, ctl::slurm_command_runner(config.slurm),
+    slurm.emplace(cluster, config.slurm, so, std::make_unique<slurm::ProcessRunner>(config.slurm),
                   [&book] { return book.report_offsets(); });
   }
   ctl::RoundEngine engine(config, cluster, store,
