@@ -52,8 +52,8 @@
 namespace sia::ctl {
 
 struct SlurmDriverOptions {
-  std::string state_dir;        // the controller's
-  std::string checkpoint_root;  // controller.checkpoint_root; empty: SHARED/ckpt
+  std::string state_dir;              // the controller's
+  std::string checkpoint_root;        // controller.checkpoint_root; empty: SHARED/ckpt
   long sia_uid = -1;                  // the user sia submits as; -1: this process's
   std::function<void(double)> sleep;  // waiting for a stop; null: the real one
 };
