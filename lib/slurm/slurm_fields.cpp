@@ -169,4 +169,19 @@ std::vector<GpuGres> parse_gpu_gres(std::string_view list, const std::string& wh
   return out;
 }
 
+void for_each_record(std::string_view text,
+                     const std::function<void(std::string_view, std::size_t)>& record) {
+  std::size_t line_no = 0, start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    ++line_no;
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (line.substr(0, 3) == "No ") continue;  // "No jobs in the system"
+    record(line, line_no);
+  }
+}
+
 }  // namespace sia::slurm

@@ -5,6 +5,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -22,6 +23,11 @@ struct Fields {
   std::string get(std::string_view key) const;  // "" when absent
 };
 Fields split_fields(std::string_view line);
+
+// Calls `record(line, line_no)` for each record line of `scontrol -o show` output: blank
+// lines and Slurm's "No ... in the system" are skipped; line_no counts from 1.
+void for_each_record(std::string_view text,
+                     const std::function<void(std::string_view, std::size_t)>& record);
 
 // "n[1-3,07-08],x" -> n1 n2 n3 n07 n08 x (zero padding kept); "(null)" or "" -> none.
 // At most kMaxHosts names: more is an error.

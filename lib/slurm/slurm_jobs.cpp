@@ -88,17 +88,9 @@ std::vector<std::string> show_jobs_args() {
 
 std::vector<SlurmJob> parse_jobs(std::string_view text) {
   std::vector<SlurmJob> jobs;
-  std::size_t line_no = 0, start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    ++line_no;
-    start = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (line.substr(0, 3) == "No ") continue;  // "No jobs in the system"
+  for_each_record(text, [&](std::string_view line, std::size_t line_no) {
     jobs.push_back(parse_job(line, line_no));
-  }
+  });
   return jobs;
 }
 

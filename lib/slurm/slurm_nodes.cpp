@@ -91,17 +91,9 @@ std::vector<std::string> show_nodes_args() {
 
 std::vector<SlurmNode> parse_nodes(std::string_view text) {
   std::vector<SlurmNode> nodes;
-  std::size_t line_no = 0, start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    ++line_no;
-    start = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (line.substr(0, 3) == "No ") continue;  // "No nodes in the system"
+  for_each_record(text, [&](std::string_view line, std::size_t line_no) {
     nodes.push_back(parse_node(line, line_no));
-  }
+  });
   std::sort(nodes.begin(), nodes.end(),
             [](const SlurmNode& a, const SlurmNode& b) { return a.name < b.name; });
   return nodes;
