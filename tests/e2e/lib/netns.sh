@@ -98,15 +98,20 @@ host_exec() {
 }
 
 host_kill() {
-  _nb_pids=$(ip netns pids "$(_nb_ns "$1")" 2>/dev/null)
-  [ -n "$_nb_pids" ] && kill -9 $_nb_pids 2>/dev/null
-  # Dead when gone from the namespace (a zombie of ours counts as gone).
-  _nb_empty() {
+  # Until the namespace is empty: one kill of a snapshot of its processes misses the ones
+  # forked after the snapshot (an agent starting a generation as it dies), which would then
+  # outlive "their host" and run until their own fence. Dead when gone from the namespace
+  # (a zombie of ours counts as gone).
+  _nb_killed() {
+    _nb_empty=0
     for p in $(ip netns pids "$(_nb_ns "$1")" 2>/dev/null); do
-      [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ] || return 1
+      [ "$(cut -d' ' -f3 "/proc/$p/stat" 2>/dev/null)" = Z ] && continue
+      kill -9 "$p" 2>/dev/null
+      _nb_empty=1
     done
+    return "$_nb_empty"
   }
-  wait_for 30 "the processes of $1 did not die" _nb_empty "$1"
+  wait_for 30 "the processes of $1 did not die" _nb_killed "$1"
 }
 
 host_lose() {
