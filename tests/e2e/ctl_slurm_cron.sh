@@ -9,8 +9,8 @@
 #   - job b, scancel'ed by its owner in Slurm, is reported cancelled by status and history;
 #   - another user's Slurm job (nobody's, on the t4 node) is untouched and its node is
 #     never given to sia's jobs;
-#   - with slurmctld stopped, a round says "slurmctld not reachable", exits 69 and changes
-#     no job's state.
+#   - with slurmctld stopped, a round says "slurmctld not reachable" in one line, exits 69
+#     and changes no job's state.
 # Skips (77) without root, slurm-wlm or munge.
 #   ctl_slurm_cron.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
@@ -141,7 +141,9 @@ kill "$(cat "$SLURM_BED/run/slurmctld.pid")"
 wait_for 60 "slurmctld stopped" sh -c '! scontrol ping 2>/dev/null | grep -q "is UP"'
 ctl round >out 2>err.txt
 [ $? -eq 69 ] || { cat err.txt; fail "a round without slurmctld did not exit 69"; }
-grep -q "slurm: slurmctld not reachable (scontrol: " err.txt || fail "round: $(cat err.txt)"
+grep -q "error: no node answered: slurm: slurmctld not reachable (scontrol: " err.txt ||
+  fail "round: $(cat err.txt)"
+[ "$(wc -l <err.txt)" -eq 1 ] || fail "slurmctld down should be one line: $(cat err.txt)"
 ctl -o json status >after.json || fail "status after"
 json_eval before.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >b.txt
 json_eval after.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >a.txt

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace sia::ctl {
 
@@ -101,21 +102,41 @@ int run_round_command(const CtlArgs& args) {
   }
   RoundOptions options;
   options.dry_run = args.dry_run;
-  options.warn = warn;
+  std::vector<std::string> held;  // said after the round, when it is known whether one
+  options.warn = [&held](const std::string& w) { held.push_back(w); };  // outage explains all
   RoundEngine engine(config, cluster, store, *driver, options);
-  json data = engine.run(book);
-  for (const auto& w : driver_warnings()) warn(w);
+  json data;
+  try {
+    data = engine.run(book);
+  } catch (...) {
+    for (const auto& w : held) warn(w);
+    throw;
+  }
   json doc = {{"apiVersion", kApiVersion},
               {"kind", "RoundResult"},
               {"metadata", {{"generator", "sia-ctl round"}}},
               {"data", data}};
   print(doc, args.format);
+  // Every node down for one reason (slurmctld or the network unreachable): that reason,
+  // once, instead of a line per node.
   bool any_up = false;
-  for (const auto& n : data["nodes"]) any_up = any_up || n.value("up", false);
-  if (!any_up && !cluster.nodes.empty()) {
-    cli::write_stderr(log::program() +
-                      ": error: no node answered (see the node errors above); the round "
-                      "placed nothing\n");
+  std::set<std::string> reasons;
+  for (const auto& n : data["nodes"]) {
+    any_up = any_up || n.value("up", false);
+    reasons.insert(n.value("error", ""));
+  }
+  const bool outage = !any_up && !cluster.nodes.empty();
+  const bool one_reason = outage && reasons.size() == 1 && !reasons.begin()->empty();
+  for (const auto& w : held) {
+    if (!(one_reason && w.rfind("node ", 0) == 0 && w.ends_with(" is down: " + *reasons.begin())))
+      warn(w);
+  }
+  for (const auto& w : driver_warnings()) warn(w);
+  if (outage) {
+    cli::write_stderr(
+        log::program() + ": error: no node answered" +
+        (one_reason ? ": " + *reasons.begin() : std::string(" (see the node errors above)")) +
+        "; the round placed nothing\n");
     return to_int(ExitStatus::unavailable);
   }
   return 0;
