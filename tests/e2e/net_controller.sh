@@ -14,13 +14,11 @@ CUT=$((14 + ${SIA_NETFAULT_SECONDS:-0}))
 logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
 on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; }
 net_cluster 5
-for n in $NET_NODES; do start_agent "$n"; done
-for n in $NET_NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
+net_agents
 start=$(date +%s)
 net_job a "$STEPS"
 net_job b "$STEPS"
-running() { [ "$(job_state "$1")" = running ]; }
-for j in a b; do wait_for 60 "$j did not start" running "$j"; done
+net_running a b
 cut_at=$(date +%s)
 host_cut ctl
 echo "cut the controller at $(($(date +%s) - start)) s"

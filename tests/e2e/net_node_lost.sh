@@ -15,8 +15,7 @@ STEPS=$((8000 + ${SIA_NETFAULT_SECONDS:-0} * 100))
 logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
 on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; tail -20 "$tmp/events.log"; }
 net_cluster 5
-for n in $NET_NODES; do start_agent "$n"; done
-for n in $NET_NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
+net_agents
 start=$(date +%s)
 # A job on four GPUs spans two hosts: its ranks rendezvous on the hosts' real addresses.
 net_job x 600 4
@@ -28,17 +27,9 @@ sed -i '/^x$/d' acked.txt  # the step checks below are for the jobs of STEPS ste
 net_job a "$STEPS"
 net_job b "$STEPS"
 net_job c "$STEPS"
-running() { [ "$(job_state "$1")" = running ]; }
-for j in a b c; do wait_for 60 "$j did not start" running "$j"; done
+net_running a b c
 # Lose a host that runs something, once its job trained a little.
-trained() { [ -n "$(max_step "$tmp"/hosts/*/local/node/jobs/*/reports.jsonl)" ]; }
-wait_for 60 "no job trained" trained
-victim=
-for n in $NET_NODES; do
-  host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
-    json_has - 'has(d, state="running")' && { victim=$n; break; }
-done
-[ -n "$victim" ] || fail "no host runs a job"
+busy_host
 ns=$(host_exec "$victim" readlink /proc/self/ns/net)
 lost_at=$(date +%s.%N)
 host_lose "$victim"

@@ -16,22 +16,13 @@ CUT=$((16 + ${SIA_NETFAULT_SECONDS:-0}))
 logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
 on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; }
 net_cluster 5
-for n in $NET_NODES; do start_agent "$n"; done
-for n in $NET_NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
+net_agents
 start=$(date +%s)
 net_job a "$STEPS"
 net_job b "$STEPS"
 net_job c "$STEPS"
-running() { [ "$(job_state "$1")" = running ]; }
-for j in a b c; do wait_for 60 "$j did not start" running "$j"; done
-trained() { [ -n "$(max_step "$tmp"/hosts/*/local/node/jobs/*/reports.jsonl)" ]; }
-wait_for 60 "no job trained" trained
-victim=
-for n in $NET_NODES; do
-  host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
-    json_has - 'has(d, state="running")' && { victim=$n; break; }
-done
-[ -n "$victim" ] || fail "no host runs a job"
+net_running a b c
+busy_host
 host_cut "$victim"
 echo "cut $victim at $(($(date +%s) - start)) s"
 fenced() { grep -q "$victim is fenced" ctl-0.log; }

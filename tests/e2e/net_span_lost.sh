@@ -18,12 +18,10 @@ export SIA_PEER_TIMEOUT=8  # the survivor's ranks give up on their peer well bef
 logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
 on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; tail -20 "$tmp/events.log"; }
 net_cluster 20
-for n in $NET_NODES; do start_agent "$n"; done
-for n in $NET_NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
+net_agents
 start=$(date +%s)
 net_job x "$STEPS" 4
-running() { [ "$(job_state "$1")" = running ]; }
-wait_for 60 "x did not start" running x
+net_running x
 # Lose one of its hosts once it trained past its first checkpoint (every 200 steps).
 trained() { [ "$(max_step "$tmp"/hosts/*/local/node/jobs/x/reports.jsonl)" -ge 400 ] 2>/dev/null; }
 wait_for 120 "x did not train to step 400" trained

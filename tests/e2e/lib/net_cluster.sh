@@ -6,8 +6,11 @@
 # wrapper (lib/timeline.sh).
 #   net_cluster FENCE_AFTER      the bed, keys, cluster and configuration; serve started
 #   start_agent NODE [ENDPOINT]  the agent of NODE (default: straight to the controller)
+#   net_agents                   every node's agent started, then connected
 #   ctl ARGS...                  sia-ctl as the controller's admin, on the controller host
 #   net_job NAME STEPS [MIN_GPUS] a job file NAME.toml (the reference worker on the CPU)
+#   net_running JOB...           waits until every JOB runs
+#   busy_host                    once a job trained, sets victim to a node host running one
 #   net_settle SECONDS STEPS     waits until every job of acked.txt ended, then runs every
 #                                check (timeline, STEPS, status against what ran)
 # Not thread-safe: one script, one shell.
@@ -72,6 +75,11 @@ start_agent() {  # start_agent NODE [ENDPOINT]
 }
 connected() { cat "$tmp"/ctl-*.log | grep -q "$1 connected\|$1 reconnected"; }
 
+net_agents() {
+  for n in $NET_NODES; do start_agent "$n"; done
+  for n in $NET_NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
+}
+
 net_job() {  # net_job NAME STEPS [MIN_GPUS]
   cat >"$1.toml" <<TOML
 name = "$1"
@@ -82,6 +90,22 @@ command = ["$tmp/wrap.sh", "$BIN/sia-worker", "--device", "cpu", "--steps", "$2"
 TOML
   ctl submit "$tmp/$1.toml" >out 2>&1 || { cat out; fail "submit $1"; }
   echo "$1" >>acked.txt
+}
+
+net_running() {  # net_running JOB...
+  _nr_running() { [ "$(job_state "$1")" = running ]; }
+  for j in "$@"; do wait_for 60 "$j did not start" _nr_running "$j"; done
+}
+
+busy_host() {
+  _bh_trained() { [ -n "$(max_step "$tmp"/hosts/*/local/node/jobs/*/reports.jsonl)" ]; }
+  wait_for 60 "no job trained" _bh_trained
+  victim=
+  for n in $NET_NODES; do
+    host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
+      json_has - 'has(d, state="running")' && { victim=$n; break; }
+  done
+  [ -n "$victim" ] || fail "no host runs a job"
 }
 
 net_settle() {  # net_settle SECONDS STEPS
