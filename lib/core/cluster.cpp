@@ -149,8 +149,8 @@ void Cluster::finalize(const std::string& file, ExitStatus status) {
         throw Error(status,
                     located(file, where + ".addresses",
                             "\"" + n.address +
-                                "\" is not a node address (a host name or address: no white "
-                                "space, not starting with '-')"));
+                                "\" is not a node address (a host name or address: printable "
+                                "ASCII, no white space, not starting with '-')"));
       }
       n.type = ti;
       n.gpus = g.gpus_per_node;

@@ -39,11 +39,14 @@ inline bool valid_node_name(std::string_view name) {
 
 // A node's address as a cluster file gives it (a host name, an IP address, user@host),
 // which [nodes] commands pass to ssh and the like: not empty, at most kMaxNodeName
-// characters, no white space or control characters, and not starting with '-'.
+// characters of printable ASCII (no white space, control characters or other bytes: a host
+// name is ASCII, and a Slurm NodeAddr is text sia must write back as JSON), and not
+// starting with '-'.
 inline bool valid_node_address(std::string_view address) {
   if (address.empty() || address.size() > kMaxNodeName || address.front() == '-') return false;
   for (char c : address) {
-    if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f') return false;
+    const auto b = static_cast<unsigned char>(c);
+    if (b <= ' ' || b >= 0x7f) return false;
   }
   return true;
 }

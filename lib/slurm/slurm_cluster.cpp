@@ -32,7 +32,16 @@ std::vector<SlurmNode> offered_nodes(const std::vector<SlurmNode>& nodes,
                                      const SlurmSettings& settings) {
   std::vector<SlurmNode> out;
   for (const auto& n : nodes) {
-    if (n.usable() && n.in_partition(settings.partition) && n.gpu_total() > 0) out.push_back(n);
+    if (!n.usable() || !n.in_partition(settings.partition) || n.gpu_total() <= 0) continue;
+    if (!valid_node_name(n.name)) {
+      config_error("node \"" + n.name + "\": expected a node name of " + std::string(kNameRule));
+    }
+    if (!valid_node_address(n.address)) {
+      config_error("node " + n.name +
+                   ": NodeAddr is not a host name or address (printable ASCII, no white space, "
+                   "not starting with '-')");
+    }
+    out.push_back(n);
   }
   return out;
 }
@@ -68,9 +77,6 @@ Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSetti
       (settings.partition.empty() ? std::string() : " (partition " + settings.partition + ")");
   std::map<std::string, std::string> first_of_type;  // type -> its first node
   for (const auto& n : offered_nodes(nodes, settings)) {
-    if (!valid_node_name(n.name)) {
-      config_error("node \"" + n.name + "\": expected a node name of " + std::string(kNameRule));
-    }
     std::string type = node_gpu_type(n, settings, catalog_types);
     const int gpus = static_cast<int>(std::min<long>(n.gpu_total(), 1 << 20));
     int ti = c.type_index(type);

@@ -27,7 +27,8 @@ constexpr double kQueryTimeout = 30;  // seconds for one scontrol query
 std::vector<SlurmNode> read_nodes(CommandRunner& runner);
 std::vector<SlurmJob> read_jobs(CommandRunner& runner);
 
-// The nodes sia may offer: usable, in the partition, with GPUs.
+// The nodes sia may offer: usable, in the partition, with GPUs. Error(config) naming the
+// node when one of them has a name or NodeAddr sia cannot use (core/names.hpp).
 std::vector<SlurmNode> offered_nodes(const std::vector<SlurmNode>& nodes,
                                      const SlurmSettings& settings);
 

@@ -81,6 +81,13 @@ TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).first == 78);
   runner.nodes = "NodeName=m Gres=gpu:a100:2 State=DOWN\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).first == 69);
+  // A NodeAddr that is no host name (here bytes that are not text) is refused by name.
+  runner.nodes = "NodeName=m NodeAddr=10.0.\xf7 Gres=gpu:a100:2 State=IDLE\n";
+  CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }) ==
+        std::pair<int, std::string>{78,
+                                    "slurm: node m: NodeAddr is not a host name or address "
+                                    "(printable ASCII, no white space, not starting with "
+                                    "'-')"});
   runner.reachable = false;
   auto [st, msg] = error_of([&] { read_nodes(runner); });
   CHECK(st == 69);
