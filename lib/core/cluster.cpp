@@ -146,11 +146,9 @@ void Cluster::finalize(const std::string& file, ExitStatus status) {
                                 ", at most " + std::to_string(kMaxNodeName) + " characters)"));
       }
       if (!valid_node_address(n.address)) {
-        throw Error(status,
-                    located(file, where + ".addresses",
-                            "\"" + n.address +
-                                "\" is not a node address (a host name or address: printable "
-                                "ASCII, no white space, not starting with '-')"));
+        throw Error(status, located(file, where + ".addresses",
+                                    "\"" + n.address + "\" is not a node address (" +
+                                        std::string(kAddressRule) + ")"));
       }
       n.type = ti;
       n.gpus = g.gpus_per_node;

@@ -42,6 +42,10 @@ inline bool valid_node_name(std::string_view name) {
 // characters of printable ASCII (no white space, control characters or other bytes: a host
 // name is ASCII, and a Slurm NodeAddr is text sia must write back as JSON), and not
 // starting with '-'.
+// The rule in words, for messages: "expected " + kAddressRule.
+inline constexpr std::string_view kAddressRule =
+    "a host name or address: printable ASCII, no white space, not starting with '-'";
+
 inline bool valid_node_address(std::string_view address) {
   if (address.empty() || address.size() > kMaxNodeName || address.front() == '-') return false;
   for (char c : address) {

@@ -37,9 +37,8 @@ std::vector<SlurmNode> offered_nodes(const std::vector<SlurmNode>& nodes,
       config_error("node \"" + n.name + "\": expected a node name of " + std::string(kNameRule));
     }
     if (!valid_node_address(n.address)) {
-      config_error("node " + n.name +
-                   ": NodeAddr is not a host name or address (printable ASCII, no white space, "
-                   "not starting with '-')");
+      config_error("node " + n.name + ": NodeAddr is not a node address (" +
+                   std::string(kAddressRule) + ")");
     }
     out.push_back(n);
   }

@@ -85,9 +85,9 @@ TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
   runner.nodes = "NodeName=m NodeAddr=10.0.\xf7 Gres=gpu:a100:2 State=IDLE\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }) ==
         std::pair<int, std::string>{78,
-                                    "slurm: node m: NodeAddr is not a host name or address "
-                                    "(printable ASCII, no white space, not starting with "
-                                    "'-')"});
+                                    "slurm: node m: NodeAddr is not a node address (a host "
+                                    "name or address: printable ASCII, no white space, not "
+                                    "starting with '-')"});
   runner.reachable = false;
   auto [st, msg] = error_of([&] { read_nodes(runner); });
   CHECK(st == 69);
