@@ -100,12 +100,17 @@ net_running() {  # net_running JOB...
 busy_host() {
   _bh_trained() { [ -n "$(max_step "$tmp"/hosts/*/local/node/jobs/*/reports.jsonl)" ]; }
   wait_for 60 "no job trained" _bh_trained
-  victim=
-  for n in $NET_NODES; do
-    host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
-      json_has - 'has(d, state="running")' && { victim=$n; break; }
-  done
-  [ -n "$victim" ] || fail "no host runs a job"
+  # A node's status is one moment: a job between two generations (a rescale just ordered)
+  # runs nowhere for that moment, so the question is asked until a host answers.
+  _bh_pick() {
+    victim=
+    for n in $NET_NODES; do
+      host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
+        json_has - 'has(d, state="running")' && { victim=$n; return 0; }
+    done
+    return 1
+  }
+  wait_for 60 "no host runs a job" _bh_pick
 }
 
 net_settle() {  # net_settle SECONDS STEPS
