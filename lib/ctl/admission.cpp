@@ -49,6 +49,10 @@ std::string refusal(const JobSpec& spec, double best, bool after, double margin)
 
 }  // namespace
 
+bool has_guaranteed(const Submission& s) {
+  return std::any_of(s.jobs.begin(), s.jobs.end(), is_guaranteed);
+}
+
 deadline::GuaranteedJob admission_question(JobState& state, const AdmissionScene& scene,
                                            bool held) {
   const JobSpec& spec = state.spec;
@@ -85,6 +89,7 @@ std::vector<deadline::GuaranteedJob> admitted_jobs(const JobBook& book,
   }
   for (const auto& p : pending) {
     for (const auto& spec : p.guaranteed) {
+      if (book.find(spec.name)) continue;  // taken in by a round since the inbox was read
       JobState s;
       s.spec = spec;
       s.path = spec.name;
@@ -129,8 +134,8 @@ std::vector<deadline::OrderedAdmission> admit_guaranteed(
 std::vector<deadline::OrderedAdmission> admit_submission(
     Submission& s, const JobBook& book, const std::vector<PendingRequest>& pending,
     const Settings& config, const Catalog& catalog, const std::string& profiles_file, double now) {
+  if (!has_guaranteed(s)) return {};
   const auto first = std::find_if(s.jobs.begin(), s.jobs.end(), is_guaranteed);
-  if (first == s.jobs.end()) return {};
   if (config.controller.cluster.empty()) {
     throw Error(ExitStatus::data, first->name +
                                       ": class: no cluster is configured (controller.cluster) "

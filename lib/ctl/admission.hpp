@@ -9,6 +9,10 @@
 // jobs, then those waiting in the inbox, in submission order -- are planned again first
 // with what they have measured, each holding its cheapest meeting configuration (or, at
 // risk, its fastest); then the submission's guaranteed jobs, in order.
+// Two submissions at once (two `sia-ctl submit`, or one beside serve's SUBMIT) are
+// admitted one after the other: each reads the admitted jobs and queues its own under the
+// state directory's admission lock (StateStore::admission_lock), so both are never
+// admitted on the same GPUs.
 // Refused: Error(65), one line naming the job and the deadline and saying by when it
 // could finish at best; nothing is queued. With Submission::or_best_effort the job is
 // submitted as best-effort instead (its deadline kept as a wish the policy may weigh).
@@ -28,6 +32,9 @@
 #include "model/estimator.hpp"
 
 namespace sia::ctl {
+
+// Whether `s` has a guaranteed job with a deadline (admission has something to decide).
+bool has_guaranteed(const Submission& s);
 
 struct AdmissionScene {
   const Cluster& cluster;

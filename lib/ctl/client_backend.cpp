@@ -1,6 +1,7 @@
 #include "ctl/client_backend.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/error.hpp"
 #include "ctl/admission.hpp"
@@ -53,10 +54,7 @@ JobBook LocalBackend::load_existing() const {
 // Admission of the submission's guaranteed jobs (admission.hpp) on the book and inbox.
 void LocalBackend::admit(Submission& submission, const JobBook& book,
                          const std::vector<PendingRequest>& pending) const {
-  if (std::none_of(submission.jobs.begin(), submission.jobs.end(),
-                   [](const JobSpec& j) { return j.job_class == JobClass::guaranteed; })) {
-    return;
-  }
+  if (!has_guaranteed(submission)) return;
   Catalog catalog(config_.controller.catalog.empty() ? default_catalog_dir()
                                                      : config_.controller.catalog);
   admit_submission(submission, book, pending, config_, catalog, store_.path(kProfilesFile),
@@ -64,8 +62,11 @@ void LocalBackend::admit(Submission& submission, const JobBook& book,
 }
 
 json LocalBackend::submit(const Submission& asked) {
-  JobBook book = load();
-  auto pending = pending_requests(store_);
+  // The admitted jobs read and this one queued under the admission lock (admission.hpp).
+  std::optional<exec::StateLock> admission;
+  if (has_guaranteed(asked)) admission.emplace(store_.admission_lock("sia-ctl submit"));
+  auto pending = pending_requests(store_);  // before the book: a request the round takes
+  JobBook book = load();                    // in meanwhile is then counted twice, not missed
   check_names_free(book, pending, asked);
   Submission submission = asked;
   admit(submission, book, pending);

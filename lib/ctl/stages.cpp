@@ -143,7 +143,8 @@ std::string Stages::estimate(const StageInput& in, const json& meta, StageOutput
       guaranteed.push_back(deadline::guaranteed_question(
           row, b0, in.cluster, *spec.deadline, in.now, config_.controller.deadline_margin));
       guaranteed.back().held = true;
-      if (config_.controller.policy == "sia") keep_on_schedule(row, b0);
+      if (config_.controller.policy == "sia")
+        keep_on_schedule(row, b0, config_.controller.deadline_margin);
     };
     matrix = estimate_round(est, in.cluster, "default", views, in.apps, &out.unschedulable,
                             keep_promises);

@@ -118,6 +118,11 @@ exec::StateLock StateStore::lock(const std::string& holder) const {
                                          "; retry later");
 }
 
+exec::StateLock StateStore::admission_lock(const std::string& holder) const {
+  return os::wait_lock_file(path("admission.lock"),
+                            std::to_string(::getpid()) + " (" + holder + ")");
+}
+
 JobBook StateStore::load(bool writer, std::vector<std::string>* warnings) const {
   for (int attempt = 0;; ++attempt) {
     JobBook book = read_snapshot(path("snapshot.json"));

@@ -1,5 +1,7 @@
 // StateStore: the controller's state directory (sia-ctl(1), "The state directory").
 //   STATE/lock           flock: `serve` holds it for its lifetime, `round` for one round
+//   STATE/admission.lock flock: held while a submission with a guaranteed job is admitted
+//                        and queued (ctl/admission.hpp), by `submit` and by serve's SUBMIT
 //   STATE/snapshot.json  the JobBook at journal sequence S, with a checksum, written
 //                        atomically (temp file, fsync, rename, fsync of the directory)
 //   STATE/journal.jsonl  the records after S (journal.hpp)
@@ -48,6 +50,9 @@ class StateStore {
   // Takes STATE/lock for `holder` ("sia-ctl round", "sia-ctl serve"); status 75 when
   // another process holds it ("round lock held by pid N; retry later").
   exec::StateLock lock(const std::string& holder) const;
+  // Takes STATE/admission.lock for `holder`, waiting for the one who holds it (a
+  // submission being admitted: moments). Creates the directory when it has none.
+  exec::StateLock admission_lock(const std::string& holder) const;
 
   // Snapshot + journal. A writer (holding the lock) also cuts a torn last journal line.
   // Warnings (the torn line) are appended to `warnings`.

@@ -1,6 +1,8 @@
 #include "deadline/row_table.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 namespace sia::deadline {
 
@@ -12,22 +14,14 @@ std::vector<GoodputPoint> admission_table(const GoodputRow& row, double b0,
     return t >= 0 && t < static_cast<int>(cluster.types.size()) ? cluster.types[t].name
                                                                 : std::string();
   };
-  if (row.adaptivity == Adaptivity::rigid) {
-    for (const auto& e : row.entries)
-      out.push_back({type_name(e.config.type), e.config.gpus, e.raw_goodput / b0});
-    return out;
-  }
-  std::vector<double> per_gpu(cluster.types.size(), 0.0);
+  std::map<std::pair<int, int>, double> best;  // (type, gpus) -> raw goodput
   for (const auto& e : row.entries) {
-    if (e.config.type < 0 || e.config.type >= static_cast<int>(per_gpu.size())) continue;
-    double& p = per_gpu[e.config.type];
-    p = std::max(p, e.raw_goodput / std::max(1, e.config.gpus));
+    if (e.config.type < 0 || e.config.type >= static_cast<int>(cluster.types.size())) continue;
+    double& g = best[{e.config.type, e.config.gpus}];
+    g = std::max(g, e.raw_goodput);
   }
-  for (std::size_t t = 0; t < cluster.types.size(); ++t) {
-    if (!(per_gpu[t] > 0)) continue;
-    for (int g = 1; g <= cluster.types[t].capacity(); ++g) {
-      out.push_back({cluster.types[t].name, g, g * per_gpu[t] / b0});
-    }
+  for (const auto& [config, raw] : best) {
+    out.push_back({type_name(config.first), config.second, raw / b0});
   }
   return out;
 }

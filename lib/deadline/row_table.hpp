@@ -1,11 +1,9 @@
 // The admission's inputs read off a round's goodput row (issue 34), the one way the
 // simulator and the controller turn the estimator's model of a job into the table that
-// plan_admission (deadline/admission.hpp) weighs:
-//  - a rigid job's entries as they are;
-//  - otherwise each GPU type's best estimated goodput per GPU, scaled linearly to every
-//    GPU count of the type (the scale-up rule offers a new job only its smallest
-//    configurations; linear scaling is optimistic, the margin and the round's re-check
-//    answer for it).
+// plan_admission (deadline/admission.hpp) weighs: the row's own configurations, the best
+// goodput of each (GPU type, GPU count) -- the estimates the round will use for the job.
+// A guaranteed job's row is not limited by the scale-up rule (model/estimator.hpp), so it
+// holds every count the job may run at.
 // Work and rates are in progress units (iterations at the job's initial batch `b0`): the
 // remaining work is the row's progress total - done, a rate is raw goodput / b0.
 // Thread-safety: pure functions.

@@ -417,6 +417,7 @@ void Estimator::replica_bounds(JobView& v, GoodputRow& row) const {
     return r;
   };
   const bool observed_anywhere = options_.share_max_replicas && !q.scale_up_per_type;
+  const bool guaranteed = spec.job_class == JobClass::guaranteed && spec.deadline;
   v.min_rep.assign(ntypes, 1);
   v.max_rep.assign(ntypes, 1);
   std::vector<int> cap(ntypes, 1);
@@ -429,6 +430,7 @@ void Estimator::replica_bounds(JobView& v, GoodputRow& row) const {
     cap[t] = std::max(1, static_cast<int>(std::floor(batch_cap / tms[t].min_local + 1e-9)));
     if (q.max_replicas_per_type > 0) cap[t] = std::min(cap[t], q.max_replicas_per_type);
     int grow = std::max(options_.scale_up * observed(observed_anywhere ? "" : type), 1);
+    if (guaranteed) grow = cap[t];  // not held back by a rule meant for best-effort jobs
     if (q.scale_up_per_type) grow = std::min(grow, cap[t]);  // cap per type, then share
     v.max_rep[t] = grow;
     shared = std::max(shared, grow);

@@ -3,7 +3,11 @@
 // on that type (the bootstrap profile and the workers' reports), picks the best batch for
 // each valid configuration, and normalises the row (Sia §3.2-3.3):
 //  - scale-up rule: a job may use at most `scale_up` x the largest replica count it has
-//    been observed running with, on any type (1 GPU before it ever ran);
+//    been observed running with, on any type (1 GPU before it ever ran); a guaranteed job
+//    (class guaranteed, with a deadline: admitted, round/guarantee.hpp) is exempt -- it is
+//    offered every count its batch allows from its first round, the same row admission
+//    planned on, so that it is never held behind its schedule by a rule that paces the
+//    best-effort jobs' growth;
 //  - a type the job has run multi-GPU on uses its own model; a type with only
 //    single-GPU measurements borrows the scaling shape of the type with the most
 //    observations, scaled by the ratio of their single-GPU throughputs (Sia Eq. 1);

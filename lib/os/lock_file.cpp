@@ -17,10 +17,27 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
-LockAttempt try_lock_file(const std::string& path, const std::string& holder) {
+namespace {
+
+int open_lock_file(const std::string& path) {
   make_dirs(std::filesystem::path(path).parent_path().string());
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, kPrivateFile);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, kPrivateFile);
   if (fd < 0) throw Error(ExitStatus::cant_create, path + ": cannot open: " + std::strerror(errno));
+  return fd;
+}
+
+FileLock held_by(int fd, const std::string& holder) {
+  std::string text = holder + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] ssize_t n = ::pwrite(fd, text.data(), text.size(), 0);
+  }
+  return FileLock(fd);
+}
+
+}  // namespace
+
+LockAttempt try_lock_file(const std::string& path, const std::string& holder) {
+  int fd = open_lock_file(path);
   LockAttempt a;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
@@ -35,12 +52,21 @@ LockAttempt try_lock_file(const std::string& path, const std::string& holder) {
     }
     return a;
   }
-  std::string text = holder + "\n";
-  if (::ftruncate(fd, 0) == 0) {
-    [[maybe_unused]] ssize_t n = ::pwrite(fd, text.data(), text.size(), 0);
-  }
-  a.lock.emplace(fd);
+  a.lock.emplace(held_by(fd, holder));
   return a;
+}
+
+FileLock wait_lock_file(const std::string& path, const std::string& holder) {
+  int fd = open_lock_file(path);
+  int rc;
+  while ((rc = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+  }
+  if (rc != 0) {
+    int err = errno;
+    ::close(fd);
+    throw Error(ExitStatus::io, path + ": cannot lock: " + std::strerror(err));
+  }
+  return held_by(fd, holder);
 }
 
 }  // namespace sia::os

@@ -9,10 +9,11 @@ std::optional<double> required_goodput(const GoodputRow& row) {
   return required_goodput(row, row.model.init_batch_size);
 }
 
-std::optional<double> required_goodput(const GoodputRow& row, double init_batch_size) {
+std::optional<double> required_goodput(const GoodputRow& row, double init_batch_size,
+                                       bool restart) {
   if (!row.deadline_in || !row.progress || !(init_batch_size > 0)) return std::nullopt;
   const double work = std::max(0.0, row.progress->total - row.progress->done) * init_batch_size;
-  const double left = *row.deadline_in - row.restart_penalty;
+  const double left = *row.deadline_in - (restart ? row.restart_penalty : 0.0);
   if (!(left > 0)) return std::numeric_limits<double>::infinity();
   return work / left;
 }

@@ -18,8 +18,10 @@ namespace sia {
 // (deadline_in - restart_penalty); +inf when no time is left. Absent without a deadline
 // or without known progress.
 std::optional<double> required_goodput(const GoodputRow& row);
-// The same with the job's initial batch given (a row without the baselines' model info).
-std::optional<double> required_goodput(const GoodputRow& row, double init_batch_size);
+// The same with the job's initial batch given (a row without the baselines' model info);
+// without `restart`, in the configuration it runs in (no restart deducted).
+std::optional<double> required_goodput(const GoodputRow& row, double init_batch_size,
+                                       bool restart = true);
 
 // The entry with the fewest GPUs (then the highest goodput) whose raw goodput reaches
 // `need` and whose type has that many of `free_gpus` left; -1 when none.

@@ -121,6 +121,35 @@ MckpSolution solve_with_pins(const GoodputMatrix& m, MckpProblem& prob, const Mc
   return sol;
 }
 
+// An admitted guaranteed job (marked so by round/guarantee.hpp, its row kept to the
+// configurations that stay on schedule).
+bool is_guaranteed(const GoodputRow& row) {
+  return row.job_class == JobClass::guaranteed && row.deadline_in.has_value();
+}
+
+// Raises every column of a guaranteed job by the best values of all the other jobs summed,
+// plus one: running one more guaranteed job is then worth more than anything the other
+// jobs could gain by its GPUs, so the ILP runs every guaranteed job it can fit before it
+// weighs the rest. The columns of one job rise together: its choice among them, and the
+// other jobs' among theirs, are as before.
+void dominate(const std::vector<bool>& guaranteed, MckpProblem& prob,
+              std::vector<std::vector<Column>>& columns) {
+  double lift = 1;
+  for (std::size_t i = 0; i < prob.jobs.size(); ++i) {
+    if (guaranteed[i]) continue;
+    double best = 0;
+    for (const auto& ch : prob.jobs[i]) best = std::max(best, ch.value);
+    lift += best;
+  }
+  for (std::size_t i = 0; i < prob.jobs.size(); ++i) {
+    if (!guaranteed[i]) continue;
+    for (std::size_t c = 0; c < prob.jobs[i].size(); ++c) {
+      prob.jobs[i][c].value += lift;
+      columns[i][c].value += lift;
+    }
+  }
+}
+
 }  // namespace
 
 Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Allocation>& previous) {
@@ -138,6 +167,8 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
   std::vector<bool> pinned(m.jobs.size(), false);
   prob.jobs.resize(m.jobs.size());
   prob.forced.assign(m.jobs.size(), -1);
+  std::vector<bool> guaranteed(m.jobs.size());
+  for (std::size_t i = 0; i < m.jobs.size(); ++i) guaranteed[i] = is_guaranteed(m.jobs[i]);
 
   for (std::size_t i = 0; i < m.jobs.size(); ++i) {
     const GoodputRow& row = m.jobs[i];
@@ -166,7 +197,7 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       const bool is_prev = static_cast<int>(e) == prev_entry;
       if (pinned[i] && !is_prev && q.sia_pins_unpriced && row.adaptivity == Adaptivity::rigid)
         continue;
-      if (!q.sia_without_plus && !is_prev && o.min_efficiency > 0 &&
+      if (!guaranteed[i] && !q.sia_without_plus && !is_prev && o.min_efficiency > 0 &&
           en.goodput / std::max(1, en.config.gpus) <
               o.min_efficiency * best_per_gpu[en.config.type]) {
         continue;
@@ -203,6 +234,8 @@ Allocation SiaPolicy::allocate(const GoodputMatrix& m, const std::optional<Alloc
       prob.forced[i] = col;
     }
   }
+
+  dominate(guaranteed, prob, columns);
 
   MckpOptions mo;
   mo.mip_gap = o.mip_gap;

@@ -4,12 +4,16 @@
 // The row of such a job keeps only the configurations whose raw goodput reaches the goodput
 // it needs from now on (policy/deadline_rows.hpp: remaining work over the time left less
 // one restart), their goodput multiplied by kGuaranteedBoost; when none reaches it (it fell
-// behind, or the scale-up rule does not yet offer enough GPUs), every configuration of
-// its fastest type is kept so, the ILP growing it as fast as it may. A priced term, not a
-// hard constraint: the boost makes the Sia ILP serve the guaranteed jobs first, and
-// admission has kept their needs within the cluster, so the priced optimum meets them;
-// when a node is lost the ILP still has a solution, best-effort jobs pay first.
-// Thread-safety: pure functions.
+// behind, or the model was optimistic), every configuration of its fastest type is kept
+// so, the ILP growing it as fast as it may. When the configuration it runs in
+// (row.current) still reaches what it needs without a restart, it is kept with only the
+// configurations of at least kWorthAMove times its goodput: a move for a small gain costs
+// a checkpoint-restore and can put it behind; one that doubles its speed (idle GPUs) pays. Its row
+// is not limited by the scale-up rule (model/estimator.hpp). A priced term, not a hard constraint:
+// the Sia policy lifts a guaranteed row's columns above all the best-effort jobs together
+// (policy/sia_policy.cpp), so the ILP serves the guaranteed jobs first, and admission has kept
+// their needs within the cluster, so the priced optimum meets them; when a node is lost the ILP
+// still has a solution, best-effort jobs pay first. Thread-safety: pure functions.
 #pragma once
 
 #include <optional>
@@ -20,6 +24,7 @@
 namespace sia {
 
 inline constexpr double kGuaranteedBoost = 10;
+inline constexpr double kWorthAMove = 2;
 
 // Marks `row` with its job's class and the seconds from `now` to its deadline (what the
 // edf and elasticflow policies read).
@@ -27,7 +32,10 @@ void mark_deadline(GoodputRow& row, JobClass job_class, const std::optional<doub
                    double now);
 
 // Keeps an admitted guaranteed job's row on schedule as above; `b0` its initial batch (the
-// unit of its progress). Nothing for a row without a deadline, progress or entries.
-void keep_on_schedule(GoodputRow& row, double b0);
+// unit of its progress). `margin`: admission's (controller.deadline_margin), the headroom
+// every goodput it needs is asked with (what it needs x (1 + margin)), so that a model a
+// little optimistic does not leave it behind. Nothing for a row without a deadline,
+// progress or entries.
+void keep_on_schedule(GoodputRow& row, double b0, double margin = 0);
 
 }  // namespace sia

@@ -135,6 +135,9 @@ json ClientService::submit(const channel::Identity& who, const json& args) {
   // The cluster as the next round will read it: a job it can never hold is refused now.
   std::optional<Cluster> cluster;
   if (!config_.controller.cluster.empty()) cluster = read_cluster(config_.controller.cluster);
+  // The admitted jobs read and these recorded under the admission lock, which a local
+  // `sia-ctl submit` takes too (ctl/admission.hpp).
+  const exec::StateLock admission = store_.admission_lock("sia-ctl serve: SUBMIT");
   auto pending = ctl::pending_requests(store_);
   std::vector<JobSpec> specs;
   std::vector<std::string> list;

@@ -38,15 +38,23 @@ void SimDeadlines::decide(Job& j, double now, const GoodputRow& row) {
   if (!plan.admitted) return;
   j.admitted = true;
   j.type = plan.config->gpu_type;
-  j.gpus = plan.config->gpus;
+  j.gpus = j.plan_gpus = plan.config->gpus;
+  j.plan_finish = plan.finish;
   free_[j.type] -= j.gpus;
+}
+
+bool SimDeadlines::refused_now(int i, double now, const GoodputRow& row) {
+  Job& j = jobs_[i];
+  if (j.decided) return false;
+  decide(j, now, row);
+  return j.job_class == JobClass::guaranteed && !j.admitted;
 }
 
 void SimDeadlines::adjust(int i, double now, GoodputRow& row) {
   Job& j = jobs_[i];
   if (!j.decided) decide(j, now, row);
   mark_deadline(row, j.admitted ? JobClass::guaranteed : JobClass::best_effort, j.deadline, now);
-  if (sia_ && j.admitted) keep_on_schedule(row, j.b0);
+  if (sia_ && j.admitted) keep_on_schedule(row, j.b0, deadline::kDefaultDeadlineMargin);
 }
 
 void SimDeadlines::ended(int i) {
@@ -61,6 +69,11 @@ void SimDeadlines::annotate(int i, JobResult& r) const {
   r.deadline = j.deadline;
   r.admitted = j.admitted;
   r.deadline_met = j.deadline && !r.stopped && r.completion <= *j.deadline;
+  if (j.admitted) {
+    r.plan_type = j.type;
+    r.plan_gpus = j.plan_gpus;
+    r.plan_finish = j.plan_finish;
+  }
 }
 
 void summarize_deadlines(const std::vector<JobResult>& jobs, SimSummary& s) {

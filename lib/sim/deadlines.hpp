@@ -37,8 +37,11 @@ class SimDeadlines {
   SimDeadlines(const std::vector<JobSpec>& workload, const Cluster& cluster, const Catalog& catalog,
                bool sia_policy);
 
-  // Job i's row in a round at `now`: admission on its first, then the class and the time
-  // left; Sia's priority for an admitted guaranteed job.
+  // Admission on job i's first row (at `now`): whether a guaranteed job was refused now
+  // (the caller then estimates it as best-effort).
+  bool refused_now(int i, double now, const GoodputRow& row);
+  // Job i's row in a round at `now`: the class and the time left; Sia's guarantee for an
+  // admitted guaranteed job.
   void adjust(int i, double now, GoodputRow& row);
   // Job i ended (finished or stopped): its reservation is freed.
   void ended(int i);
@@ -52,7 +55,9 @@ class SimDeadlines {
     bool decided = false, admitted = false;
     std::string type;  // its reservation: `gpus` GPUs of this type
     int gpus = 0;
-    double b0 = 0;  // initial batch: progress units are iterations at it
+    int plan_gpus = 0;       // the reservation as admitted (gpus is 0 once it ended)
+    double plan_finish = 0;  // when admission planned it to finish
+    double b0 = 0;           // initial batch: progress units are iterations at it
   };
   void decide(Job& j, double now, const GoodputRow& row);
 

@@ -92,6 +92,7 @@ class Simulation : private RoundWorld {
   void deliver_job(int i, const Placement& place_now, const Allocation& alloc);
   void account(const Census& c, RoundRecord& rec);
   void check_time(const Census& c) const;
+  void adjust_row(int i, JobState& view, GoodputRow& row);
 
   SimOptions opts_;
   Compat profile_;  // opts_.compat
@@ -299,6 +300,22 @@ Census Simulation::census() {
   return c;
 }
 
+// A job's row as the round sees it: the true rates for the baselines that read them, then
+// the deadline tier's admission and marks. A guaranteed job refused on its first row (one
+// without the scale-up rule, model/estimator.hpp) is best-effort from then on, and its
+// row estimated again as one.
+void Simulation::adjust_row(int i, JobState& view, GoodputRow& row) {
+  if (true_rates_) jobs_[i].show_true_rates(row);
+  if (!deadlines_) return;
+  if (deadlines_->refused_now(i, now_, row)) {
+    view.spec.job_class = JobClass::best_effort;
+    view.estimated.reset();
+    row = est_.estimate_job(view);
+    if (true_rates_) jobs_[i].show_true_rates(row);
+  }
+  deadlines_->adjust(i, now_, row);
+}
+
 // The scheduling pass (round/schedule_pass.hpp) on the active jobs' scheduler views, the
 // previous decisions kept for them only.
 void Simulation::schedule(const Census& c) {
@@ -317,12 +334,9 @@ void Simulation::schedule(const Census& c) {
     if (!workload_[i].app.empty()) app_refs[jobs_[i].name()] = trial_ref(apps_[app_of_[i]], i);
     scheduled.insert(jobs_[i].name());
   }
-  const GoodputMatrix m = estimate_round(est_, cluster_, result_.profile, views, app_refs, nullptr,
-                                         [&](std::size_t k, GoodputRow& row) {
-                                           if (true_rates_) jobs_[c.active[k]].show_true_rates(row);
-                                           if (deadlines_)
-                                             deadlines_->adjust(c.active[k], now_, row);
-                                         });
+  const GoodputMatrix m = estimate_round(
+      est_, cluster_, result_.profile, views, app_refs, nullptr,
+      [&](std::size_t k, GoodputRow& row) { adjust_row(c.active[k], *views[k], row); });
   prev_alloc_ = previous_for(prev_alloc_, scheduled);
   const double t0 = os::now_seconds();
   Allocation alloc = solve_round(*policy_, m, prev_alloc_);

@@ -75,6 +75,10 @@ struct JobResult {
   std::optional<double> deadline;     // seconds from the trace's start
   bool admitted = false;              // a guaranteed job admitted (else it ran best-effort)
   bool deadline_met = false;          // finished (not stopped) by its deadline
+  // Admitted: the configuration its admission reserved and when it planned to finish.
+  std::string plan_type;
+  int plan_gpus = 0;
+  double plan_finish = 0;
 };
 
 // An app (Themis' unit of fairness, Mahajan et al., NSDI '20): a search's trials, or a job

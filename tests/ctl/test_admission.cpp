@@ -1,7 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <thread>
+
 #include "core/error.hpp"
 #include "ctl/admission.hpp"
+#include "ctl/client_backend.hpp"
+#include "ctl/round_engine.hpp"
+#include "ctl_test_util.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
@@ -32,7 +38,7 @@ constexpr double kNow = 1.8e9;
 }  // namespace
 
 TEST_CASE("the controller admits guaranteed jobs on what the admitted ones leave", "[deadline]") {
-  Catalog catalog(test::catalog_dir());
+  Catalog catalog(sia::test::catalog_dir());
   const Cluster cluster = four_t4();
   Estimator est(cluster, catalog);
   const AdmissionScene scene{cluster, est, kNow, 0.1};
@@ -50,7 +56,7 @@ TEST_CASE("the controller admits guaranteed jobs on what the admitted ones leave
   REQUIRE(admitted.size() == 2);
   CHECK(admitted[0].held);
   Submission third{{guaranteed("c", kNow + 3600)}, {}};
-  auto [status, line] = test::error_of([&] { admit_guaranteed(third, admitted, scene); });
+  auto [status, line] = sia::test::error_of([&] { admit_guaranteed(third, admitted, scene); });
   CHECK(status == 65);
   CHECK(line.rfind("c: deadline: ", 0) == 0);
   CHECK(line.find("the guaranteed jobs admitted before it hold the GPUs it could use; it "
@@ -62,7 +68,7 @@ TEST_CASE("the controller admits guaranteed jobs on what the admitted ones leave
   CHECK(third.jobs[0].job_class == JobClass::best_effort);
   // Alone, a deadline of a minute: out of reach on the whole cluster.
   Submission soon{{guaranteed("d", kNow + 60)}, {}};
-  auto [status2, line2] = test::error_of([&] { admit_guaranteed(soon, {}, scene); });
+  auto [status2, line2] = sia::test::error_of([&] { admit_guaranteed(soon, {}, scene); });
   CHECK(status2 == 65);
   CHECK(line2.find("on the GPUs the guaranteed jobs admitted before it leave it could "
                    "finish by ") != std::string::npos);
@@ -102,4 +108,37 @@ TEST_CASE("a round's re-check reaches the book, status and explain", "[deadline]
   const JobBook copy = JobBook::from_json(book.to_json(), "snapshot.json");
   CHECK(copy.find("g")->at_risk);
   CHECK(*copy.find("g")->projected_finish == kNow + 4000);
+}
+
+TEST_CASE("guaranteed submissions at once are admitted one after the other", "[deadline]") {
+  // Three local clients submit at once, each a job that needs two of the four GPUs by its
+  // deadline: two are admitted and queued, the third is refused and leaves nothing.
+  ctl::test::RoundFixture f;
+  const double deadline = wall_clock() + 3600;
+  std::vector<std::pair<int, std::string>> outcome(3);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 3; ++i) {
+    clients.emplace_back([&, i] {
+      JobSpec s = ctl::test::spec("g" + std::to_string(i));
+      s.job_class = JobClass::guaranteed;
+      s.deadline = deadline;
+      LocalBackend client(f.config, "local:client" + std::to_string(i));
+      outcome[i] = sia::test::error_of([&] { client.submit(std::vector<JobSpec>{s}); });
+    });
+  }
+  for (auto& c : clients) c.join();
+  const auto admitted =
+      std::count_if(outcome.begin(), outcome.end(), [](const auto& o) { return o.first == 0; });
+  CHECK(admitted == 2);
+  for (const auto& [status, line] : outcome) {
+    if (status == 0) continue;
+    CHECK(status == 65);
+    CHECK(line.find(": deadline: ") != std::string::npos);
+    CHECK(line.find('\n') == std::string::npos);
+  }
+  CHECK(f.store.inbox_files().size() == 2);  // the refused one queued nothing
+  const auto pending = pending_requests(f.store);
+  std::size_t guaranteed = 0;
+  for (const auto& p : pending) guaranteed += p.guaranteed.size();
+  CHECK(guaranteed == 2);
 }

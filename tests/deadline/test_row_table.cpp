@@ -27,24 +27,21 @@ TEST_CASE("the admission table read off a row", "[deadline]") {
   const Cluster c = two_types();
   GoodputRow row;
   row.progress = JobProgress{100, 1100};
-  // t4: 40 samples/s on 1 GPU, 60 on 2 (30 per GPU): the best per GPU is 40.
-  row.entries = {entry(0, 1, 40), entry(0, 2, 60), entry(1, 1, 100)};
+  // The row's own configurations, the best of each (type, count): t4 x 2 on one node (60
+  // samples/s) and on two (50) is one entry at 60.
+  GoodputEntry spread = entry(0, 2, 50);
+  spread.config.nodes = 2;
+  row.entries = {entry(0, 1, 40), entry(0, 2, 60), spread, entry(1, 1, 100)};
   CHECK(remaining_work(row) == 1000);
   auto table = admission_table(row, 20, c);  // b0 = 20: rates in iterations per second
-  REQUIRE(table.size() == 8 + 2);
+  REQUIRE(table.size() == 3);
   CHECK(table[0].gpu_type == "t4");
   CHECK(table[0].gpus == 1);
   CHECK(table[0].goodput == Approx(2));
-  CHECK(table[7].gpus == 8);
-  CHECK(table[7].goodput == Approx(16));
-  CHECK(table[9].gpu_type == "a100");
-  CHECK(table[9].goodput == Approx(10));
-  // A rigid job's entries as they are.
-  row.adaptivity = Adaptivity::rigid;
-  table = admission_table(row, 20, c);
-  REQUIRE(table.size() == 3);
   CHECK(table[1].gpus == 2);
-  CHECK(table[1].goodput == Approx(3));
+  CHECK(table[1].goodput == Approx(3));  // not 2 x 2: no linear scaling
+  CHECK(table[2].gpu_type == "a100");
+  CHECK(table[2].goodput == Approx(5));
   CHECK(admission_table(row, 0, c).empty());
   CHECK(gpus_per_type(c) == std::map<std::string, int>{{"a100", 2}, {"t4", 8}});
   row.progress.reset();
@@ -55,7 +52,7 @@ TEST_CASE("a linear table: equal costs give the fewest GPUs that meet", "[deadli
   const Cluster c = two_types();
   GoodputRow row;
   row.progress = JobProgress{0, 1000};
-  row.entries = {entry(0, 1, 1)};  // 1 iteration/s per t4 GPU at b0 = 1
+  for (int g = 1; g <= 8; ++g) row.entries.push_back(entry(0, g, g));  // 1 iteration/s per GPU
   AdmissionInput in;
   in.remaining_work = remaining_work(row);
   in.table = admission_table(row, 1, c);

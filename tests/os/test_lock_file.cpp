@@ -2,8 +2,11 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "exec/temp_dir.hpp"
 #include "os/lock_file.hpp"
@@ -31,6 +34,40 @@ TEST_CASE("a lock file admits one holder and names it", "[os][lock]") {
   first.reset();
   LockAttempt third = try_lock_file(path, "789");
   CHECK(third.lock);
+}
+
+TEST_CASE("wait_lock_file waits for the holder, then holds", "[os][lock]") {
+  TempDir tmp;
+  const std::string path = tmp / "lock";
+  std::optional<FileLock> held = wait_lock_file(path, "1 (first)");
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    FileLock mine = wait_lock_file(path, "2 (second)");
+    got = true;
+  });
+  // While held, the waiter cannot have it, nor can anyone else.
+  CHECK_FALSE(try_lock_file(path, "3").lock);
+  CHECK_FALSE(got);
+  held.reset();
+  waiter.join();
+  CHECK(got);
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "2 (second)");
+}
+
+TEST_CASE("a lock file is never opened through a symbolic link", "[os][lock]") {
+  TempDir tmp;
+  std::ofstream(tmp / "target") << "keep\n";
+  std::filesystem::create_symlink(tmp / "target", tmp / "lock");
+  CHECK_THROWS_WITH(wait_lock_file(tmp / "lock", "1"),
+                    Catch::Matchers::StartsWith(tmp.path() + "/lock: cannot open: "));
+  CHECK_THROWS(try_lock_file(tmp / "lock", "1"));
+  std::ifstream in(tmp / "target");
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "keep");  // not truncated
 }
 
 TEST_CASE("make_dirs creates parents and says what it cannot create", "[os][lock]") {

@@ -149,6 +149,9 @@ json job_json(const JobResult& j, const SimResult& r) {
     out["deadline"] = j.deadline ? json(*j.deadline) : json(nullptr);
     out["admitted"] = j.admitted;
     out["deadline_met"] = j.deadline_met;
+    if (j.admitted) {
+      out["plan"] = {{"gpu_type", j.plan_type}, {"gpus", j.plan_gpus}, {"finish", j.plan_finish}};
+    }
   }
   if (!j.app.empty()) {
     out["app"] = j.app;
