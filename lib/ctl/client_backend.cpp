@@ -1,5 +1,7 @@
 #include "ctl/client_backend.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <optional>
 
@@ -63,13 +65,26 @@ void LocalBackend::admit(Submission& submission, const JobBook& book,
 
 json LocalBackend::submit(const Submission& asked) {
   // The admitted jobs read and this one queued under the admission lock (admission.hpp).
+  // A refused submission leaves nothing: the directory made for the lock goes with it.
+  const bool fresh = !store_.exists();
   std::optional<exec::StateLock> admission;
   if (has_guaranteed(asked)) admission.emplace(store_.admission_lock("sia-ctl submit"));
   auto pending = pending_requests(store_);  // before the book: a request the round takes
   JobBook book = load();                    // in meanwhile is then counted twice, not missed
-  check_names_free(book, pending, asked);
   Submission submission = asked;
-  admit(submission, book, pending);
+  try {
+    check_names_free(book, pending, asked);
+    admit(submission, book, pending);
+  } catch (const Error&) {
+    if (fresh && admission) {
+      // The lock file, then the directory if nothing else is there; a submission waiting
+      // on the lock sees its file gone and locks the path afresh (os::wait_lock_file).
+      ::unlink(store_.path("admission.lock").c_str());
+      admission.reset();
+      ::rmdir(store_.root().c_str());
+    }
+    throw;
+  }
   std::vector<std::string> names;
   for (const auto& s : submission.jobs) names.push_back(s.name);
   store_.create();

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -57,16 +58,27 @@ LockAttempt try_lock_file(const std::string& path, const std::string& holder) {
 }
 
 FileLock wait_lock_file(const std::string& path, const std::string& holder) {
-  int fd = open_lock_file(path);
-  int rc;
-  while ((rc = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
-  }
-  if (rc != 0) {
-    int err = errno;
+  for (;;) {
+    int fd = open_lock_file(path);
+    int rc;
+    while ((rc = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) {
+      int err = errno;
+      ::close(fd);
+      throw Error(ExitStatus::io, path + ": cannot lock: " + std::strerror(err));
+    }
+    // The holder before may have removed the file (a refused submission removes the
+    // directory it made for its lock, ctl/client_backend.cpp): the lock is ours
+    // only while the path still names the file locked; otherwise again.
+    struct stat held {
+    }, named{};
+    if (::fstat(fd, &held) == 0 && ::lstat(path.c_str(), &named) == 0 &&
+        held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+      return held_by(fd, holder);
+    }
     ::close(fd);
-    throw Error(ExitStatus::io, path + ": cannot lock: " + std::strerror(err));
   }
-  return held_by(fd, holder);
 }
 
 }  // namespace sia::os

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "core/error.hpp"
@@ -141,4 +142,16 @@ TEST_CASE("guaranteed submissions at once are admitted one after the other", "[d
   std::size_t guaranteed = 0;
   for (const auto& p : pending) guaranteed += p.guaranteed.size();
   CHECK(guaranteed == 2);
+}
+
+TEST_CASE("a refused guaranteed submission leaves no state directory behind", "[deadline]") {
+  ctl::test::TempDir dir;
+  const std::string cluster = ctl::test::write_cluster(dir);
+  const Settings config = ctl::test::test_config(dir / "state", cluster);
+  JobSpec s = ctl::test::spec("soon");
+  s.job_class = JobClass::guaranteed;
+  s.deadline = wall_clock() + 60;  // out of reach on four T4s
+  LocalBackend client(config, "local:me");
+  CHECK(sia::test::error_of([&] { client.submit(std::vector<JobSpec>{s}); }).first == 65);
+  CHECK_FALSE(std::filesystem::exists(dir / "state"));
 }

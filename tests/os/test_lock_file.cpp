@@ -57,6 +57,25 @@ TEST_CASE("wait_lock_file waits for the holder, then holds", "[os][lock]") {
   CHECK(line == "2 (second)");
 }
 
+TEST_CASE("a removed lock file is locked afresh by the one who waited", "[os][lock]") {
+  TempDir tmp;
+  const std::string path = tmp / "lock";
+  std::optional<FileLock> first = wait_lock_file(path, "1");
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    FileLock mine = wait_lock_file(path, "2");
+    got = true;
+  });
+  ::unlink(path.c_str());  // removed by its holder, then released
+  first.reset();
+  waiter.join();
+  CHECK(got);
+  std::ifstream in(path);  // made again, by the waiter
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "2");
+}
+
 TEST_CASE("a lock file is never opened through a symbolic link", "[os][lock]") {
   TempDir tmp;
   std::ofstream(tmp / "target") << "keep\n";
