@@ -83,7 +83,7 @@ s0=$(json_eval status.json 'max((j["step"] or 0) for j in d["data"]["jobs"])')
 round
 s1=$(json_eval status.json 'max((j["step"] or 0) for j in d["data"]["jobs"])')
 dt=$(($(date +%s) - t0 + 1))
-limit=$((s1 + 200 + (s1 - s0) * 40 / dt))
+limit=$((s1 + 200 + (s1 - s0) * 20 / dt))
 echo "$limit" >steps
 echo "jobs at step $s1 (+$((s1 - s0)) in $dt s): the limit is $limit"
 
@@ -112,7 +112,8 @@ ctl requeue $others >out 2>&1 || { cat out; fail "requeue $others"; }
 
 # Until every job has finished: nothing placed on R, nothing running there.
 nothing_on_r() {
-  json_has status.json "has(d, name=\"$R\")" && fail "a job placed on reserved $R (round $i)"
+  json_has status.json "has(d, name=\"$R\")" &&
+    fail "a job placed on reserved $R (round $i: reserved $(json_get "round-$i.json" .data.reserved))"
   run_status "$R" || fail "sia-run status on $R"
   json_has "run-$R.json" 'has(d, state="running") or has(d, state="stopping")' &&
     [ "$(json_eval "run-$R.json" 'len([j for j in d["data"]["jobs"] if j["state"] in ("running", "stopping")])')" -gt 0 ] &&
@@ -127,6 +128,7 @@ all_finished() {
 wait_for 500 "every job finished" all_finished
 echo "all four finished after $i rounds"
 
+run_status "$O" || fail "sia-run status on $O"
 "$E2E_PY" - status.json "run-$O.json" "$limit" $taken <<'PY' || fail "the jobs' ends"
 import json, sys
 status, run, limit, taken = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
