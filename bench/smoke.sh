@@ -7,7 +7,7 @@
 # own, tests/e2e/paper_experiments.sh and tests/e2e/heldout_bench.sh.
 #   bench/smoke.sh BIN_DIR SOURCE_DIR NAME
 #   NAME: model_accuracy estimate_speed policy_runtime sim_speed ctl_round_latency
-#         request_limits sim_identity deadlines torch_ddp_step
+#         request_limits sim_identity deadlines reservations torch_ddp_step
 #         rebuild_check
 set -u
 [ $# -eq 3 ] || { echo "usage: bench/smoke.sh BIN_DIR SOURCE_DIR NAME" >&2; exit 64; }
@@ -103,6 +103,15 @@ case $NAME in
     [ "$(find "$tmp/a" -type f | wc -l)" -eq 8 ] || fail "not the 8 files of 2 cases"
     run "$SRC/bench/sim_identity.sh" "$BIN" "$tmp/b"
     diff -r "$tmp/a" "$tmp/b" >"$out" 2>&1 || fail "two runs differ"
+    ;;
+  reservations)
+    # The tiny workload without and with the two bundled reservations.
+    run "$SRC/bench/reservations.sh" "$BIN"
+    count '^== workload-tiny.csv ' 3 "headings"
+    count "^average JCT +$num h\$" 3 "average JCT rows"
+    count "^p99 JCT +$num h\$" 3 "p99 JCT rows"
+    count "^GPU hours lent by reservations +$num\$" 2 "lent rows"
+    count "^take-backs \\(GPUs in use\\) +[0-9]+ \\([0-9]+\\)\$" 2 "take-back rows"
     ;;
   deadlines)
     # The tiny workload, every job guaranteed: the three policies' deadline figures.

@@ -52,6 +52,8 @@ const Def kBeforeKnobs[] = {
      "cluster.toml the controller schedules"},
     {"controller.catalog", SIA_FIELD(controller.catalog), true, "SIA_CATALOG", "",
      "model catalog directory"},
+    {"controller.reservations", SIA_FIELD(controller.reservations), true, "SIA_CTL_RESERVATIONS",
+     "", "reservations for other work, read every round (\"\": none)"},
     {"controller.bind", SIA_FIELD(controller.bind), false, "SIA_CTL_BIND", "--bind",
      "endpoint serve binds"},
     {"controller.round", SIA_FIELD(controller.round), false, "SIA_CTL_ROUND", "--round",

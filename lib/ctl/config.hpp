@@ -38,6 +38,8 @@ struct ControllerSettings {
   std::string state_dir;  // default: $XDG_STATE_HOME/sia/ctl, else ~/.local/state/sia/ctl
   std::string cluster;    // "" until configured
   std::string catalog;    // "" = the bundled model catalog
+  // Reservations for other work (round/reservations.hpp), read every round; "": none.
+  std::string reservations;
   std::string bind = "tcp://127.0.0.1:7400";
   double round = 60;
   int retention = 200;

@@ -11,6 +11,7 @@
 #include "core/document.hpp"
 #include "core/error.hpp"
 #include "core/error_list.hpp"
+#include "ctl/book_reservations.hpp"
 #include "ctl/job_requests.hpp"
 #include "ctl/node_outputs.hpp"
 #include "ctl/stages.hpp"
@@ -123,7 +124,9 @@ struct RoundEngine::Pass {
   Census census;
   std::set<std::string> counted_jobs, counted_apps;  // fairness units active, not scheduled
   std::set<std::string> scheduled;                   // the jobs handed to the stages
-  Cluster up_cluster;   // the configured cluster less the nodes that are down
+  std::vector<Reservation> reservations;             // controller.reservations, read for this round
+  std::set<std::string> reserved;                    // nodes kept out of training this round
+  Cluster up_cluster;   // the configured cluster less the nodes that are down or reserved
   StageOutput out;      // the stages' decision
   json fairness;        // the round record's
   json placement_data;  // the round's placement, scheduled jobs only
@@ -154,6 +157,11 @@ json RoundEngine::run(JobBook& book) {
   Pass r(book, options_.now(),
          config_.controller.catalog.empty() ? default_catalog_dir() : config_.controller.catalog);
   r.result = {{"round", r.number}, {"cluster", cluster_.name}, {"dry_run", options_.dry_run}};
+  // Read each round (an operator may grow a reservation mid-run); a bad file ends the round
+  // here, before anything is journaled (78).
+  if (!config_.controller.reservations.empty()) {
+    r.reservations = read_reservations(config_.controller.reservations, cluster_);
+  }
   World world(*this, r);
   run_round(world);
   // 6. Snapshot, without the jobs that ended longer ago than the history keeps them.
@@ -520,7 +528,8 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
                 cluster.type_index(j["gpu_type"].get<std::string>()) >= 0;
       for (const auto& n : j.value("nodes", json::array())) {
         ok = ok && n.is_object() && n.contains("name") && n["name"].is_string() &&
-             r.up_set.count(n["name"].get<std::string>());
+             r.up_set.count(n["name"].get<std::string>()) &&
+             !r.reserved.count(n["name"].get<std::string>());
       }
       if (ok) kept.push_back(j);
     }
@@ -533,9 +542,27 @@ StageInput RoundEngine::stage_input(Pass& r, const Cluster& cluster) {
   return in;
 }
 
-// 4. Schedule on the nodes that are up: estimate -> solve -> place; save the documents.
+// 4. Schedule on the nodes that are up and not reserved: estimate -> solve -> place; save
+// the documents.
 void RoundEngine::schedule(Pass& r) {
-  r.up_cluster = cluster_without_down(cluster_, r.up);
+  std::vector<std::string> lent = r.up;
+  if (!config_.controller.reservations.empty()) {
+    std::set<std::string> active;
+    for (const BookJob* b : r.active) active.insert(b->spec.name);
+    const ReservedChoice choice = reserve_from_book(
+        r.reservations, cluster_, r.now, r.book.last_cluster(), r.book.last_placement(), active);
+    r.reserved = choice.nodes;
+    std::erase_if(lent, [&](const std::string& n) { return r.reserved.count(n) > 0; });
+    json taken = json::array();
+    for (const auto& tb : choice.taken_back) {
+      taken.push_back({{"node", tb.node}, {"jobs", tb.jobs}, {"gpus", tb.gpus}});
+      warn("node " + tb.node + ": taken back for a reservation; checkpoint-stopping " +
+           std::to_string(tb.jobs.size()) + " job(s) on it");
+    }
+    r.result["reserved"] = json(std::vector<std::string>(r.reserved.begin(), r.reserved.end()));
+    r.result["taken_back"] = taken;
+  }
+  r.up_cluster = cluster_without_down(cluster_, lent);
   const Cluster& cluster = r.up_cluster;
   StageInput in = stage_input(r, cluster);
   StageOutput& out = r.out;

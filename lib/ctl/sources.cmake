@@ -19,6 +19,7 @@ sia_module(ctl
   ctl/submission.cpp
   ctl/stages.cpp
   ctl/admission.cpp
+  ctl/book_reservations.cpp
   ctl/round_engine.cpp
   ctl/client_docs.cpp
   ctl/app_explanation.cpp

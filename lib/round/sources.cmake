@@ -9,6 +9,8 @@ sia_module(round
   round/round_documents.cpp
   round/round_driver.cpp
   round/guarantee.cpp
+  round/reservations.cpp
+  round/take_back.cpp
 )
 target_link_libraries(sia_round
   PUBLIC sia_core sia_model sia_policy

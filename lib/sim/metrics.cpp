@@ -11,6 +11,12 @@ SimSummary summarize(const SimResult& r, const SimQuirks& quirks) {
   SimSummary s;
   s.jobs = static_cast<int>(r.jobs.size());
   s.rounds = static_cast<int>(r.rounds.size());
+  s.reservations = r.reservations;
+  for (const auto& rec : r.rounds) {
+    s.lent_gpu_hours += rec.lent_gpus * r.round / 3600.0;
+    s.take_backs += rec.take_backs;
+    s.taken_back_gpus += rec.taken_back_gpus;
+  }
   if (r.jobs.empty()) return s;
   std::vector<double> jct;
   double first_submit = r.jobs.front().submission, last_done = 0, gpu_s = 0, restarts = 0;

@@ -25,6 +25,7 @@
 #include "sim/sim_apps.hpp"
 #include "sim/sim_job.hpp"
 #include "sim/sim_quirks.hpp"
+#include "sim/sim_reservations.hpp"
 #include "sim/sim_results.hpp"
 
 namespace sia {
@@ -124,7 +125,8 @@ class Simulation : private RoundWorld {
   std::unique_ptr<RoundFiles> files_;
   SimOptions with_store_;
   std::optional<IsolatedRuns> isolated_;
-  std::unique_ptr<SimDeadlines> deadlines_;  // when the workload has deadlines
+  std::unique_ptr<SimDeadlines> deadlines_;      // when the workload has deadlines
+  std::optional<SimReservations> reservations_;  // when SimOptions::reservations is set
   SimResult result_;
   double now_ = 0;
   int done_ = 0, round_no_ = 0;
@@ -189,8 +191,13 @@ Simulation::Simulation(const Cluster& cluster, const Catalog& catalog,
   // Finish-time fairness: a job's isolated runs start on other cores as soon as it has
   // finished (its contention is final then), while this simulation goes on; a long job's
   // are also made ahead (IsolatedRuns::speculate).
+  if (opts_.reservations) {
+    reservations_.emplace(*opts_.reservations, cluster);
+    result_.reservations = true;
+  }
   with_store_ = opts_;
   with_store_.truths = store_;
+  with_store_.reservations.reset();
   if (opts_.fairness && opts_.horizon == 0) {
     isolated_.emplace(cluster, catalog, workload_in_, with_store_);
   }
@@ -321,21 +328,31 @@ void Simulation::adjust_row(int i, JobState& view, GoodputRow& row) {
 void Simulation::schedule(const Census& c) {
   alloc_now_.reset();
   place_now_.reset();
-  if (c.active.empty()) return;
   RoundRecord& rec = rec_;
+  std::set<std::string> scheduled;
+  for (int i : c.active) scheduled.insert(jobs_[i].name());
+  // With reservations: the round's cluster lacks the nodes they hold.
+  std::optional<LendingRound> lending;
+  if (reservations_) {
+    lending = reservations_->round(now_, prev_place_, scheduled);
+    rec.lent_gpus = lending->lent_gpus;
+    rec.take_backs = lending->take_backs;
+    rec.taken_back_gpus = lending->taken_back_gpus;
+  }
+  const Cluster& cluster = lending ? lending->cluster : cluster_;
+  const std::optional<Placement>& previous_place = lending ? lending->previous : prev_place_;
+  if (c.active.empty()) return;
   const double estimate_start = os::now_seconds();
   std::vector<JobState*> views;
   std::map<std::string, AppRef> app_refs;
-  std::set<std::string> scheduled;
   for (int i : c.active) {
     auto d = decided_.find(jobs_[i].name());
     views.push_back(&jobs_[i].scheduler_view(
         now_, d == decided_.end() ? std::optional<Config>() : std::optional<Config>(d->second)));
     if (!workload_[i].app.empty()) app_refs[jobs_[i].name()] = trial_ref(apps_[app_of_[i]], i);
-    scheduled.insert(jobs_[i].name());
   }
   const GoodputMatrix m = estimate_round(
-      est_, cluster_, result_.profile, views, app_refs, nullptr,
+      est_, cluster, result_.profile, views, app_refs, nullptr,
       [&](std::size_t k, GoodputRow& row) { adjust_row(c.active[k], *views[k], row); });
   prev_alloc_ = previous_for(prev_alloc_, scheduled);
   const double t0 = os::now_seconds();
@@ -344,7 +361,7 @@ void Simulation::schedule(const Census& c) {
   rec.policy_runtime = t1 - t0;
   result_.policy_runtimes.push_back(rec.policy_runtime);
   result_.round_runtimes.push_back(t1 - estimate_start);
-  Placement place_now = place_round(alloc, cluster_, prev_place_, placer_quirks(profile_));
+  Placement place_now = place_round(alloc, cluster, previous_place, placer_quirks(profile_));
   if (files_) files_->save(round_no_, now_, views, est_, m, alloc, place_now);
   alloc_now_ = std::move(alloc);
   place_now_ = std::move(place_now);

@@ -24,6 +24,7 @@
 #include "model/catalog.hpp"
 #include "model/estimator.hpp"
 #include "policy/policy.hpp"
+#include "round/reservations.hpp"
 #include "sim/ground_truth.hpp"
 #include "sim/sim_quirks.hpp"
 
@@ -53,6 +54,10 @@ struct SimOptions {
   // The app schedulers of the workload's apps (core/app_spec.hpp); a job naming an app not
   // listed here is a trial of an app without one (every trial runs to the end).
   std::vector<AppSpec> apps;
+  // --reservations (round/reservations.hpp): set, the reserved nodes are kept out of each
+  // round (sim/sim_reservations.hpp) and the results count what was lent and taken back.
+  // The isolated fair-share runs behind finish-time fairness run without them.
+  std::optional<std::vector<Reservation>> reservations;
 };
 
 struct JobResult {
@@ -110,8 +115,11 @@ struct RoundRecord {
   double t = 0;
   int active = 0;
   int running = 0;
-  std::vector<int> gpus;       // GPUs held at the round's end, per cluster GPU type
-  double policy_runtime = 0;   // seconds (wall clock) the policy took; 0 without active jobs
+  std::vector<int> gpus;      // GPUs held at the round's end, per cluster GPU type
+  double policy_runtime = 0;  // seconds (wall clock) the policy took; 0 without active jobs
+  // Reservations (SimOptions::reservations): GPUs lent to training this round, nodes taken
+  // back from running jobs and the GPUs those jobs held on them.
+  int lent_gpus = 0, take_backs = 0, taken_back_gpus = 0;
   std::vector<RoundJob> jobs;  // filled when record_rounds
 };
 
@@ -140,6 +148,11 @@ struct SimSummary {
   double admitted_fraction = 0, guaranteed_met_fraction = 0, best_effort_met_fraction = 0;
   double best_effort_avg_jct = 0, best_effort_mean_rho = 0, best_effort_worst_rho = 0;
   double gpu_hours = 0;
+  // Reservations (`reservations` when the simulation had them): GPU hours lent to training,
+  // take-backs (a node taken back while jobs ran on it) and the GPUs in use on those nodes.
+  bool reservations = false;
+  double lent_gpu_hours = 0;
+  int take_backs = 0, taken_back_gpus = 0;
 };
 
 struct SimResult {
@@ -148,6 +161,7 @@ struct SimResult {
   std::string policy;
   std::string profile;  // default | reference
   double round = 60;
+  bool reservations = false;  // SimOptions::reservations was set
   std::vector<std::string> gpu_types;
   std::vector<JobResult> jobs;  // workload order
   std::vector<AppResult> apps;  // when the workload has apps: in order of first trial

@@ -14,6 +14,7 @@ sia_module(sim
   sim/sim_apps.cpp
   sim/round_files.cpp
   sim/sim_results.cpp
+  sim/sim_reservations.cpp
   sim/simulator.cpp
   sim/fairness.cpp
   sim/metrics.cpp

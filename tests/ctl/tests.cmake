@@ -15,4 +15,5 @@ sia_test(ctl
   ctl/test_report_records.cpp
   ctl/test_client_render.cpp
   ctl/test_submission.cpp
-  ctl/test_admission.cpp)
+  ctl/test_admission.cpp
+  ctl/test_book_reservations.cpp)

@@ -82,6 +82,9 @@ void add_simulate_flags(CLI::App& s, Flags& f) {
                "SHARE[:SEED]: make this fraction of the jobs guaranteed, each with a deadline "
                "of submission + f x its ideal time on its fair share, f uniform in 0.5-2 "
                "(a seeded draw)");
+  s.add_option("--reservations", sim.reservations,
+               "FILE: keep the nodes its reservations hold out of training (sia-formats(5) "
+               "RESERVATIONS); report the GPU hours lent and the take-backs");
   s.add_option("--horizon", sim.horizon,
                "Stop after this many simulated seconds; unfinished jobs are left out");
   s.add_option("--scale", sim.scale,

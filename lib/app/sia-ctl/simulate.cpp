@@ -101,6 +101,11 @@ json summary_json(const SimSummary& s) {
                             {"best_effort_worst_rho", s.best_effort_worst_rho},
                             {"gpu_hours", s.gpu_hours}};
   }
+  if (s.reservations) {
+    out["reservations"] = json{{"lent_gpu_hours", s.lent_gpu_hours},
+                               {"take_backs", s.take_backs},
+                               {"taken_back_gpus", s.taken_back_gpus}};
+  }
   if (s.apps > 0) {
     out["apps"] = s.apps;
     out["avg_act"] = s.avg_act;
@@ -172,16 +177,22 @@ json round_json(const RoundRecord& rec, const SimResult& r) {
   for (std::size_t t = 0; t < r.gpu_types.size(); ++t) {
     gpus[r.gpu_types[t]] = t < rec.gpus.size() ? rec.gpus[t] : 0;
   }
-  return json{{"type", "round"},
-              {"workload", r.workload},
-              {"policy", r.policy},
-              {"t", rec.t},
-              {"active", rec.active},
-              {"running", rec.running},
-              {"queued", rec.active - rec.running},
-              {"gpus", gpus},
-              {"policy_runtime", rec.policy_runtime},
-              {"jobs", jobs}};
+  json out{{"type", "round"},
+           {"workload", r.workload},
+           {"policy", r.policy},
+           {"t", rec.t},
+           {"active", rec.active},
+           {"running", rec.running},
+           {"queued", rec.active - rec.running},
+           {"gpus", gpus},
+           {"policy_runtime", rec.policy_runtime},
+           {"jobs", jobs}};
+  if (r.reservations) {
+    out["lent_gpus"] = rec.lent_gpus;
+    out["take_backs"] = rec.take_backs;
+    out["taken_back_gpus"] = rec.taken_back_gpus;
+  }
+  return out;
 }
 
 // Pools several workloads' results the way the paper reports them: jobs pooled for JCT
@@ -212,6 +223,12 @@ SimSummary pooled(const std::vector<SimResult>& rs, Compat compat) {
   s.queue_max = qmax;
   s.rounds = 0;
   for (const auto& r : rs) s.rounds += r.summary.rounds;
+  s.reservations = rs.front().reservations;
+  for (const auto& r : rs) {
+    s.lent_gpu_hours += r.summary.lent_gpu_hours;
+    s.take_backs += r.summary.take_backs;
+    s.taken_back_gpus += r.summary.taken_back_gpus;
+  }
   return s;
 }
 
@@ -262,6 +279,11 @@ std::string summary_table(const std::string& title, const SimSummary& s) {
                                                cli::fixed(s.best_effort_worst_rho, 2) + ")"});
     t.add({"GPU hours", cli::fixed(s.gpu_hours, 1)});
   }
+  if (s.reservations) {
+    t.add({"GPU hours lent by reservations", cli::fixed(s.lent_gpu_hours, 1)});
+    t.add({"take-backs (GPUs in use)",
+           std::to_string(s.take_backs) + " (" + std::to_string(s.taken_back_gpus) + ")"});
+  }
   t.add({"policy runtime median (p95)",
          ms(s.policy_runtime_median) + " (" + ms(s.policy_runtime_p95) + ")"});
   return title + "\n" + t.render();
@@ -305,6 +327,15 @@ std::string comparison_table(const std::string& title, const std::vector<std::st
     }
     out += "\ndeadlines\n" + d.render();
   }
+  if (s[0].reservations) {
+    cli::Table v({"policy", "GPU hours lent", "take-backs", "GPUs taken back"});
+    for (int c = 1; c <= 3; ++c) v.right_align(c);
+    for (std::size_t i = 0; i < policies.size(); ++i) {
+      v.add({policies[i], cli::fixed(s[i].lent_gpu_hours, 1), std::to_string(s[i].take_backs),
+             std::to_string(s[i].taken_back_gpus)});
+    }
+    out += "\nreservations\n" + v.render();
+  }
   return out;
 }
 
@@ -326,7 +357,8 @@ struct Plan {
   ProfileStore profile_store = kDefaultProfileStore;
   std::vector<std::string> files;
   std::vector<std::vector<JobSpec>> workloads;
-  std::vector<std::vector<AppSpec>> apps;  // per workload
+  std::vector<std::vector<AppSpec>> apps;                // per workload
+  std::optional<std::vector<Reservation>> reservations;  // --reservations
 };
 
 // The flags' checks that need no file.
@@ -461,6 +493,7 @@ class Runner {
     o.horizon = a_.horizon ? *a_.horizon : 0;
     o.record_rounds = !a_.events_out.empty();
     o.apps = plan_.apps[t.workload];
+    o.reservations = plan_.reservations;
     o.round = a_.round               ? *a_.round
               : a_.options.round > 0 ? a_.options.round
                                      : default_round(o.policy);
@@ -628,6 +661,7 @@ int run_simulate(const SimulateArgs& a) {
           : a.cluster;
   Plan plan = make_plan(a);
   const Cluster cluster = scale_cluster(read_cluster(cluster_file), a.scale);
+  if (!a.reservations.empty()) plan.reservations = read_reservations(a.reservations, cluster);
   Catalog catalog(a.catalog.empty() ? default_catalog_dir() : a.catalog);
   read_workloads(a, cluster, catalog, plan);
   for (const auto& n : catalog.names()) catalog.get(n);  // load before threads share it

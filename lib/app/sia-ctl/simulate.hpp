@@ -35,6 +35,7 @@ struct SimulateArgs {
   double strong_share = 0;
   std::uint64_t category_seed = 1;
   std::string deadlines;          // --deadlines SHARE[:SEED] (sim/deadline_transform.hpp); "": none
+  std::string reservations;       // --reservations FILE (round/reservations.hpp); "": none
   std::optional<double> horizon;  // --horizon: seconds of simulated time
   int scale = 1;                  // workload copies and cluster multiple
   std::string profiling = "bootstrap";  // none | bootstrap | oracle
