@@ -13,6 +13,7 @@
 #include "core/json_limits.hpp"
 #include "ctl/pipe_process.hpp"
 #include "ctl/slurm_batch.hpp"
+#include "ctl/slurm_generations.hpp"
 #include "exec/executor.hpp"
 #include "exec/node_plan.hpp"
 #include "exec/report_lines.hpp"
@@ -134,6 +135,7 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
     }
     rec.slurm_id = std::atol(job->id.c_str());
     save(rec);
+    record_slurm_generation(options_.state_dir, rec.job, {rec.generation, rec.slurm_id, rec.node});
   }
   const std::string state = job ? job->state : "";
   json j = {{"name", rec.job}, {"round", rec.generation}, {"slurm_job", rec.slurm_id}};
@@ -318,6 +320,7 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   if (!r.ran || r.status != 0 || id <= 0) return "sbatch: " + why(r);
   rec.slurm_id = id;
   save(rec);
+  record_slurm_generation(options_.state_dir, rec.job, {rec.generation, id, rec.node});
   return std::nullopt;
 }
 
