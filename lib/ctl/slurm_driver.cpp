@@ -301,6 +301,10 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   gs.report_interval = settings_.report_interval;
   gs.grace = settings_.grace_seconds;
   gs.file_exists = [](const std::string& p) { return fs::exists(p); };
+  // A one-node job's rendezvous port is derived from its shared directory as well as its
+  // name, and probed here: two sia controllers (test beds) on one machine running a job of
+  // the same name and generation no longer pick one port (its ranks then timed out, 69).
+  gs.port_free = exec::tcp_port_free;
   for (auto& l : launches) exec::prepare_generation(l, static_cast<int>(rec.generation), st, gs);
   st.write_launch(launches.front());  // what a batch-only change rewrites (Executor::resize)
   rec.slurm_id = 0;
