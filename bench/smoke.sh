@@ -8,7 +8,7 @@
 #   bench/smoke.sh BIN_DIR SOURCE_DIR NAME
 #   NAME: model_accuracy estimate_speed policy_runtime sim_speed ctl_round_latency
 #         request_limits sim_identity deadlines reservations torch_ddp_step
-#         rebuild_check
+#         rebuild_check slurm_latency
 set -u
 [ $# -eq 3 ] || { echo "usage: bench/smoke.sh BIN_DIR SOURCE_DIR NAME" >&2; exit 64; }
 BIN=$(cd "$1" && pwd) || exit 66
@@ -137,6 +137,19 @@ case $NAME in
     [ "$status" -eq 64 ] || fail "--steps 5: status $status, expected 64"
     grep -q '^torch_ddp_step: --steps must be above 10$' "$tmp/err" ||
       fail "--steps 5: no line naming the flag"
+    ;;
+  slurm_latency)
+    # The start latency through Slurm and through sia-run, and the controller's CPU with
+    # 10 jobs over 3 rounds, on the e2e Slurm bed (no root, slurm-wlm or munge: skipped).
+    "$SRC/bench/slurm_latency.sh" "$BIN" "$SRC" >"$out" 2>"$tmp/err"
+    status=$?
+    [ "$status" -eq 77 ] && { echo "bench $NAME: skipped: $(cat "$out")"; exit 77; }
+    [ "$status" -eq 0 ] || fail "slurm_latency.sh ended with status $status"
+    has '^mode +event +from +to +latency$' "heading"
+    has "^slurm +start +\(none\) +[a-z0-9]+ n[1-3]:1 +$num s\$" "Slurm's start latency"
+    has "^sia-run +start +\(none\) +[a-z0-9]+ n[1-3]:1 +$num s\$" "sia-run's start latency"
+    has "^cpu +10 jobs \([0-9]+ Slurm jobs running\): first round $num s CPU \($num s wall\); rounds 2-3: median $num s CPU \($num s wall\), max $num s\$" \
+      "the controller's CPU per round"
     ;;
   rebuild_check)
     # A copy of the sources set up twice, building one small library: the second builds

@@ -1,12 +1,14 @@
 // What Slurm prints (lib/slurm): the input read as `scontrol -d -o show node` and as
 // `scontrol -d -o show job` output, then the cluster and the usable GPUs made of them
-// (a catalog of a100 and t4, l40s mapped to a100), as `sia-ctl slurm-cluster` does; the
-// input's first line also as a hostlist, a GRES list and sia's job mark.
+// (a catalog of a100 and t4, l40s mapped to a100), as `sia-ctl slurm-cluster` does; as
+// `sacct` output (the figures of `sia-ctl history`); the input's first line also as a
+// hostlist, a GRES list, sacct's Elapsed and sia's job mark.
 #include <nlohmann/json.hpp>
 
 #include "core/cluster.hpp"
 #include "fuzz_input.hpp"
 #include "slurm/job_mark.hpp"
+#include "slurm/slurm_accounting.hpp"
 #include "slurm/slurm_cluster.hpp"
 
 using namespace sia;
@@ -16,6 +18,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string line = text.substr(0, text.find('\n'));
   fuzz::run([&] { slurm::expand_hostlist(line); });
   fuzz::run([&] { slurm::parse_gpu_gres(line, "fuzz"); });
+  fuzz::run([&] {
+    if (slurm::parse_elapsed(line, "fuzz") < 0) std::abort();
+  });
+  fuzz::run([&] {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& [id, j] : slurm::parse_sacct(text)) {
+      if (id <= 0 || j.elapsed < 0) std::abort();
+      out.push_back({id, j.state, j.elapsed, j.exit_code, j.exit_signal});
+    }
+    out.dump();
+  });
   fuzz::run([&] {
     if (auto m = slurm::parse_mark_comment(line)) {
       if (slurm::parse_mark_comment(slurm::mark_comment(*m)) != m) std::abort();

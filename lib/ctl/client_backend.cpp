@@ -11,6 +11,7 @@
 #include "ctl/history.hpp"
 #include "ctl/job_requests.hpp"
 #include "ctl/round_engine.hpp"
+#include "ctl/slurm_history.hpp"
 #include "ctl/submission.hpp"
 
 namespace sia::ctl {
@@ -139,8 +140,14 @@ json LocalBackend::explain(const std::string& job) {
                          config_.controller.silent_after);
 }
 
+// With [slurm] enabled, Slurm's job ids and sacct's figures beside (slurm_history.hpp).
 json LocalBackend::history() {
-  return job_history(load_existing(), wall_clock());
+  json doc = job_history(load_existing(), wall_clock());
+  if (config_.slurm.enabled) {  // Slurm's job ids and sacct's figures beside sia's
+    slurm::ProcessRunner runner(config_.slurm);
+    add_slurm_history(doc, store_.root(), runner);
+  }
+  return doc;
 }
 
 }  // namespace sia::ctl

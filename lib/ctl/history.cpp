@@ -8,6 +8,7 @@
 #include "core/csv.hpp"
 #include "ctl/client_docs.hpp"
 #include "ctl/client_render.hpp"
+#include "ctl/slurm_history.hpp"
 
 namespace sia::ctl {
 
@@ -87,6 +88,11 @@ std::vector<std::string> gpu_types(const json& rows) {
   return types;
 }
 
+// Whether the rows carry Slurm's jobs (slurm_history.hpp): the rounds ran through Slurm.
+bool has_slurm(const json& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const json& r) { return r.contains("slurm"); });
+}
+
 }  // namespace
 
 json job_history(const JobBook& book, double now) {
@@ -104,7 +110,9 @@ std::string history_csv(const json& doc) {
   const auto types = gpu_types(rows);
   std::string out = "name,user,identity,state,submitted,started,ended,wait_s,run_time_s,gpu_hours";
   for (const auto& t : types) out += "," + csv_field("gpu_hours_" + t);
-  out += ",restarts,lost_steps,rho,exit_status,reason\n";
+  out += ",restarts,lost_steps,rho,exit_status,reason";
+  const bool slurm = has_slurm(rows);
+  out += slurm ? ",slurm_jobs\n" : "\n";
   for (const auto& r : rows) {
     std::vector<std::string> f = {r.value("name", ""),
                                   r.value("user", ""),
@@ -123,6 +131,12 @@ std::string history_csv(const json& doc) {
     f.push_back(number_text(field(r, "rho"), 3));
     f.push_back(field(r, "exit_status").is_number() ? field(r, "exit_status").dump() : "");
     f.push_back(r.value("reason", ""));
+    if (slurm) {
+      std::string ids;
+      for (const auto& g : r.value("slurm", json::array()))
+        ids += (ids.empty() ? "" : " ") + std::to_string(g.value("slurm_job", 0L));
+      f.push_back(ids);
+    }
     std::string line;
     for (std::size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + csv_field(f[i]);
     out += line + "\n";
@@ -132,8 +146,12 @@ std::string history_csv(const json& doc) {
 
 std::string history_table(const json& doc) {
   const json rows = doc.value("data", json::object()).value("jobs", json::array());
-  cli::Table t({"job", "user", "state", "submitted", "wait", "run time", "gpu hours", "restarts",
-                "lost steps", "rho", "reason"});
+  const bool slurm = has_slurm(rows);
+  std::vector<std::string> header = {"job",        "user",     "state",     "submitted",
+                                     "wait",       "run time", "gpu hours", "restarts",
+                                     "lost steps", "rho",      "reason"};
+  if (slurm) header.push_back("slurm jobs");
+  cli::Table t(header);
   for (const auto& r : rows) {
     std::string hours = cli::fixed(r.value("gpu_hours", 0.0), 2);
     std::string per;
@@ -143,13 +161,23 @@ std::string history_table(const json& doc) {
     }
     if (gs.size() > 1) hours += " (" + per + ")";
     std::string reason = r.value("reason", "");
-    t.add({r.value("name", ""), r.value("user", ""), r.value("state", ""),
-           time_text(field(r, "submitted")),
-           field(r, "wait").is_number() ? cli::duration(field(r, "wait").get<double>()) : "-",
-           cli::duration(r.value("run_time", 0.0)), hours, std::to_string(r.value("restarts", 0)),
-           std::to_string(r.value("lost_steps", 0)), rho_text(r), reason.empty() ? "-" : reason});
+    std::vector<std::string> row = {
+        r.value("name", ""),
+        r.value("user", ""),
+        r.value("state", ""),
+        time_text(field(r, "submitted")),
+        field(r, "wait").is_number() ? cli::duration(field(r, "wait").get<double>()) : "-",
+        cli::duration(r.value("run_time", 0.0)),
+        hours,
+        std::to_string(r.value("restarts", 0)),
+        std::to_string(r.value("lost_steps", 0)),
+        rho_text(r),
+        reason.empty() ? "-" : reason};
+    if (slurm) row.push_back(slurm_history_text(r.value("slurm", json::array())));
+    t.add(row);
   }
-  return t.render();
+  const json note = doc.value("data", json::object()).value("slurm_note", json());
+  return t.render() + (note.is_string() ? "note: " + note.get<std::string>() + "\n" : "");
 }
 
 }  // namespace sia::ctl

@@ -13,6 +13,7 @@
 #include "core/json_limits.hpp"
 #include "ctl/pipe_process.hpp"
 #include "ctl/slurm_batch.hpp"
+#include "ctl/slurm_generations.hpp"
 #include "exec/executor.hpp"
 #include "exec/node_plan.hpp"
 #include "exec/report_lines.hpp"
@@ -134,6 +135,7 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
     }
     rec.slurm_id = std::atol(job->id.c_str());
     save(rec);
+    record_slurm_generation(options_.state_dir, rec.job, {rec.generation, rec.slurm_id, rec.node});
   }
   const std::string state = job ? job->state : "";
   json j = {{"name", rec.job}, {"round", rec.generation}, {"slurm_job", rec.slurm_id}};
@@ -299,6 +301,10 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   gs.report_interval = settings_.report_interval;
   gs.grace = settings_.grace_seconds;
   gs.file_exists = [](const std::string& p) { return fs::exists(p); };
+  // A one-node job's rendezvous port is derived from its shared directory as well as its
+  // name, and probed here: two sia controllers (test beds) on one machine running a job of
+  // the same name and generation no longer pick one port (its ranks then timed out, 69).
+  gs.port_free = exec::tcp_port_free;
   for (auto& l : launches) exec::prepare_generation(l, static_cast<int>(rec.generation), st, gs);
   st.write_launch(launches.front());  // what a batch-only change rewrites (Executor::resize)
   rec.slurm_id = 0;
@@ -318,6 +324,7 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   if (!r.ran || r.status != 0 || id <= 0) return "sbatch: " + why(r);
   rec.slurm_id = id;
   save(rec);
+  record_slurm_generation(options_.state_dir, rec.job, {rec.generation, id, rec.node});
   return std::nullopt;
 }
 

@@ -9,7 +9,8 @@
 //             answered), its shape (GPU type, nodes and counts) and whether sia asked it to
 //             stop -- written BEFORE sbatch, so a controller killed mid-round never submits a
 //             generation twice: a record without an id is adopted from Slurm's job list by
-//             its mark (slurm/job_mark.hpp).
+//             its mark (slurm/job_mark.hpp). Each generation's Slurm job id, once known,
+//             is also kept for history and logs (slurm_generations.hpp).
 //   observe   Slurm's nodes and jobs (`scontrol -o show node`, `scontrol -d -o show job`,
 //             through slurm::CommandRunner): a generation's Slurm state and the exit
 //             status its batch script

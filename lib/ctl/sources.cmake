@@ -16,6 +16,9 @@ sia_module(ctl
   ctl/command_driver.cpp
   ctl/slurm_batch.cpp
   ctl/slurm_driver.cpp
+  ctl/slurm_generations.cpp
+  ctl/slurm_history.cpp
+  ctl/slurm_logs.cpp
   ctl/submission.cpp
   ctl/stages.cpp
   ctl/admission.cpp

@@ -8,6 +8,7 @@ sia_module(slurm
   slurm/slurm_jobs.cpp
   slurm/job_mark.cpp
   slurm/slurm_cluster.cpp
+  slurm/slurm_accounting.cpp
 )
 target_link_libraries(sia_slurm
   PUBLIC sia_core

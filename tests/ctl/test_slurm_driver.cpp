@@ -9,7 +9,11 @@
 #include "core/placement.hpp"
 #include "ctl/slurm_batch.hpp"
 #include "ctl/slurm_driver.hpp"
+#include "ctl/slurm_generations.hpp"
+#include "ctl/slurm_logs.hpp"
 #include "ctl_test_util.hpp"
+#include "exec/state_dir.hpp"
+#include "test_util.hpp"
 
 using namespace sia;
 using namespace sia::ctl;
@@ -307,4 +311,87 @@ TEST_CASE("nodes up: offered by Slurm with every GPU free of other users' jobs",
     d.observe();
     CHECK(d.nodes_up() == std::vector<std::string>{"t4-1"});
   }
+}
+
+TEST_CASE("every generation's Slurm job is kept for history and logs, adopted ones too",
+          "[slurm_driver][slurm_history]") {
+  FakeSlurm f;
+  {
+    SlurmDriver d = f.driver();
+    d.observe();
+    d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+  }
+  CHECK(read_slurm_generations(f.state, "j1") == std::vector<SlurmGeneration>{{1, 41, "t4-0"}});
+  f.queue = job_line(41, "sia:j1:1", "NODE_FAIL");
+  f.next_id = 0;  // sbatch answers no id: the record waits to be adopted
+  {
+    SlurmDriver d = f.driver();
+    d.observe();
+    d.deliver(2, f.placement({{"t4-1", {0}}}), f.jobs_doc());
+  }
+  CHECK(read_slurm_generations(f.state, "j1").size() == 1);
+  f.queue = job_line(43, "sia:j1:2", "RUNNING", kSiaUid, "t4-1");
+  f.driver().observe();
+  CHECK(read_slurm_generations(f.state, "j1") ==
+        std::vector<SlurmGeneration>{{1, 41, "t4-0"}, {2, 43, "t4-1"}});
+  // The current generation's record goes once the job ended; its generations stay.
+  f.queue = job_line(43, "sia:j1:2", "COMPLETED", kSiaUid, "t4-1");
+  {
+    SlurmDriver d = f.driver();
+    d.observe();
+    d.deliver(3, f.placement({}), f.jobs_doc());
+  }
+  CHECK_FALSE(std::filesystem::exists(f.state + "/slurm/j1.json"));
+  CHECK(read_slurm_generations(f.state, "j1").size() == 2);
+}
+
+TEST_CASE("logs under Slurm: the rank's log from shared storage, Slurm's output named",
+          "[slurm_driver][slurm_logs]") {
+  FakeSlurm f;
+  {
+    SlurmDriver d = f.driver();
+    d.observe();
+    d.deliver(1, f.placement({{"t4-0", {0, 1}}, {"t4-1", {0}}}), f.jobs_doc());
+  }
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {sia::ctl::test::spec("j1", 4)}));
+  book.apply(sia::ctl::test::placing_round(1, 160, "j1", {{"t4-0", {0, 1}}, {"t4-1", {0}}}));
+  slurm::SlurmSettings s;
+  s.shared_dir = f.shared;
+  exec::StateDir st(f.shared + "/nodes/t4-0");
+  std::ofstream(st.rank_log("j1", 2)) << "step 1\nstep 2\n";
+  // Rank 2 runs on t4-1, its log is under the first node's directory (shared storage).
+  json doc = slurm_job_log(book, {}, {"j1", 2, 1, 0}, s, f.state);
+  CHECK(doc["kind"] == "JobLog");
+  CHECK(doc["data"]["node"] == "t4-1");
+  CHECK(doc["data"]["text"] == "step 2\n");
+  CHECK(doc["data"]["run_state"].is_null());
+  CHECK(doc["data"]["slurm_job"] == 41);
+  CHECK(doc["data"]["slurm_output"] == f.shared + "/slurm/j1/slurm-41.out");
+  doc = slurm_job_log(book, {}, {"j1", 2, -1, 7}, s, f.state);
+  CHECK(doc["data"]["text"] == "step 2\n");
+  CHECK(doc["data"]["offset"] == 7);
+  // Refusals as under agents: rank out of range, a rank without a log, a link in its place.
+  CHECK(sia::test::error_of([&] {
+          slurm_job_log(book, {}, {"j1", 3, -1, 0}, s, f.state);
+        }).first == 64);
+  CHECK(sia::test::error_of([&] {
+          slurm_job_log(book, {}, {"j1", 1, -1, 0}, s, f.state);
+        }).first == 66);
+  std::filesystem::create_symlink("/etc/passwd", st.rank_log("j1", 1));
+  CHECK(sia::test::error_of([&] {
+          slurm_job_log(book, {}, {"j1", 1, -1, 0}, s, f.state);
+        }).first == 77);
+  // The last round found the rank's node down (slurmctld away): said as under agents.
+  book.apply(make_node_seen("t4-1", false, "slurm: slurmctld not reachable", 200));
+  CHECK(sia::test::error_of([&] {
+          slurm_job_log(book, {}, {"j1", 2, -1, 0}, s, f.state);
+        }).first == 69);
+  // A job placed but with no Slurm job recorded: no log yet.
+  std::filesystem::remove(f.state + "/slurm/generations/j1.json");
+  auto [status, message] = sia::test::error_of([&] {
+    slurm_job_log(book, {}, {"j1", 0, -1, 0}, s, f.state);
+  });
+  CHECK(status == 66);
+  CHECK(message.find("has no Slurm job recorded yet") != std::string::npos);
 }

@@ -7,6 +7,9 @@
 #   - every restart of a resumes from its checkpoint (its rank 0's log says "restored step
 #     N", N > 0, in every generation after the first), and a ends exactly at its step limit;
 #   - job b, scancel'ed by its owner in Slurm, is reported cancelled by status and history;
+#   - history shows each job's Slurm job ids (a: one per generation; b: the one scancel'ed)
+#     and, Slurm keeping no accounting here, one note line saying so; logs reads a's rank
+#     logs from the shared directory (--tail, -o json naming its Slurm job and output file);
 #   - another user's Slurm job (nobody's, on the t4 node) is untouched and its node is
 #     never given to sia's jobs;
 #   - with slurmctld stopped, a round says "slurmctld not reachable" in one line, exits 69
@@ -84,8 +87,8 @@ while :; do
     ;;
   esac
   if [ "$phase" = cancel ] && running_in_slurm "$(squeue -h -u root -o %j | grep '^sia\.b\.' | head -n 1)"; then
-    scancel "$(squeue -h -u root -o '%i %j' | awk '$2 ~ /^sia\.b\./ { print $1; exit }')" ||
-      fail "scancel b"
+    bid=$(squeue -h -u root -o '%i %j' | awk '$2 ~ /^sia\.b\./ { print $1; exit }')
+    scancel "$bid" || fail "scancel b"
     phase=end
   fi
   a=$(job_state a)
@@ -135,6 +138,31 @@ grep -q "rtx2080ti" "$ST"/rounds/r*-placement.json || fail "a never moved to rtx
 ctl status b | grep -q "cancelled" || fail "status b: $(ctl status b)"
 ctl history --state cancelled >hist.txt 2>&1 || { cat hist.txt; fail "history"; }
 grep -q "^b .*cancelled" hist.txt || fail "history --state cancelled: $(cat hist.txt)"
+# history: each generation's Slurm job id beside sia's figures; no accounting here: one note.
+ctl -o json history >hist.json || fail "history -o json"
+json_check "a's Slurm jobs: one per generation, 3 or more, distinct ids" hist.json \
+  "[len(j['slurm']) >= 3 and len({g['slurm_job'] for g in j['slurm']}) == len(j['slurm']) and [g['generation'] for g in j['slurm']] == sorted({g['generation'] for g in j['slurm']}) for j in d['data']['jobs'] if j['name'] == 'a'] == [True]"
+json_check "b's Slurm job is the one scancel'ed ($bid)" hist.json \
+  "[g['slurm_job'] for j in d['data']['jobs'] if j['name'] == 'b' for g in j['slurm']] == [$bid]"
+json_check "no sacct figures without accounting, and a note saying so" hist.json \
+  "all(g['state'] is None and g['elapsed'] is None for j in d['data']['jobs'] for g in j['slurm']) and 'accounting storage is disabled' in d['data']['slurm_note']"
+ctl history >hist.txt 2>hist.err || { cat hist.err; fail "history"; }
+[ "$(grep -c '^note: ' hist.txt)" -eq 1 ] && tail -n 1 hist.txt | grep -q "^note: Slurm keeps no accounting here" ||
+  fail "history's note: $(cat hist.txt)"
+grep -q "^b .* $bid\$" hist.txt || fail "history does not show b's Slurm job $bid: $(cat hist.txt)"
+# logs: a rank's log from the shared directory, as under agents.
+ctl logs a --tail 3 >logs.txt 2>logs.err || { cat logs.err; fail "logs a --tail 3"; }
+[ "$(wc -l <logs.txt)" -eq 3 ] || fail "logs a --tail 3: $(cat logs.txt)"
+ctl logs a >all.txt 2>logs.err || { cat logs.err; fail "logs a"; }
+alastgen=$(json_eval hist.json "[j['slurm'][-1]['generation'] for j in d['data']['jobs'] if j['name'] == 'a'][0]")
+grep -q "==== sia-run: .* job a round $alastgen rank 0/" all.txt ||
+  fail "logs a: no start of its last generation ($alastgen): $(tail -n 5 all.txt)"
+ctl -o json logs a >log0.json || fail "logs a -o json"
+alast=$(json_eval hist.json "[j['slurm'][-1]['slurm_job'] for j in d['data']['jobs'] if j['name'] == 'a'][0]")
+json_check "a's JobLog names its last Slurm job ($alast) and Slurm's output file" log0.json \
+  "d['data']['slurm_job'] == $alast and d['data']['slurm_output'] == '$SH/slurm/a/slurm-$alast.out' and d['data']['rank'] == 0 and 'rank 0/' in d['data']['text']"
+ctl logs zz >out 2>err.txt
+[ $? -eq 66 ] || fail "logs of an unknown job did not exit 66: $(cat err.txt)"
 # slurmctld stopped: the round says so, exits 69, and the state is as it was.
 ctl -o json status >before.json || fail "status"
 kill "$(cat "$SLURM_BED/run/slurmctld.pid")"
