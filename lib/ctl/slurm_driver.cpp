@@ -387,6 +387,9 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   gs.report_interval = settings_.report_interval;
   gs.grace = settings_.grace_seconds;
   gs.file_exists = [](const std::string& p) { return fs::exists(p); };
+  // Two sias sharing nodes (two users', or two beds on one machine) run jobs of the same
+  // name: their rendezvous ports differ by the shared directory.
+  gs.port_scope = settings_.shared_dir;
   for (auto& l : launches) exec::prepare_generation(l, static_cast<int>(rec.generation), st, gs);
   st.write_launch(launches.front());  // what a batch-only change rewrites (Executor::resize)
   // The ranks' files, as sia-run makes them before it starts a job: the checkpoint

@@ -10,6 +10,7 @@
 #include "ctl/slurm_batch.hpp"
 #include "ctl/slurm_driver.hpp"
 #include "ctl_test_util.hpp"
+#include "exec/node_plan.hpp"
 #include "os/account.hpp"
 
 #include <sys/stat.h>
@@ -177,6 +178,10 @@ TEST_CASE("a job's generation is one sbatch on its nodes, recorded before it is 
   CHECK(script.find("export MASTER_ADDR='t4-0'") != std::string::npos);
   CHECK(script.find("export SIA_CKPT_DIR='" + f.shared + "/ckpt/j1'") != std::string::npos);
   CHECK(script.find("gen-1.exit") != std::string::npos);
+  // The rendezvous port is scoped by the shared directory: another sia's job j1 on the
+  // same nodes gets another one.
+  const int port = exec::derive_port(f.shared + ":j1", 1, 29500, 29999);
+  CHECK(script.find("export MASTER_PORT='" + std::to_string(port) + "'") != std::string::npos);
   json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
   CHECK(rec["slurm_job"] == 41);
   CHECK(rec["generation"] == 1);
