@@ -1,8 +1,12 @@
 // What Slurm prints (lib/slurm): the input read as `scontrol -d -o show node` and as
 // `scontrol -d -o show job` output, then the cluster and the usable GPUs made of them
-// (a catalog of a100 and t4, l40s mapped to a100), as `sia-ctl slurm-cluster` does; as
-// `sacct` output (the figures of `sia-ctl history`); the input's first line also as a
-// hostlist, a GRES list, sacct's Elapsed and sia's job mark.
+// (a catalog of a100 and t4, l40s mapped to a100; every marked job recorded as sia's), as
+// `sia-ctl slurm-cluster` does; as `sacct` output (the figures of `sia-ctl history`); the
+// input's first line also as a hostlist, a GRES list, sacct's Elapsed and sia's job mark.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "core/cluster.hpp"
@@ -43,6 +47,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   });
   return fuzz::run([&] {
     auto jobs = slurm::parse_jobs(text);
-    nlohmann::json(slurm::usable_gpus(nodes, jobs, settings, 0)).dump();
+    // sia's: every marked job, as if recorded with its own uid and id.
+    std::vector<slurm::OwnedJob> owned;
+    for (const auto& j : jobs) {
+      auto mark = slurm::parse_mark_comment(j.comment);
+      if (!mark) continue;
+      owned.push_back({*mark, j.user_id, std::atol(j.id.c_str())});
+      if (!slurm::owns(owned.back(), j) && j.het_job_id.empty() && owned.back().slurm_id > 0 &&
+          std::to_string(owned.back().slurm_id) == j.id)
+        std::abort();  // a job recorded exactly as it is listed must be sia's
+    }
+    nlohmann::json(slurm::usable_gpus(nodes, jobs, settings, owned)).dump();
   });
 }

@@ -17,9 +17,12 @@
 #include "exec/executor.hpp"
 #include "exec/node_plan.hpp"
 #include "exec/report_lines.hpp"
+#include "exec/run_as.hpp"
 #include "model/job_state.hpp"
 #include "os/atomic_file.hpp"
 #include "os/clock.hpp"
+#include "os/make_dirs.hpp"
+#include "os/safe_open.hpp"
 #include "slurm/job_mark.hpp"
 #include "slurm/slurm_cluster.hpp"
 
@@ -31,6 +34,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
+// An exit file holds a status and a newline: anything longer is refused, not read.
+constexpr std::int64_t kMaxExitFile = 64;
 
 std::string small_file(const std::string& path) {
   std::ifstream in(path);
@@ -86,9 +91,31 @@ std::string SlurmDriver::job_dir(const std::string& job) const {
   return settings_.shared_dir + "/slurm/" + job;
 }
 
-std::optional<SlurmDriver::Record> SlurmDriver::load(const std::string& job) const {
-  json j = parse_json_bounded(small_file(record_path(job)));
-  if (!j.is_object()) return std::nullopt;
+std::vector<SlurmDriver::Record> SlurmDriver::load_records(const std::string& state_dir,
+                                                           long default_uid) {
+  std::vector<Record> out;
+  if (!fs::is_directory(state_dir + "/slurm")) return out;
+  for (const auto& e : fs::directory_iterator(state_dir + "/slurm")) {
+    if (e.path().extension() != ".json") continue;
+    json j = parse_json_bounded(small_file(e.path().string()));
+    if (!j.is_object()) continue;
+    out.push_back(record_of(e.path().stem().string(), j, default_uid));
+  }
+  return out;
+}
+
+std::vector<slurm::OwnedJob> SlurmDriver::owned_jobs(const std::vector<Record>& records) {
+  std::vector<slurm::OwnedJob> out;
+  for (const auto& r : records) {
+    if (r.refused.empty()) out.push_back(owned(r));
+    if (r.previous_job != 0)  // the generation before, perhaps still completing
+      out.push_back({{r.job, r.previous_generation}, r.uid, r.previous_job});
+  }
+  return out;
+}
+
+SlurmDriver::Record SlurmDriver::record_of(const std::string& job, const json& j,
+                                           long default_uid) {
   Record r;
   r.job = job;
   r.generation = j.value("generation", 0L);
@@ -96,13 +123,26 @@ std::optional<SlurmDriver::Record> SlurmDriver::load(const std::string& job) con
   r.node = j.value("node", "");
   r.shape = j.value("shape", "");
   r.stop = j.value("stop", false);
+  // A record from before the field: submitted as the controller's own user.
+  r.uid = j.value("uid", default_uid);
+  r.previous_job = j.value("previous_slurm_job", 0L);
+  r.previous_generation = j.value("previous_generation", 0L);
+  r.refused = j.value("refused", "");
   return r;
 }
 
 void SlurmDriver::save(const Record& r) const {
   fs::create_directories(options_.state_dir + "/slurm");
-  json j = {{"job", r.job},   {"generation", r.generation}, {"slurm_job", r.slurm_id},
-            {"node", r.node}, {"shape", r.shape},           {"stop", r.stop}};
+  json j = {{"job", r.job},
+            {"generation", r.generation},
+            {"slurm_job", r.slurm_id},
+            {"node", r.node},
+            {"shape", r.shape},
+            {"stop", r.stop},
+            {"uid", r.uid},
+            {"previous_slurm_job", r.previous_job},
+            {"previous_generation", r.previous_generation}};
+  if (!r.refused.empty()) j["refused"] = r.refused;
   os::write_file_atomic(record_path(r.job), j.dump() + "\n");
 }
 
@@ -110,23 +150,66 @@ std::vector<std::string> SlurmDriver::take_warnings() {
   return std::exchange(warnings_, {});
 }
 
-// The Slurm job of the record's generation, when Slurm lists it as sia's (marked with the
-// record's mark, run as sia's user); the lowest id of a heterogeneous job's components.
+slurm::OwnedJob SlurmDriver::owned(const Record& rec) {
+  return {{rec.job, rec.generation}, rec.uid, rec.slurm_id};
+}
+
+// The Slurm job of the record's generation, when Slurm lists it as sia's (slurm::owns: the
+// record's mark, uid and id); the lowest id of a heterogeneous job's components.
 const slurm::SlurmJob* SlurmDriver::own_job(const Record& rec) const {
-  const slurm::JobMark mark{rec.job, rec.generation};
   const slurm::SlurmJob* found = nullptr;
   for (const auto& j : slurm_jobs_) {
-    if (!slurm::is_sia_job(j, options_.sia_uid)) continue;
-    if (slurm::parse_mark_comment(j.comment) != mark) continue;
-    const long id = std::atol(j.id.c_str());
-    if (rec.slurm_id != 0 && id != rec.slurm_id) continue;
-    if (!found || id < std::atol(found->id.c_str())) found = &j;
+    if (!slurm::owns(owned(rec), j)) continue;
+    if (!found || std::atol(j.id.c_str()) < std::atol(found->id.c_str())) found = &j;
   }
   return found;
 }
 
+// sbatch and scancel run as the record's user (slurm/command_runner.hpp, run_as), unless
+// that is the controller's own (options.sia_uid).
+slurm::CommandResult SlurmDriver::run_for(const Record& rec, const std::vector<std::string>& argv) {
+  if (rec.uid == options_.sia_uid || rec.uid < 0) return runner_->run(argv, kCommandTimeout);
+  std::optional<os::Account> a;
+  try {
+    a = os::find_account(static_cast<uid_t>(rec.uid));
+  } catch (const Error& e) {
+    return {false, 0, "", e.what()};
+  }
+  if (!a) return {false, 0, "", "no account has uid " + std::to_string(rec.uid)};
+  return runner_->run_as(*a, argv, kCommandTimeout);
+}
+
+// The status the batch script wrote to the job's directory (the job's user's): read through
+// a descriptor (os/safe_open.hpp: a link, a FIFO or a second hard link planted there is
+// refused, never followed) and only when it is at most kMaxExitFile bytes. nullopt when
+// there is none or it is refused (with a warning).
+std::optional<int> SlurmDriver::read_exit(const Record& rec) {
+  const std::string dir = job_dir(rec.job);
+  const std::string name = "gen-" + std::to_string(rec.generation) + ".exit";
+  try {
+    if (!fs::exists(fs::symlink_status(dir))) return std::nullopt;
+    os::Fd d = os::open_dir(dir);
+    os::Fd f = os::open_in(d.get(), name, os::Access::read, false, 0, dir + "/" + name);
+    if (!f) return std::nullopt;
+    if (os::file_size(f.get(), dir + "/" + name) > kMaxExitFile) {
+      throw Error(ExitStatus::no_perm, dir + "/" + name + ": refused: more than " +
+                                           std::to_string(kMaxExitFile) + " bytes");
+    }
+    json exit = parse_json_bounded(os::read_at(f.get(), 0, kMaxExitFile));
+    if (exit.is_number_integer()) return exit.get<int>();
+  } catch (const Error& e) {
+    warnings_.push_back("job " + rec.job + ": exit status: " + e.what());
+  }
+  return std::nullopt;
+}
+
 SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
   Seen s;
+  if (!rec.refused.empty()) {  // never submitted: its user may not run it here
+    s.status = {
+        {"name", rec.job}, {"round", rec.generation}, {"state", "failed"}, {"reason", rec.refused}};
+    return s;
+  }
   const slurm::SlurmJob* job = own_job(rec);
   if (rec.slurm_id == 0) {  // killed between the record and sbatch's answer: adopt it
     if (!job) {
@@ -147,10 +230,8 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
     s.status = j;
     return s;
   }
-  json exit = parse_json_bounded(
-      small_file(job_dir(rec.job) + "/gen-" + std::to_string(rec.generation) + ".exit"));
-  if (exit.is_number_integer()) {
-    const int code = exit.get<int>();
+  if (const std::optional<int> exit = read_exit(rec)) {
+    const int code = *exit;
     j["exit_status"] = code;
     j["state"] = code == 0 ? "finished" : code == 75 ? "preempted" : "failed";
     j["reason"] = id + ": the ranks exited " + std::to_string(code);
@@ -174,7 +255,9 @@ void SlurmDriver::read_slurm() {
   try {
     const auto nodes = slurm::read_nodes(*runner_);
     slurm_jobs_ = slurm::read_jobs(*runner_);
-    usable_ = slurm::usable_gpus(nodes, slurm_jobs_, settings_, options_.sia_uid);
+    std::vector<Record> recs;
+    for (const auto& [job, rec] : records_) recs.push_back(rec);
+    usable_ = slurm::usable_gpus(nodes, slurm_jobs_, settings_, owned_jobs(recs));
     reachable_ = true;
     unreachable_.clear();
   } catch (const Error& e) {
@@ -190,18 +273,18 @@ std::vector<NodeStatus> SlurmDriver::observe() {
   records_.clear();
   seen_.clear();
   std::vector<NodeStatus> out;
+  // The records first: they say which of Slurm's jobs are sia's (read_slurm).
+  for (auto& rec : load_records(options_.state_dir, options_.sia_uid)) records_[rec.job] = rec;
   read_slurm();
   std::map<std::string, json> jobs_of;
-  if (reachable_ && fs::is_directory(options_.state_dir + "/slurm")) {
-    for (const auto& e : fs::directory_iterator(options_.state_dir + "/slurm")) {
-      if (e.path().extension() != ".json") continue;
-      auto rec = load(e.path().stem().string());
-      if (!rec) continue;
-      Seen s = classify(*rec);
-      if (!s.absent) jobs_of[rec->node].push_back(s.status);
-      records_[rec->job] = *rec;
-      seen_[rec->job] = s;
+  if (reachable_) {
+    for (auto& [job, rec] : records_) {
+      Seen s = classify(rec);
+      if (!s.absent) jobs_of[rec.node].push_back(s.status);
+      seen_[job] = s;
     }
+  } else {
+    records_.clear();
   }
   for (const auto& n : cluster_.nodes) {
     NodeStatus s;
@@ -261,13 +344,12 @@ void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
     const slurm::SlurmJob* j = own_job(*r);
     if (!j) continue;             // not (or no longer) sia's in Slurm's list: nothing to stop
     if (j->state == "PENDING") {  // no rank started, no checkpoint to make: cancelled now
-      auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
+      auto c = run_for(*r, {"scancel", std::to_string(r->slurm_id)});
       if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
       continue;
     }
     left.push_back(r);
-    auto c =
-        runner_->run({"scancel", "--signal=TERM", std::to_string(r->slurm_id)}, kCommandTimeout);
+    auto c = run_for(*r, {"scancel", "--signal=TERM", std::to_string(r->slurm_id)});
     if (!c.ran || c.status != 0)
       warnings_.push_back("job " + r->job + ": scancel --signal=TERM: " + why(c));
   }
@@ -284,15 +366,21 @@ void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
   }
   for (Record* r : left) {
     if (reachable_ && !own_job(*r)) continue;
-    auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
+    auto c = run_for(*r, {"scancel", std::to_string(r->slurm_id)});
     if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
   }
 }
 
-// Records, writes and submits the next generation; returns why it failed.
+// Records, writes and submits the next generation; returns why sbatch failed. Throws
+// Error when the job may not run as its user (exec::job_account) or its files cannot be
+// prepared.
 std::optional<std::string> SlurmDriver::submit(Record& rec,
                                                std::vector<exec::JobLaunch>& launches) {
   const std::string first = launches.front().node;
+  // Whom the job runs as: the rule sia-run applies on a node (exec/run_as.hpp), applied by
+  // the controller, which submits as that user (run_for).
+  const std::optional<os::Account> account = exec::job_account(launches.front().run_as, first);
+  rec.refused.clear();
   exec::StateDir st(settings_.shared_dir + "/nodes/" + first);
   st.create();
   exec::GenerationSettings gs;
@@ -301,25 +389,44 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   gs.report_interval = settings_.report_interval;
   gs.grace = settings_.grace_seconds;
   gs.file_exists = [](const std::string& p) { return fs::exists(p); };
-  // A one-node job's rendezvous port is derived from its shared directory as well as its
-  // name, and probed here: two sia controllers (test beds) on one machine running a job of
-  // the same name and generation no longer pick one port (its ranks then timed out, 69).
+  // Two sias sharing nodes (two users', or two beds on one machine) run jobs of the same
+  // name: their rendezvous ports differ by the shared directory; a one-node job's port is
+  // also probed (no other node to agree with).
+  gs.port_scope = settings_.shared_dir;
   gs.port_free = exec::tcp_port_free;
   for (auto& l : launches) exec::prepare_generation(l, static_cast<int>(rec.generation), st, gs);
   st.write_launch(launches.front());  // what a batch-only change rewrites (Executor::resize)
+  // The ranks' files, as sia-run makes them before it starts a job: the checkpoint
+  // directory and report file exist and, with all logs, are the job's user's.
+  const exec::JobLaunch& lead = launches.front();
+  if (!lead.ckpt_dir.empty()) os::make_dirs(lead.ckpt_dir, os::kPrivateDir, os::kTraverseDir);
+  if (!lead.report.empty()) os::open_file(lead.report, os::Access::append, true);
+  exec::give_job_files(lead, st.job_dir(lead.job) + "/logs");
+  // The generation before, stopped but perhaps still completing in Slurm, stays sia's.
+  if (rec.slurm_id != 0) {
+    rec.previous_job = rec.slurm_id;
+    rec.previous_generation = rec.generation - 1;  // deliver() counted this one up
+  }
   rec.slurm_id = 0;
+  rec.uid = account ? static_cast<long>(account->uid) : options_.sia_uid;
   rec.node = first;
   rec.shape = shape_of(launches);
   rec.stop = false;
   save(rec);  // before sbatch: a controller killed from here on adopts, never resubmits
+  // The job's directory (its script, Slurm's output, the exit file) is the job's user's:
+  // made 0700 by root in SHARED/slurm (root's, 0711: the user can neither rename nor
+  // replace its own directory) and handed over through the descriptor.
   const std::string dir = job_dir(rec.job);
-  fs::create_directories(dir);
-  const std::string gen = dir + "/gen-" + std::to_string(rec.generation);
+  os::make_dirs(dir, os::kPrivateDir, os::kTraverseDir);
+  os::Fd d = os::open_dir(dir);
+  if (account) os::give_fd(d.get(), *account, os::kPrivateDir, dir);
+  const std::string name = "gen-" + std::to_string(rec.generation);
+  const std::string gen = dir + "/" + name;
   const std::string type = slurm_gres_type(settings_, launches.front().gpu_type);
-  os::write_file_atomic(gen + ".sh", slurm_batch_script(launches, type, gen + ".sh", gen + ".exit"),
-                        0644);
-  auto r = runner_->run(sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"),
-                        kCommandTimeout);
+  os::write_file_atomic_in(d.get(), name + ".sh",
+                           slurm_batch_script(launches, type, gen + ".sh", gen + ".exit"),
+                           os::kPrivateFile, account ? &*account : nullptr, gen + ".sh");
+  auto r = run_for(rec, sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"));
   long id = std::atol(r.out.c_str());  // --parsable: "ID" or "ID;CLUSTER"
   if (!r.ran || r.status != 0 || id <= 0) return "sbatch: " + why(r);
   rec.slurm_id = id;
@@ -388,7 +495,20 @@ std::vector<NodeResult> SlurmDriver::deliver(std::int64_t, const Placement& plac
     if (records_.count(job)) rec = records_[job];
     const bool before = rec.generation > 0;
     rec.generation += 1;
-    if (auto failed = submit(rec, launches)) {
+    std::optional<std::string> failed;
+    try {
+      failed = submit(rec, launches);
+    } catch (const Error& e) {
+      // Its user may not run it here, or a file of the job's could not be made or given
+      // (a link its user planted, refused): the generation fails with the reason, as on
+      // an agent, and is never submitted -- that job, not the round.
+      failed = e.what();
+      rec.slurm_id = 0;
+      rec.node = launches.front().node;
+      rec.refused = *failed;
+      save(rec);
+    }
+    if (failed) {
       out[index[launches.front().node]].acknowledged = false;
       out[index[launches.front().node]].error = "job " + job + ": " + *failed;
       continue;

@@ -6,11 +6,24 @@
 // shares: slurm.shared_dir) and checkpoints under controller.checkpoint_root (else
 // SHARED/ckpt).
 //   records   STATE/slurm/JOB.json: the job's generation, its Slurm job id (0 until sbatch
-//             answered), its shape (GPU type, nodes and counts) and whether sia asked it to
-//             stop -- written BEFORE sbatch, so a controller killed mid-round never submits a
-//             generation twice: a record without an id is adopted from Slurm's job list by
-//             its mark (slurm/job_mark.hpp). Each generation's Slurm job id, once known,
-//             is also kept for history and logs (slurm_generations.hpp).
+//             answered), the uid it was submitted as, its shape (GPU type, nodes and counts),
+//             whether sia asked it to stop, and the previous generation's Slurm id -- written
+//             BEFORE sbatch, so a controller killed mid-round never submits a generation
+//             twice: a record without an id is adopted from Slurm's job list by its mark
+//             (slurm/job_mark.hpp) and uid; and again once sbatch gave the id. Each
+//             generation's Slurm job id, once known, is also kept for history and logs
+//             (slurm_generations.hpp).
+//   users     each generation is submitted (sbatch) and signalled (scancel) as the job's
+//             user -- exec::job_account, the rule sia-run applies to a job's run_as --
+//             through CommandRunner::run_as when that is not this process's user; a job
+//             with no account (submitted locally, or by an admin) runs as this process's user.
+//             The job's directory SHARED/slurm/JOB (the batch script, Slurm's output, the
+//             exit file) is made 0700 by root and given to the user through its descriptor;
+//             the exit file is read through a descriptor (no link followed, 64 bytes at
+//             most). Reports, batch plans and logs under SHARED/nodes follow sia-run's rules
+//             (exec/run_as.hpp, give_job_files). A generation job_account refuses, or whose
+//             files cannot be made or given (a link planted: refused), is recorded with
+//             the reason ("refused") and observed failed with it, never submitted.
 //   observe   Slurm's nodes and jobs (`scontrol -o show node`, `scontrol -d -o show job`,
 //             through slurm::CommandRunner): a generation's Slurm state and the exit
 //             status its batch script
@@ -24,8 +37,10 @@
 //             which every GPU is usable by sia (slurm::usable_gpus: none held by a job that
 //             is not sia's); a node on which another user's job holds a GPU is not offered
 //             to the round at all.
-//   ownership adoption, signals and cancels only ever touch a Slurm job slurm::is_sia_job
-//             accepts (sia's mark AND run as options.sia_uid) whose mark is the record's.
+//   ownership adoption, signals, cancels and the GPU count only ever take a Slurm job
+//             slurm::owns accepts for a record: the record's mark AND uid AND Slurm id (the
+//             generation before stays sia's while it completes). A job of anyone's with
+//             sia's mark written on it is another user's job.
 //   deliver   per job: unchanged -> keep; batch only -> resize (the batch plan file, as
 //             sia-run does); GPU type, nodes or counts changed, or no longer placed ->
 //             checkpoint-stop (scancel --signal=TERM, up to slurm.grace_seconds, then
@@ -47,15 +62,16 @@
 #include "exec/job_launch.hpp"
 #include "exec/job_status.hpp"
 #include "slurm/command_runner.hpp"
+#include "slurm/slurm_cluster.hpp"
 #include "slurm/slurm_jobs.hpp"
 #include "slurm/slurm_settings.hpp"
 
 namespace sia::ctl {
 
 struct SlurmDriverOptions {
-  std::string state_dir;              // the controller's
-  std::string checkpoint_root;        // controller.checkpoint_root; empty: SHARED/ckpt
-  long sia_uid = -1;                  // the user sia submits as; -1: this process's
+  std::string state_dir;        // the controller's
+  std::string checkpoint_root;  // controller.checkpoint_root; empty: SHARED/ckpt
+  long sia_uid = -1;  // the user of a job that has no account of its own; -1: this process's
   std::function<void(double)> sleep;  // waiting for a stop; null: the real one
 };
 
@@ -75,10 +91,19 @@ class SlurmDriver : public NodeDriver {
     std::string job;
     long generation = 0;
     long slurm_id = 0;
-    std::string node;   // rank 0's
-    std::string shape;  // "TYPE NODE:N NODE:N"
-    bool stop = false;  // sia asked it to stop
+    std::string node;       // rank 0's
+    std::string shape;      // "TYPE NODE:N NODE:N"
+    bool stop = false;      // sia asked it to stop
+    long uid = -1;          // the user it was submitted as (and runs as)
+    long previous_job = 0;  // the Slurm id of the generation before (0: none)
+    long previous_generation = 0;
+    std::string refused;  // why the generation was never submitted (it fails with this)
   };
+  // The records in STATE/slurm (a record without "uid" is `default_uid`'s), and the Slurm
+  // jobs they make sia's: each record's generation and the one before it.
+  static std::vector<Record> load_records(const std::string& state_dir, long default_uid);
+  static std::vector<slurm::OwnedJob> owned_jobs(const std::vector<Record>& records);
+
   struct Seen {           // a record's generation as observe() found it
     bool absent = false;  // never reached Slurm: to be submitted again
     bool live = false;
@@ -87,12 +112,15 @@ class SlurmDriver : public NodeDriver {
 
  private:
   std::string record_path(const std::string& job) const;
-  std::optional<Record> load(const std::string& job) const;
+  static Record record_of(const std::string& job, const nlohmann::json& j, long default_uid);
   void save(const Record& r) const;
   std::string job_dir(const std::string& job) const;
   Seen classify(Record& rec);
   void read_slurm();
+  static slurm::OwnedJob owned(const Record& rec);
   const slurm::SlurmJob* own_job(const Record& rec) const;
+  slurm::CommandResult run_for(const Record& rec, const std::vector<std::string>& argv);
+  std::optional<int> read_exit(const Record& rec);
   void stop_all(const std::vector<Record*>& jobs);
   std::optional<std::string> submit(Record& rec, std::vector<exec::JobLaunch>& launches);
 

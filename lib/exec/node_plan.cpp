@@ -177,7 +177,8 @@ void prepare_generation(JobLaunch& l, int generation, const StateDir& state,
   l.grace = s.grace;
   l.restore = s.file_exists && s.file_exists(l.ckpt_dir + "/latest");
   l.restore_missing = !l.restore && l.expected_step > 0;
-  int port = derive_port(l.job, generation, s.port_lo, s.port_hi);
+  int port = derive_port(s.port_scope.empty() ? l.job : s.port_scope + ":" + l.job, generation,
+                         s.port_lo, s.port_hi);
   if (l.nodes.size() == 1 && s.port_free) {  // no other node to agree with: probe
     // From a start that also depends on the state directory, so that two sia-run state
     // directories on one machine launching a same-named job do not race for one port.

@@ -41,7 +41,11 @@ struct GenerationSettings {
   int port_lo = 29500;
   int port_hi = 29999;
   std::string cwd;
-  std::function<bool(int)> port_free;                   // null: take the derived port
+  std::function<bool(int)> port_free;  // null: take the derived port
+  // Prefixed to the job in derive_port ("SCOPE:JOB") for a job spanning nodes: what makes
+  // one sia's jobs differ from another's that share the nodes (the Slurm driver's shared
+  // directory); empty: the job alone, as every sia-run node derives it.
+  std::string port_scope;
   std::function<bool(const std::string&)> file_exists;  // null: no checkpoint
 };
 
@@ -55,8 +59,9 @@ void prepare_generation(JobLaunch& launch, int generation, const StateDir& state
                         const GenerationSettings& settings);
 
 // MASTER_PORT of a job spanning nodes (every node derives the same one, none probes):
-// lo + FNV-1a(job "/" generation) mod (hi - lo + 1). A one-node job probes from
-// derive_port(STATE_ROOT ":" job, generation, lo, hi) for the first free port instead.
+// lo + FNV-1a(job "/" generation) mod (hi - lo + 1), job as "SCOPE:JOB" with a port_scope. A
+// one-node job probes from derive_port(STATE_ROOT ":" job, generation, lo, hi) for the first free
+// port instead.
 int derive_port(const std::string& job, int generation, int lo, int hi);
 // True when nothing listens on TCP `port` (a bind to it succeeds).
 bool tcp_port_free(int port);

@@ -22,6 +22,20 @@ ProcessRunner::ProcessRunner(const SlurmSettings& settings)
 CommandResult ProcessRunner::run(const std::vector<std::string>& argv, double timeout_s) {
   os::SpawnOptions o;
   o.argv = argv;
+  return run_with(std::move(o), timeout_s);
+}
+
+CommandResult ProcessRunner::run_as(const os::Account& user, const std::vector<std::string>& argv,
+                                    double timeout_s) {
+  os::SpawnOptions o;
+  o.argv = argv;
+  o.account = user;
+  o.cwd = "/";
+  return run_with(std::move(o), timeout_s);
+}
+
+CommandResult ProcessRunner::run_with(os::SpawnOptions o, double timeout_s) {
+  const std::vector<std::string> argv = o.argv;
   if (!bin_dir_.empty() && !argv.empty()) {
     o.argv[0] = bin_dir_ + "/" + argv[0];
     o.search_path = false;

@@ -4,12 +4,22 @@
 // put a fake behind the same interface. A command that could not run at all, ran past its
 // time, or said it cannot reach slurmctld, is reported by slurm_unreachable() as one line
 // "slurm: slurmctld not reachable (...)", status 69.
+// run_as runs a command as another local user: a controller running as root submits and
+// cancels each job as the job's user (exec/run_as.hpp's rule). The child switches its
+// supplementary groups, group and user id before exec (os/spawn.hpp, SpawnOptions::account)
+// -- rather than root's `sbatch --uid/--gid`: the user's own munge credential then reaches
+// slurmctld, so Slurm applies that user's limits, partitions and accounts (not root's),
+// scancel as the user can cancel nothing but the user's own jobs whatever its argument,
+// and neither depends on options Slurm has deprecated. Its working directory is / (the
+// controller's may be closed to the user).
 // Thread-safety: ProcessRunner is as run_process (callable from several threads); fakes say.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "os/account.hpp"
+#include "os/spawn.hpp"
 #include "slurm/slurm_settings.hpp"
 
 namespace sia::slurm {
@@ -26,14 +36,20 @@ class CommandRunner {
   virtual ~CommandRunner() = default;
   // argv[0] is the command's name ("scontrol"); the runner finds it.
   virtual CommandResult run(const std::vector<std::string>& argv, double timeout_s) = 0;
+  // The same, as `user` (the caller must be root, or be that user).
+  virtual CommandResult run_as(const os::Account& user, const std::vector<std::string>& argv,
+                               double timeout_s) = 0;
 };
 
 class ProcessRunner : public CommandRunner {
  public:
   explicit ProcessRunner(const SlurmSettings& settings);
   CommandResult run(const std::vector<std::string>& argv, double timeout_s) override;
+  CommandResult run_as(const os::Account& user, const std::vector<std::string>& argv,
+                       double timeout_s) override;
 
  private:
+  CommandResult run_with(os::SpawnOptions o, double timeout_s);
   std::string conf_, bin_dir_;
 };
 

@@ -1,7 +1,8 @@
 // How sia marks the Slurm jobs it submits, said once: the comment "sia:JOB:GENERATION"
 // (sbatch --comment) and the job name "sia.JOB.GENERATION" (sbatch --job-name), JOB a sia
-// job name, GENERATION a non-negative integer (the job's restart count). A Slurm job is
-// sia's only when its comment parses here AND it runs as the user sia submits as: sia never
+// job name, GENERATION a non-negative integer (the job's restart count). The mark alone
+// makes no job sia's (anyone may write it): a Slurm job is sia's only when it also has the
+// id and user sia recorded when it submitted it (slurm_cluster.hpp, owns()); sia never
 // touches (counts, signals or cancels) any other job.
 // Thread-safety: pure functions.
 #pragma once

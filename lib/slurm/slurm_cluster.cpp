@@ -105,19 +105,28 @@ Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSetti
   return c;
 }
 
-bool is_sia_job(const SlurmJob& job, long sia_uid) {
-  return job.user_id == sia_uid && parse_mark_comment(job.comment).has_value();
+bool owns(const OwnedJob& owned, const SlurmJob& job) {
+  if (job.user_id < 0 || job.user_id != owned.uid) return false;
+  if (parse_mark_comment(job.comment) != owned.mark) return false;
+  if (owned.slurm_id == 0) return true;
+  const std::string& id = job.het_job_id.empty() ? job.id : job.het_job_id;
+  return id == std::to_string(owned.slurm_id);
+}
+
+bool is_sia_job(const SlurmJob& job, const std::vector<OwnedJob>& owned) {
+  return std::any_of(owned.begin(), owned.end(), [&](const OwnedJob& o) { return owns(o, job); });
 }
 
 std::map<std::string, long> usable_gpus(const std::vector<SlurmNode>& nodes,
                                         const std::vector<SlurmJob>& jobs,
-                                        const SlurmSettings& settings, long sia_uid) {
+                                        const SlurmSettings& settings,
+                                        const std::vector<OwnedJob>& owned) {
   std::map<std::string, long> usable;
   for (const auto& n : offered_nodes(nodes, settings)) {
     usable[n.name] = n.gpu_total() - n.gpu_used();
   }
   for (const auto& j : jobs) {
-    if (!j.holds_nodes() || !is_sia_job(j, sia_uid)) continue;
+    if (!j.holds_nodes() || !is_sia_job(j, owned)) continue;
     for (const auto& node : j.nodes) {
       auto known = std::find_if(nodes.begin(), nodes.end(),
                                 [&](const SlurmNode& n) { return n.name == node; });

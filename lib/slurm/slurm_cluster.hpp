@@ -2,11 +2,11 @@
 // jobs (not DOWN, DRAINED, NOT_RESPONDING...), each with one GPU type mapped by
 // [slurm] gres_types (or a catalog GPU type itself), as a Cluster (core/cluster.hpp); and,
 // each round, the GPUs per node sia may use: configured minus those in use by Slurm jobs
-// that are not sia's (job_mark.hpp: marked AND run as sia's user). Bad input is one
-// Error line: a GPU type neither mapped nor in the catalog, a node of several GPU types or
-// of untyped GPUs (78); slurmctld unreachable (69, from run_or_throw); a sia job naming
-// a node Slurm does not list (65).
-// Thread-safety: pure functions over their arguments (the runner's own promise aside).
+// that are not sia's (owns(): marked AND the id and user sia recorded at submission). Bad input is
+// one Error line: a GPU type neither mapped nor in the catalog, a node of several GPU types or of
+// untyped GPUs (78); slurmctld unreachable (69, from run_or_throw); a sia job naming a node Slurm
+// does not list (65). Thread-safety: pure functions over their arguments (the runner's own promise
+// aside).
 #pragma once
 
 #include <map>
@@ -16,6 +16,7 @@
 
 #include "core/cluster.hpp"
 #include "slurm/command_runner.hpp"
+#include "slurm/job_mark.hpp"
 #include "slurm/slurm_jobs.hpp"
 #include "slurm/slurm_nodes.hpp"
 #include "slurm/slurm_settings.hpp"
@@ -42,13 +43,28 @@ std::string node_gpu_type(const SlurmNode& node, const SlurmSettings& settings,
 Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSettings& settings,
                            const std::set<std::string>& catalog_types, const std::string& name);
 
+// What sia recorded when it submitted one generation of a job (the controller's
+// STATE/slurm/JOB.json, ctl/slurm_driver.hpp): its mark, the user it was submitted as and
+// Slurm's id for it (0 while sbatch has not answered: a controller killed in between).
+struct OwnedJob {
+  JobMark mark;
+  long uid = -1;
+  long slurm_id = 0;
+};
+
+// Is `job` the Slurm job `owned` records? Its comment is the record's mark, it runs as
+// the record's uid, and its id (or, for a component of a heterogeneous job, its HetJobId)
+// is the recorded id -- or, with no id recorded yet, any id (adoption by mark and uid).
+// The mark alone is nothing: any user may write it on a job of their own.
+bool owns(const OwnedJob& owned, const SlurmJob& job);
+// Does any of `owned` own `job`?
+bool is_sia_job(const SlurmJob& job, const std::vector<OwnedJob>& owned);
+
 // Offered node -> GPUs sia may use on it now: its GPUs minus those in use, plus those held
-// by sia's own jobs (marked and run as `sia_uid`), never below 0 nor above its GPUs.
+// by sia's own jobs (is_sia_job over `owned`), never below 0 nor above its GPUs.
 std::map<std::string, long> usable_gpus(const std::vector<SlurmNode>& nodes,
                                         const std::vector<SlurmJob>& jobs,
-                                        const SlurmSettings& settings, long sia_uid);
-
-// Is `job` one sia submitted (marked, and run as `sia_uid`)?
-bool is_sia_job(const SlurmJob& job, long sia_uid);
+                                        const SlurmSettings& settings,
+                                        const std::vector<OwnedJob>& owned);
 
 }  // namespace sia::slurm

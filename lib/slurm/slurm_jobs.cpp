@@ -26,6 +26,11 @@ SlurmJob parse_job(std::string_view line, std::size_t line_no) {
   j.id = f.get("JobId");
   if (j.id.empty()) throw Error(ExitStatus::data, where + ": expected JobId=ID");
   const std::string at = where + " (job " + j.id + ")";
+  // HetJobId comes before JobName, the first text a user chooses: one after it is not read.
+  for (const auto& [key, value] : f.items) {
+    if (key == "JobName") break;
+    if (key == "HetJobId") j.het_job_id = value;
+  }
   j.name = f.get("JobName");
   j.user_id = parse_uid(f.get("UserId"));
   if (j.user_id < 0) throw Error(ExitStatus::data, at + ": UserId: expected NAME(UID)");

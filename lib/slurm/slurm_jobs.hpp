@@ -1,8 +1,8 @@
 // Slurm's jobs as `scontrol -d -o show job` prints them (one job a line): id, name, user,
-// partition, state, nodes, comment (where sia's mark is: job_mark.hpp) and the GPUs it
-// holds on each node (the "Nodes=... GRES=gpu:TYPE:N(IDX:...)" details). parse_jobs takes
-// any text: a malformed line is one Error(data) naming the line and the field.
-// Thread-safety: pure functions, plain values.
+// partition, state, nodes, heterogeneous job id, comment (where sia's mark is: job_mark.hpp) and
+// the GPUs it holds on each node (the "Nodes=... GRES=gpu:TYPE:N(IDX:...)" details). parse_jobs
+// takes any text: a malformed line is one Error(data) naming the line and the field. Thread-safety:
+// pure functions, plain values.
 #pragma once
 
 #include <map>
@@ -16,6 +16,7 @@ namespace sia::slurm {
 
 struct SlurmJob {
   std::string id;
+  std::string het_job_id;  // HetJobId: the first component's id; "" outside a heterogeneous job
   std::string name;
   long user_id = -1;  // UserId=NAME(UID)
   std::string partition;

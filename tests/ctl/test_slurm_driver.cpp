@@ -12,8 +12,13 @@
 #include "ctl/slurm_generations.hpp"
 #include "ctl/slurm_logs.hpp"
 #include "ctl_test_util.hpp"
+#include "exec/node_plan.hpp"
 #include "exec/state_dir.hpp"
+#include "os/account.hpp"
 #include "test_util.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace sia;
 using namespace sia::ctl;
@@ -39,6 +44,8 @@ struct FakeRunner : slurm::CommandRunner {
   FakeSlurm* f;
   explicit FakeRunner(FakeSlurm* fake) : f(fake) {}
   slurm::CommandResult run(const std::vector<std::string>& argv, double) override;
+  slurm::CommandResult run_as(const os::Account& user, const std::vector<std::string>& argv,
+                              double t) override;
 };
 
 struct FakeSlurm {
@@ -54,6 +61,8 @@ struct FakeSlurm {
   long next_id = 41;
   bool record_before_sbatch = false;
   std::vector<std::vector<std::string>> calls;
+  std::vector<std::string> users;  // per call: the account it ran as ("" : the driver's own)
+  json run_as;                     // the jobs' state.run_as (null: none)
 
   SlurmDriver driver() {
     slurm::SlurmSettings s;
@@ -78,14 +87,32 @@ struct FakeSlurm {
     return p;
   }
   json jobs_doc() {
-    return {{"data",
-             {{"jobs", json::array({{{"name", "j1"},
-                                     {"model", "cifar10"},
-                                     {"command", {"./worker", "--steps", "10"}}}})}}}};
+    json j = {{"name", "j1"}, {"model", "cifar10"}, {"command", {"./worker", "--steps", "10"}}};
+    if (!run_as.is_null()) j["state"] = {{"run_as", run_as}};
+    return {{"data", {{"jobs", json::array({j})}}}};
   }
   json status_of_first() {
     auto st = driver().observe();
     return st.at(0).status["jobs"];
+  }
+  // Slurm's nodes with `a` GPUs of t4-0 and `b` of t4-1 in use (by any job).
+  void gpus_used(int a, int b) {
+    nodes.clear();
+    for (auto [node, used] : {std::pair<const char*, int>{"t4-0", a}, {"t4-1", b}}) {
+      nodes += std::string("NodeName=") + node +
+               " Gres=gpu:tesla_t4:2 GresUsed=gpu:tesla_t4:" + std::to_string(used) +
+               (used ? "(IDX:0)" : "") + " State=MIXED Partitions=gpu\n";
+    }
+  }
+  // Generation 1 of j1 on one GPU of t4-0, submitted (Slurm job 41).
+  std::vector<NodeResult> first_generation() {
+    SlurmDriver d = driver();
+    d.observe();
+    return d.deliver(1, placement({{"t4-0", {0}}}), jobs_doc());
+  }
+  void record(const std::string& text) {
+    std::filesystem::create_directories(state + "/slurm");
+    std::ofstream(state + "/slurm/j1.json") << text;
   }
   const std::vector<std::string>* last(const std::string& program) const {
     for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
@@ -95,8 +122,16 @@ struct FakeSlurm {
   }
 };
 
+slurm::CommandResult FakeRunner::run_as(const os::Account& user,
+                                        const std::vector<std::string>& argv, double t) {
+  slurm::CommandResult r = run(argv, t);
+  f->users.back() = user.name;
+  return r;
+}
+
 slurm::CommandResult FakeRunner::run(const std::vector<std::string>& argv, double) {
   f->calls.push_back(argv);
+  f->users.push_back("");
   slurm::CommandResult r;
   r.ran = true;
   if (f->down) {
@@ -147,6 +182,10 @@ TEST_CASE("a job's generation is one sbatch on its nodes, recorded before it is 
   CHECK(script.find("export MASTER_ADDR='t4-0'") != std::string::npos);
   CHECK(script.find("export SIA_CKPT_DIR='" + f.shared + "/ckpt/j1'") != std::string::npos);
   CHECK(script.find("gen-1.exit") != std::string::npos);
+  // The rendezvous port is scoped by the shared directory: another sia's job j1 on the
+  // same nodes gets another one.
+  const int port = exec::derive_port(f.shared + ":j1", 1, 29500, 29999);
+  CHECK(script.find("export MASTER_PORT='" + std::to_string(port) + "'") != std::string::npos);
   json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
   CHECK(rec["slurm_job"] == 41);
   CHECK(rec["generation"] == 1);
@@ -165,11 +204,7 @@ TEST_CASE("unequal GPU counts per node make a heterogeneous Slurm job", "[slurm_
 
 TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_driver]") {
   FakeSlurm f;
-  {
-    SlurmDriver d = f.driver();
-    d.observe();
-    d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
-  }
+  f.first_generation();
   SECTION("running, kept when unchanged") {
     f.queue = job_line(41, "sia:j1:1", "RUNNING");
     CHECK(f.status_of_first()[0]["state"] == "running");
@@ -219,11 +254,7 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
 
 TEST_CASE("a generation still pending in Slurm is cancelled at once when moved", "[slurm_driver]") {
   FakeSlurm f;
-  {
-    SlurmDriver d = f.driver();
-    d.observe();
-    d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
-  }
+  f.first_generation();
   f.queue = job_line(41, "sia:j1:1", "PENDING");
   SlurmDriver d = f.driver();
   d.observe();
@@ -292,11 +323,8 @@ TEST_CASE("another user's job with sia's mark is never adopted, signalled nor ca
 TEST_CASE("nodes up: offered by Slurm with every GPU free of other users' jobs", "[slurm_driver]") {
   FakeSlurm f;
   SECTION("a GPU held by another user's job takes its node out of the round") {
-    f.nodes =
-        "NodeName=t4-0 Gres=gpu:tesla_t4:2 GresUsed=gpu:tesla_t4:1(IDX:0) State=MIXED "
-        "Partitions=gpu\n"
-        "NodeName=t4-1 Gres=gpu:tesla_t4:2 GresUsed=gpu:tesla_t4:1(IDX:0) State=MIXED "
-        "Partitions=gpu\n";
+    f.gpus_used(1, 1);
+    f.record(R"({"job":"j1","generation":1,"slurm_job":50,"node":"t4-0","uid":1000})");
     f.queue = job_line(50, "sia:j1:1", "RUNNING", kSiaUid, "t4-0") +
               job_line(51, "other", "RUNNING", kSiaUid + 1, "t4-1");
     SlurmDriver d = f.driver();
@@ -394,4 +422,157 @@ TEST_CASE("logs under Slurm: the rank's log from shared storage, Slurm's output 
   });
   CHECK(status == 66);
   CHECK(message.find("has no Slurm job recorded yet") != std::string::npos);
+}
+
+TEST_CASE("a job's user submits and cancels it; its directory and files are the user's",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  f.run_as = {{"user", "nobody"}, {"submitter", "client:alice"}, {"admin", false}};
+  auto nobody = os::find_account("nobody");
+  auto res = f.first_generation();
+  if (::geteuid() != 0 || !nobody) {  // only root switches users: refused with the reason
+    CHECK(!res.at(0).acknowledged);
+    CHECK(res.at(0).error.find("not root") != std::string::npos);
+    CHECK(f.last("sbatch") == nullptr);
+    return;
+  }
+  REQUIRE(res.at(0).acknowledged);
+  REQUIRE(f.last("sbatch"));
+  CHECK(f.users.back() == "nobody");  // sbatch ran as nobody
+  json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+  CHECK(rec["uid"] == nobody->uid);
+  struct stat st {};
+  REQUIRE(::lstat((f.shared + "/slurm/j1").c_str(), &st) == 0);
+  CHECK(st.st_uid == nobody->uid);
+  CHECK((st.st_mode & 07777) == 0700);
+  REQUIRE(::lstat((f.shared + "/slurm/j1/gen-1.sh").c_str(), &st) == 0);
+  CHECK(st.st_uid == nobody->uid);
+  REQUIRE(::lstat((f.shared + "/slurm").c_str(), &st) == 0);
+  CHECK(st.st_uid == 0);  // the parent stays root's: nobody cannot swap its directory
+  REQUIRE(::lstat((f.shared + "/nodes/t4-0/jobs/j1/logs").c_str(), &st) == 0);
+  CHECK(st.st_uid == nobody->uid);
+  // Moved: checkpoint-stopped and cancelled as nobody, its job 41 only.
+  f.queue = job_line(41, "sia:j1:1", "RUNNING", nobody->uid);
+  SlurmDriver d2 = f.driver();
+  d2.observe();
+  f.next_id = 42;
+  d2.deliver(2, f.placement({{"t4-1", {0}}}), f.jobs_doc());
+  bool scancels = false;
+  for (std::size_t i = 0; i < f.calls.size(); ++i) {
+    if (f.calls[i][0] != "scancel") continue;
+    scancels = true;
+    CHECK(f.users[i] == "nobody");
+    CHECK(f.calls[i].back() == "41");
+  }
+  CHECK(scancels);
+}
+
+TEST_CASE("a user's own job with sia's mark forged is neither sia's nor touched",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  // sia's generation 1 of j1 is Slurm job 41 of user 1000; job 60 is that same user's,
+  // with sia's mark written on it, on t4-1.
+  f.record(R"({"job":"j1","generation":1,"slurm_job":41,"node":"t4-0","uid":1000})");
+  f.gpus_used(1, 1);
+  f.queue = job_line(41, "sia:j1:1", "RUNNING", kSiaUid, "t4-0") +
+            job_line(60, "sia:j1:1", "RUNNING", kSiaUid, "t4-1");
+  SlurmDriver d = f.driver();
+  auto st = d.observe();
+  CHECK(st.at(0).status["jobs"][0]["slurm_job"] == 41);
+  CHECK(d.nodes_up() == std::vector<std::string>{"t4-0"});  // job 60's GPU is not sia's
+  f.next_id = 42;
+  d.deliver(2, f.placement({}), f.jobs_doc());  // j1 no longer placed: stopped
+  bool scancels = false;
+  for (const auto& c : f.calls) {
+    if (c[0] != "scancel") continue;
+    scancels = true;
+    CHECK(c.back() == "41");  // never 60
+  }
+  CHECK(scancels);
+  SECTION("a record without an id adopts nothing of another uid") {
+    f.record(R"({"job":"j1","generation":1,"slurm_job":0,"node":"t4-0","uid":1000})");
+    f.queue = job_line(60, "sia:j1:1", "RUNNING", kSiaUid + 5, "t4-1");
+    SlurmDriver d2 = f.driver();
+    d2.observe();
+    json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+    CHECK(rec["slurm_job"] == 0);
+  }
+}
+
+TEST_CASE("the generation before, still completing, stays sia's: its node stays offered",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  // Generation 2 (job 42, pending) succeeded generation 1 (job 41), which Slurm still
+  // lists completing on t4-0 with its GPUs: neither is another user's job.
+  f.record(R"({"job":"j1","generation":2,"slurm_job":42,"node":"t4-0","uid":1000,)"
+           R"("previous_slurm_job":41,"previous_generation":1})");
+  f.gpus_used(1, 0);
+  f.queue = job_line(41, "sia:j1:1", "COMPLETING", kSiaUid, "t4-0") +
+            job_line(42, "sia:j1:2", "PENDING", kSiaUid, "t4-0");
+  SlurmDriver d = f.driver();
+  d.observe();
+  CHECK(d.nodes_up() == std::vector<std::string>{"t4-0", "t4-1"});
+  SECTION("through a real submission: the new record keeps the old id") {
+    f.record(R"({"job":"j1","generation":1,"slurm_job":41,"node":"t4-0","uid":1000})");
+    f.queue = job_line(41, "sia:j1:1", "FAILED", kSiaUid, "t4-0");
+    SlurmDriver d2 = f.driver();
+    d2.observe();
+    f.next_id = 42;
+    d2.deliver(2, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+    json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+    CHECK(rec["slurm_job"] == 42);
+    CHECK(rec["generation"] == 2);
+    CHECK(rec["previous_slurm_job"] == 41);
+    CHECK(rec["previous_generation"] == 1);
+  }
+}
+
+TEST_CASE("the exit file is read through no link and only when small", "[slurm_driver]") {
+  FakeSlurm f;
+  f.first_generation();
+  f.queue = job_line(41, "sia:j1:1", "COMPLETED");
+  const std::string exit = f.shared + "/slurm/j1/gen-1.exit";
+  SECTION("a link to a file the user cannot read is refused, never followed") {
+    const std::string secret = f.dir / "secret";
+    std::ofstream(secret) << "7\n";
+    std::filesystem::create_symlink(secret, exit);
+    SlurmDriver d = f.driver();
+    json j = d.observe().at(0).status["jobs"][0];
+    CHECK(j["state"] == "killed");  // no exit status: not the secret's 7
+    CHECK(!j.contains("exit_status"));
+    auto w = d.take_warnings();
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("symbolic link") != std::string::npos);
+  }
+  SECTION("an exit file of more than 64 bytes is refused") {
+    std::ofstream(exit) << std::string(100, ' ') << "0\n";
+    SlurmDriver d = f.driver();
+    json j = d.observe().at(0).status["jobs"][0];
+    CHECK(j["state"] == "killed");
+    auto w = d.take_warnings();
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("more than 64 bytes") != std::string::npos);
+  }
+  SECTION("the job's directory replaced by a link is refused") {
+    std::filesystem::remove_all(f.shared + "/slurm/j1");
+    std::filesystem::create_directories(f.dir / "elsewhere");
+    std::ofstream((f.dir / "elsewhere") + "/gen-1.exit") << "0\n";
+    std::filesystem::create_directory_symlink(f.dir / "elsewhere", f.shared + "/slurm/j1");
+    SlurmDriver d = f.driver();
+    json j = d.observe().at(0).status["jobs"][0];
+    CHECK(j["state"] == "killed");
+    CHECK(d.take_warnings().size() == 1);
+  }
+}
+
+TEST_CASE("a job its user may not run is failed with the reason, never submitted",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  f.run_as = {{"user", "sia-no-such-user"}, {"submitter", "client:carol"}, {"admin", false}};
+  auto res = f.first_generation();
+  CHECK(!res.at(0).acknowledged);
+  CHECK(f.last("sbatch") == nullptr);
+  json j = f.status_of_first().at(0);
+  CHECK(j["state"] == "failed");
+  CHECK(j["reason"] == "node t4-0: account sia-no-such-user does not exist");
 }

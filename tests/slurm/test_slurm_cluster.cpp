@@ -29,6 +29,10 @@ class FakeRunner : public CommandRunner {
     r.out = argv.back() == "node" ? nodes : jobs;
     return r;
   }
+  CommandResult run_as(const os::Account&, const std::vector<std::string>& argv,
+                       double t) override {
+    return run(argv, t);
+  }
 };
 
 const char* kNodes =
@@ -105,11 +109,48 @@ TEST_CASE("usable GPUs: another user's jobs hold theirs, sia's own do not", "[sl
       "Comment=sia:j:2\n"
       "JobId=8 UserId=bob(1001) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:1(IDX:2) "
       "Comment=sia:j:2\n";
-  auto usable = usable_gpus(read_nodes(runner), read_jobs(runner), settings(), 990);
+  const std::vector<OwnedJob> ours = {{{"j", 2}, 990, 7}};
+  auto usable = usable_gpus(read_nodes(runner), read_jobs(runner), settings(), ours);
   CHECK(usable == std::map<std::string, long>{{"n1", 3}, {"n2", 2}, {"n3", 2}});
+  // Job 8's user, with its mark forged, is sia's user too (a job of theirs runs through
+  // sia): still not the job sia recorded, so it holds its GPU.
+  const std::vector<OwnedJob> bobs = {{{"j", 2}, 1001, 7}};
+  usable = usable_gpus(read_nodes(runner), read_jobs(runner), settings(), bobs);
+  CHECK(usable.at("n1") == 1);
   runner.jobs = "JobId=9 UserId=sia(990) JobState=RUNNING NodeList=zz Comment=sia:k:0\n";
+  const std::vector<OwnedJob> k = {{{"k", 0}, 990, 9}};
   auto [status, message] =
-      error_of([&] { usable_gpus(read_nodes(runner), read_jobs(runner), settings(), 990); });
+      error_of([&] { usable_gpus(read_nodes(runner), read_jobs(runner), settings(), k); });
   CHECK(status == 65);
   CHECK(message == "slurm: job 9 (sia:k:0): its node list names unknown node zz");
+}
+
+TEST_CASE("a Slurm job is sia's only with the recorded mark, uid and id", "[slurm]") {
+  auto job = [](const std::string& line) { return parse_jobs(line).at(0); };
+  const SlurmJob mine =
+      job("JobId=41 JobName=sia.j.1 UserId=alice(1001) JobState=RUNNING "
+          "NodeList=n1 Comment=sia:j:1");
+  const OwnedJob rec{{"j", 1}, 1001, 41};
+  CHECK(owns(rec, mine));
+  // The same user's own job with the mark written on it: another id.
+  CHECK(!owns(rec, job("JobId=50 JobName=sia.j.1 UserId=alice(1001) JobState=RUNNING "
+                       "NodeList=n1 Comment=sia:j:1")));
+  // Another user's job with sia's mark and even the recorded id: another uid.
+  CHECK(!owns(rec, job("JobId=41 JobName=sia.j.1 UserId=bob(1002) JobState=RUNNING "
+                       "NodeList=n1 Comment=sia:j:1")));
+  // The right id and user, another generation's mark (or none).
+  CHECK(!owns(rec, job("JobId=41 JobName=x UserId=alice(1001) JobState=RUNNING NodeList=n1 "
+                       "Comment=sia:j:2")));
+  CHECK(!owns(rec, job("JobId=41 JobName=x UserId=alice(1001) JobState=RUNNING NodeList=n1")));
+  // A heterogeneous job's second component: its HetJobId is the recorded id.
+  CHECK(owns(rec, job("JobId=42 HetJobId=41 HetJobOffset=1 JobName=sia.j.1 UserId=alice(1001) "
+                      "JobState=RUNNING NodeList=n2 Comment=sia:j:1")));
+  // A HetJobId a user wrote in its job's name is text, not Slurm's field.
+  CHECK(!owns(rec, job("JobId=50 JobName=x HetJobId=41 UserId=alice(1001) JobState=RUNNING "
+                       "NodeList=n1 Comment=sia:j:1")));
+  // No id recorded yet (sbatch unanswered): adopted by mark and uid only.
+  CHECK(owns({{"j", 1}, 1001, 0}, mine));
+  CHECK(!owns({{"j", 1}, 1002, 0}, mine));
+  CHECK(is_sia_job(mine, {{{"k", 1}, 1001, 40}, rec}));
+  CHECK(!is_sia_job(mine, {}));
 }

@@ -8,6 +8,7 @@
 
 #include "app/sia-ctl/commands.hpp"
 #include "core/document.hpp"
+#include "ctl/slurm_driver.hpp"
 #include "model/catalog.hpp"
 #include "os/atomic_file.hpp"
 #include "slurm/slurm_cluster.hpp"
@@ -62,7 +63,9 @@ int run_slurm_cluster_command(const CtlArgs& args, const std::string& out) {
   if (args.format == cli::Format::table) {
     text = cluster_toml(cluster);
   } else {
-    auto usable = slurm::usable_gpus(nodes, jobs, settings, static_cast<long>(::geteuid()));
+    const auto records =
+        SlurmDriver::load_records(config.controller.state_dir, static_cast<long>(::geteuid()));
+    auto usable = slurm::usable_gpus(nodes, jobs, settings, SlurmDriver::owned_jobs(records));
     nlohmann::json meta = {
         {"name", cluster.name}, {"generator", "sia-ctl slurm-cluster"}, {"usable_gpus", usable}};
     text = dump_document("Cluster", meta, cluster_to_json(cluster),
