@@ -1,5 +1,6 @@
 #include "ctl/slurm_driver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -12,9 +13,11 @@
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "ctl/pipe_process.hpp"
+#include "ctl/round_engine.hpp"
 #include "ctl/slurm_batch.hpp"
 #include "exec/executor.hpp"
 #include "exec/node_plan.hpp"
+#include "exec/process_exit.hpp"
 #include "exec/report_lines.hpp"
 #include "model/job_state.hpp"
 #include "os/atomic_file.hpp"
@@ -30,6 +33,8 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
+// Seconds past an sbatch's time limit after which a job it submitted is in Slurm's list.
+constexpr double kListedWithin = 10;
 
 std::string small_file(const std::string& path) {
   std::ifstream in(path);
@@ -44,6 +49,12 @@ bool live_state(const std::string& s) {
       "PENDING",  "CONFIGURING", "RUNNING",   "COMPLETING",   "SUSPENDED",   "REQUEUED",
       "RESIZING", "SIGNALING",   "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"};
   return live.count(s) > 0;
+}
+
+std::string seconds_text(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
 }
 
 std::string why(const slurm::CommandResult& r) {
@@ -75,6 +86,7 @@ SlurmDriver::SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDr
     };
   }
   if (options_.sia_uid < 0) options_.sia_uid = static_cast<long>(::geteuid());
+  if (!options_.now) options_.now = wall_clock;
 }
 
 std::string SlurmDriver::record_path(const std::string& job) const {
@@ -95,13 +107,19 @@ std::optional<SlurmDriver::Record> SlurmDriver::load(const std::string& job) con
   r.node = j.value("node", "");
   r.shape = j.value("shape", "");
   r.stop = j.value("stop", false);
+  r.intent_at = j.value("intent_at", 0.0);
   return r;
 }
 
 void SlurmDriver::save(const Record& r) const {
   fs::create_directories(options_.state_dir + "/slurm");
-  json j = {{"job", r.job},   {"generation", r.generation}, {"slurm_job", r.slurm_id},
-            {"node", r.node}, {"shape", r.shape},           {"stop", r.stop}};
+  json j = {{"job", r.job},
+            {"generation", r.generation},
+            {"slurm_job", r.slurm_id},
+            {"node", r.node},
+            {"shape", r.shape},
+            {"stop", r.stop},
+            {"intent_at", r.intent_at}};
   os::write_file_atomic(record_path(r.job), j.dump() + "\n");
 }
 
@@ -128,6 +146,14 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
   Seen s;
   const slurm::SlurmJob* job = own_job(rec);
   if (rec.slurm_id == 0) {  // killed between the record and sbatch's answer: adopt it
+    if (!job && options_.now() - rec.intent_at < kCommandTimeout + kListedWithin) {
+      s.live = true;  // its sbatch may still be on its way: neither resubmitted nor ended
+      s.status = {{"name", rec.job},
+                  {"round", rec.generation},
+                  {"state", "running"},
+                  {"reason", "submitted, not yet listed by Slurm"}};
+      return s;
+    }
     if (!job) {
       s.absent = true;
       return s;
@@ -145,17 +171,17 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
     s.status = j;
     return s;
   }
-  json exit = parse_json_bounded(
-      small_file(job_dir(rec.job) + "/gen-" + std::to_string(rec.generation) + ".exit"));
-  if (exit.is_number_integer()) {
-    const int code = exit.get<int>();
-    j["exit_status"] = code;
-    j["state"] = code == 0 ? "finished" : code == 75 ? "preempted" : "failed";
-    j["reason"] = id + ": the ranks exited " + std::to_string(code);
-  } else if (state == "CANCELLED" && !rec.stop) {
+  // Cancelled by someone else: its script may still have written a status (Slurm's
+  // TERM before the KILL is a stop to it), but the cancel is what ended it.
+  const int code = exit_code(rec);
+  if (state == "CANCELLED" && !rec.stop && code != 0) {
     j["state"] = "failed";
     j["cancelled"] = true;
     j["reason"] = id + " was cancelled in Slurm (scancel)";
+  } else if (code >= 0) {
+    j["exit_status"] = code;
+    j["state"] = code == 0 ? "finished" : code == 75 ? "preempted" : "failed";
+    j["reason"] = id + ": the ranks exited " + std::to_string(code);
   } else {
     j["state"] = "killed";
     j["reason"] = id + " ended " + (state.empty() ? "(no longer known to Slurm)" : state) +
@@ -248,26 +274,30 @@ std::vector<ReportLine> SlurmDriver::drain_reports() {
   return out;
 }
 
-// Checkpoint-stop: SIGTERM to every job's ranks (a job still pending is cancelled at once:
-// Slurm signals no step of it), then up to the grace period for all to end, then scancel
-// of those still there.
-void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
+// Checkpoint-stop: SIGTERM to every job's batch script, which forwards it to the ranks (a
+// job still pending is cancelled at once: no rank started, no checkpoint to make), then up
+// to the grace period for all to end, then scancel of those still there. Returns the jobs
+// whose generation is confirmed ended in Slurm as a stop allows a successor: checkpoint-
+// stopped (its script wrote 75), or cancelled before it started.
+std::set<std::string> SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
   std::vector<Record*> left;
+  std::set<std::string> unstarted;
   for (Record* r : jobs) {
     r->stop = true;
     save(*r);
     const slurm::SlurmJob* j = own_job(*r);
-    if (!j) continue;             // not (or no longer) sia's in Slurm's list: nothing to stop
-    if (j->state == "PENDING") {  // no rank started, no checkpoint to make: cancelled now
+    if (!j) continue;  // not (or no longer) sia's in Slurm's list: nothing to stop
+    left.push_back(r);
+    if (j->state == "PENDING") {
+      unstarted.insert(r->job);
       auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
       if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
       continue;
     }
-    left.push_back(r);
-    auto c =
-        runner_->run({"scancel", "--signal=TERM", std::to_string(r->slurm_id)}, kCommandTimeout);
+    auto c = runner_->run({"scancel", "--batch", "--signal=TERM", std::to_string(r->slurm_id)},
+                          kCommandTimeout);
     if (!c.ran || c.status != 0)
-      warnings_.push_back("job " + r->job + ": scancel --signal=TERM: " + why(c));
+      warnings_.push_back("job " + r->job + ": scancel --batch --signal=TERM: " + why(c));
   }
   for (double waited = 0; !left.empty(); waited += 0.5) {
     if (waited > 0) read_slurm();
@@ -280,11 +310,36 @@ void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
     if (left.empty() || waited >= settings_.grace_seconds) break;
     options_.sleep(0.5);
   }
+  std::set<std::string> ended;
+  for (Record* r : jobs) {
+    if (std::find(left.begin(), left.end(), r) != left.end()) continue;
+    if (!reachable_ || r->slurm_id == 0) continue;
+    const int code = exit_code(*r);
+    if (code == exec::kPreemptedExit || (code < 0 && unstarted.count(r->job))) {
+      ended.insert(r->job);
+    } else {
+      warnings_.push_back(
+          "job " + r->job + ": generation " + std::to_string(r->generation) + " ended " +
+          (code < 0 ? "without its ranks' exit status" : "with status " + std::to_string(code)) +
+          " as it was stopped: the next round decides what follows");
+    }
+  }
   for (Record* r : left) {
+    warnings_.push_back("job " + r->job + ": generation " + std::to_string(r->generation) +
+                        " not ended after the " + seconds_text(settings_.grace_seconds) +
+                        " s grace: scancel; no next generation before Slurm says it ended");
     if (reachable_ && !own_job(*r)) continue;
     auto c = runner_->run({"scancel", std::to_string(r->slurm_id)}, kCommandTimeout);
     if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
   }
+  return ended;
+}
+
+// The status the generation's batch script wrote; -1: none (yet).
+int SlurmDriver::exit_code(const Record& rec) const {
+  json exit = parse_json_bounded(
+      small_file(job_dir(rec.job) + "/gen-" + std::to_string(rec.generation) + ".exit"));
+  return exit.is_number_integer() ? exit.get<int>() : -1;
 }
 
 // Records, writes and submits the next generation; returns why it failed.
@@ -305,13 +360,16 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   rec.node = first;
   rec.shape = shape_of(launches);
   rec.stop = false;
+  rec.intent_at = options_.now();
   save(rec);  // before sbatch: a controller killed from here on adopts, never resubmits
   const std::string dir = job_dir(rec.job);
   fs::create_directories(dir);
   const std::string gen = dir + "/gen-" + std::to_string(rec.generation);
   const std::string type = slurm_gres_type(settings_, launches.front().gpu_type);
-  os::write_file_atomic(gen + ".sh", slurm_batch_script(launches, type, gen + ".sh", gen + ".exit"),
-                        0644);
+  const std::string scancel =
+      settings_.bin_dir.empty() ? std::string("scancel") : settings_.bin_dir + "/scancel";
+  os::write_file_atomic(
+      gen + ".sh", slurm_batch_script(launches, type, gen + ".sh", gen + ".exit", scancel), 0644);
   auto r = runner_->run(sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"),
                         kCommandTimeout);
   long id = std::atol(r.out.c_str());  // --parsable: "ID" or "ID;CLUSTER"
@@ -373,9 +431,12 @@ std::vector<NodeResult> SlurmDriver::deliver(std::int64_t, const Placement& plac
       act(rec.node, job, "stop", rec.generation, "");
     }
   }
-  stop_all(stopping);
+  // A successor only once Slurm says the stopped generation ended as a stop allows: never
+  // two generations of a job at once, none after a generation that finished meanwhile.
+  const std::set<std::string> stopped = stop_all(stopping);
   for (auto& [job, launches] : wanted) {
     if (keep.count(job)) continue;
+    if (seen_[job].live && !stopped.count(job)) continue;
     Record rec;
     rec.job = job;
     if (records_.count(job)) rec = records_[job];

@@ -6,10 +6,12 @@
 // shares: slurm.shared_dir) and checkpoints under controller.checkpoint_root (else
 // SHARED/ckpt).
 //   records   STATE/slurm/JOB.json: the job's generation, its Slurm job id (0 until sbatch
-//             answered), its shape (GPU type, nodes and counts) and whether sia asked it to
-//             stop -- written BEFORE sbatch, so a controller killed mid-round never submits a
-//             generation twice: a record without an id is adopted from Slurm's job list by
-//             its mark (slurm/job_mark.hpp).
+//             answered), its shape (GPU type, nodes and counts), whether sia asked it to
+//             stop and when it was written -- BEFORE sbatch (the intent), so a controller
+//             killed mid-round neither loses nor duplicates a generation: a record without
+//             an id is adopted from Slurm's job list by its mark (slurm/job_mark.hpp); not
+//             listed, it counts as running until its sbatch could no longer be on its way
+//             (the command's time limit and 10 s), and only then as never submitted.
 //   observe   Slurm's nodes and jobs (`scontrol -o show node`, `scontrol -d -o show job`,
 //             through slurm::CommandRunner): a generation's Slurm state and the exit
 //             status its batch script
@@ -18,7 +20,8 @@
 //             (another status), killed (node failure, preemption, time limit, a stop sia
 //             forced), or failed with "cancelled": true (scancel'ed by someone else).
 //             A query failing (slurmctld down) makes every node down for the round with one
-//             line: nothing is delivered, the state is kept.
+//             line and the driver blind (NodeDriver::blind): the round decides and delivers
+//             nothing, the state is kept.
 //   nodes_up  the cluster's nodes Slurm offers (in the partition, not down or drained) on
 //             which every GPU is usable by sia (slurm::usable_gpus: none held by a job that
 //             is not sia's); a node on which another user's job holds a GPU is not offered
@@ -27,8 +30,14 @@
 //             accepts (sia's mark AND run as options.sia_uid) whose mark is the record's.
 //   deliver   per job: unchanged -> keep; batch only -> resize (the batch plan file, as
 //             sia-run does); GPU type, nodes or counts changed, or no longer placed ->
-//             checkpoint-stop (scancel --signal=TERM, up to slurm.grace_seconds, then
-//             scancel) and, when placed, a new generation resuming from the checkpoint.
+//             checkpoint-stop (scancel --batch --signal=TERM: the batch script forwards it
+//             to the ranks, ctl/slurm_batch.hpp; up to slurm.grace_seconds, then scancel)
+//             and, when placed, a new generation resuming from the checkpoint -- submitted
+//             only once Slurm lists the stopped one as ended and its script wrote 75 (or it
+//             was cancelled still pending). Otherwise (still there after the grace, ended
+//             with another status: finished meanwhile, failed, killed) the next round sees
+//             how it ended and decides: never two generations of a job at once, none after
+//             one that finished.
 //   reports   read from each SHARED/nodes/NODE state directory with the book's offsets.
 // Thread-safety: one thread.
 #pragma once
@@ -37,6 +46,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +66,7 @@ struct SlurmDriverOptions {
   std::string checkpoint_root;        // controller.checkpoint_root; empty: SHARED/ckpt
   long sia_uid = -1;                  // the user sia submits as; -1: this process's
   std::function<void(double)> sleep;  // waiting for a stop; null: the real one
+  std::function<double()> now;        // wall-clock seconds; null: ctl::wall_clock
 };
 
 class SlurmDriver : public NodeDriver {
@@ -68,15 +79,17 @@ class SlurmDriver : public NodeDriver {
                                   const nlohmann::json& jobs_doc) override;
   std::vector<ReportLine> drain_reports() override;
   std::vector<NodeStatus> observe() override;
+  bool blind() const override { return observed_ && !reachable_; }
   std::vector<std::string> take_warnings();
 
   struct Record {
     std::string job;
     long generation = 0;
     long slurm_id = 0;
-    std::string node;   // rank 0's
-    std::string shape;  // "TYPE NODE:N NODE:N"
-    bool stop = false;  // sia asked it to stop
+    std::string node;      // rank 0's
+    std::string shape;     // "TYPE NODE:N NODE:N"
+    bool stop = false;     // sia asked it to stop
+    double intent_at = 0;  // when the record of the generation was written before sbatch
   };
   struct Seen {           // a record's generation as observe() found it
     bool absent = false;  // never reached Slurm: to be submitted again
@@ -92,7 +105,8 @@ class SlurmDriver : public NodeDriver {
   Seen classify(Record& rec);
   void read_slurm();
   const slurm::SlurmJob* own_job(const Record& rec) const;
-  void stop_all(const std::vector<Record*>& jobs);
+  std::set<std::string> stop_all(const std::vector<Record*>& jobs);
+  int exit_code(const Record& rec) const;
   std::optional<std::string> submit(Record& rec, std::vector<exec::JobLaunch>& launches);
 
   Cluster cluster_;

@@ -20,6 +20,7 @@ sia_module(ctl
   ctl/stages.cpp
   ctl/admission.cpp
   ctl/round_engine.cpp
+  ctl/round_outage.cpp
   ctl/client_docs.cpp
   ctl/app_explanation.cpp
   ctl/job_requests.cpp
