@@ -56,6 +56,11 @@ class NodeDriver {
   virtual std::vector<ReportLine> drain_reports() = 0;
   // What each reachable node runs (sia-run RunStatus per node).
   virtual std::vector<NodeStatus> observe() = 0;
+  // After observe(): whether it learned nothing of any node because what manages them did
+  // not answer (slurmctld down) -- the nodes and their jobs may well run on, so the round
+  // decides and delivers nothing and the last placement stands. Agents and node commands
+  // answer for themselves: never blind.
+  virtual bool blind() const { return false; }
 };
 
 }  // namespace sia::ctl

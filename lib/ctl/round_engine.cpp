@@ -119,7 +119,8 @@ struct RoundEngine::Pass {
   std::map<std::string, std::vector<JobOnNode>> on_nodes;
   std::vector<std::string> up;
   std::set<std::string> up_set;
-  std::set<std::string> hung;          // left out: their workers stopped reporting
+  bool blind = false;          // the driver learned nothing (NodeDriver::blind): nothing is decided
+  std::set<std::string> hung;  // left out: their workers stopped reporting
   std::vector<const BookJob*> active;  // the census's jobs (valid until the stages run)
   Census census;
   std::set<std::string> counted_jobs, counted_apps;  // fairness units active, not scheduled
@@ -145,9 +146,16 @@ struct RoundEngine::World : RoundWorld {
   }
   void app_phases() override { e.schedule_apps(r); }
   Census census() override { return e.census(r); }
-  void schedule(const Census&) override { e.schedule(r); }
-  void book_fairness(const Census&) override { r.fairness = e.round_fairness(r); }
-  void deliver(const Census&) override { e.deliver(r); }
+  // A blind round (the nodes' manager did not answer) keeps the last decision as it is.
+  void schedule(const Census&) override {
+    if (!r.blind) e.schedule(r);
+  }
+  void book_fairness(const Census&) override {
+    if (!r.blind) r.fairness = e.round_fairness(r);
+  }
+  void deliver(const Census&) override {
+    if (!r.blind) e.deliver(r);
+  }
   void close(const Census&) override { e.summarize(r); }
   RoundEngine& e;
   Pass& r;
@@ -276,6 +284,7 @@ void RoundEngine::observe(Pass& r) {
   r.on_nodes = jobs_on_nodes(r.statuses);
   r.up = driver_.nodes_up();
   r.up_set = {r.up.begin(), r.up.end()};
+  r.blind = driver_.blind();
 }
 
 // Whether a node's failure of a job is a rank that lost a peer (exit 69).

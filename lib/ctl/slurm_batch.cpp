@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exec/node_plan.hpp"
+#include "exec/process_exit.hpp"
 #include "slurm/job_mark.hpp"
 
 namespace sia::ctl {
@@ -84,10 +85,69 @@ static std::string rank_branch(const exec::JobLaunch& l, const exec::RankLaunch&
   return out;
 }
 
+// Batch mode: one step per node, then the first failure's status. SIGTERM to the script
+// (the controller's `scancel --batch --signal=TERM`) starts no step that has not started
+// and forwards TERM to the steps' ranks every second until they end (a rank that was still
+// starting gets it too); a step that then ends other than 0 counts as checkpoint-stopped
+// (75), and so does a step the stop kept from starting.
+static std::string batch_steps(const std::vector<exec::JobLaunch>& launches,
+                               const std::string& type, const std::string& script,
+                               const std::string& scancel, const std::string& ranks_file) {
+  std::string out =
+      "stop=0 fwd=\n"
+      "trap 'stop=1; [ -n \"$fwd\" ] || { forward & fwd=$!; }' TERM\n"
+      "forward() {\n"
+      "  trap - TERM\n"
+      "  while :; do\n"
+      "    " +
+      shell_quoted(scancel) +
+      " --signal=TERM \"${SLURM_JOB_ID-}\" >/dev/null 2>&1\n"
+      "    sleep 1\n"
+      "  done\n"
+      "}\n"
+      "# wait_step PID: the step's exit status, past the waits a trapped TERM cuts short\n"
+      "wait_step() {\n"
+      "  while :; do\n"
+      "    wait \"$1\"\n"
+      "    s=$?\n"
+      "    [ \"$s\" -gt 128 ] && kill -0 \"$1\" 2>/dev/null && continue\n"
+      "    return \"$s\"\n"
+      "  done\n"
+      "}\n";
+  const bool het = !uniform(launches);
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const auto& l = launches[i];
+    const std::string n = std::to_string(l.ranks.size());
+    out += "p" + std::to_string(i) + "=\n[ \"$stop\" = 1 ] || { srun --nodes=1 --ntasks=" + n +
+           " --nodelist=" + shell_quoted(l.node) +
+           (het ? " --het-group=" + std::to_string(i) : std::string()) +
+           " --gres=gpu:" + shell_quoted(type) + ":" + n + " --kill-on-bad-exit=0 /bin/sh " +
+           shell_quoted(script) + " rank & p" + std::to_string(i) + "=$!; }\n";
+  }
+  out += "st=0\n";
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const std::string p = "$p" + std::to_string(i);
+    const std::string node = shell_quoted(launches[i].node);
+    out += "if [ -n \"" + p + "\" ]; then wait_step \"" + p + "\"; s=$?; else s=75; fi\n" +
+           "if [ \"$s\" != 0 ] && ! awk -F/ -v n=" + node +
+           " '$1 == n { f = 1 } END { exit !f }' " + shell_quoted(ranks_file) +
+           " 2>/dev/null; then\n"
+           "  echo \"sia: the step on \"" +
+           node +
+           "\" started no rank (srun exited $s): counted as stopped (75)\" >&2\n"
+           "  s=75\nfi\n"
+           "[ \"$s\" != 0 ] && [ \"$stop\" = 1 ] && s=" +
+           std::to_string(exec::kPreemptedExit) + "\n[ \"$st\" = 0 ] && st=$s\n";
+  }
+  out += "[ -n \"$fwd\" ] && kill \"$fwd\" 2>/dev/null\n";
+  return out;
+}
+
 std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
                                const std::string& type, const std::string& script,
-                               const std::string& exit_file) {
+                               const std::string& exit_file, const std::string& scancel) {
   const exec::JobLaunch& first = launches.front();
+  const std::string ranks_file = exit_file + ".ranks";
   std::string out = "#!/bin/sh\n# sia: job " + first.job + " generation " +
                     std::to_string(first.generation) +
                     " (written by sia-ctl; the ranks re-enter it with \"rank\")\n";
@@ -100,6 +160,9 @@ std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
       "CUDA_VISIBLE_DEVICES\n"
       "    i=$((i + 1))\n"
       "  done\n"
+      "  printf '%s\\n' \"${SLURMD_NODENAME-}/${SLURM_LOCALID-}\" >>" +
+      shell_quoted(ranks_file) +
+      "\n"
       "  case \"${SLURMD_NODENAME-}/${SLURM_LOCALID-}\" in\n";
   for (const auto& l : launches) {
     for (const auto& r : l.ranks) out += rank_branch(l, r);
@@ -107,20 +170,7 @@ std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
   out += "  esac\n  echo \"sia: job " + first.job +
          ": no rank for node ${SLURMD_NODENAME-?} task ${SLURM_LOCALID-?}\" >&2\n"
          "  exit 70\nfi\n";
-  // Batch mode: one step per node, then the first failure's status.
-  const bool het = !uniform(launches);
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    const auto& l = launches[i];
-    const std::string n = std::to_string(l.ranks.size());
-    out += "srun --nodes=1 --ntasks=" + n + " --nodelist=" + shell_quoted(l.node) +
-           (het ? " --het-group=" + std::to_string(i) : std::string()) +
-           " --gres=gpu:" + shell_quoted(type) + ":" + n + " --kill-on-bad-exit=0 /bin/sh " +
-           shell_quoted(script) + " rank &\np" + std::to_string(i) + "=$!\n";
-  }
-  out += "st=0\n";
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    out += "wait \"$p" + std::to_string(i) + "\" || { s=$?; [ \"$st\" = 0 ] && st=$s; }\n";
-  }
+  out += batch_steps(launches, type, script, scancel, ranks_file);
   out += "printf '%s\\n' \"$st\" >" + shell_quoted(exit_file + ".tmp") + " && mv -f " +
          shell_quoted(exit_file + ".tmp") + " " + shell_quoted(exit_file) + "\nexit \"$st\"\n";
   return out;

@@ -13,7 +13,17 @@
 //     binds the GPUs) and execs the job's command in its working directory, output
 //     appended to the rank's log. The script exits with the first failing srun's status
 //     and writes that status to EXIT_FILE first (atomically), so the controller learns
-//     how the generation ended without Slurm accounting.
+//     how the generation ended without Slurm accounting;
+//   - the stop protocol: SIGTERM to the batch script (`scancel --batch --signal=TERM`)
+//     starts no step that has not started, forwards TERM to every rank (SCANCEL
+//     --signal=TERM of its own job, which signals the steps, not the script) every second
+//     until the steps end -- a rank still starting at the first TERM gets a later one --
+//     and ends 75: a step ending other than 0 after the TERM (a rank killed while
+//     starting, TERM before its handler) counts as checkpoint-stopped, not failed. TERM to
+//     srun itself would kill its ranks at once, so the script never signals srun;
+//   - every rank appends "NODE/LOCALID" to EXIT_FILE.ranks as it starts: a step that
+//     failed without starting any rank there (srun could not create it: slurmctld down)
+//     ran nothing and counts as stopped (75), to be started again, not as the job failing.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -30,14 +40,15 @@ namespace sia::ctl {
 std::string slurm_gres_type(const slurm::SlurmSettings& settings, const std::string& type);
 
 // `launches`: one per node of the job, in the placement's node order, prepared for the
-// same generation. `script` is where the batch script is stored (on shared storage, as the
-// ranks re-enter it), `output` Slurm's output file of the batch script.
+// same generation. `scancel` is the scancel program the script forwards TERM with (on the
+// nodes' PATH, or slurm.bin_dir's). `script` is where the batch script is stored (on shared
+// storage, as the ranks re-enter it), `output` Slurm's output file of the batch script.
 std::vector<std::string> sbatch_argv(const slurm::SlurmSettings& settings,
                                      const std::vector<exec::JobLaunch>& launches,
                                      const std::string& script, const std::string& output);
 std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
                                const std::string& gres_type, const std::string& script,
-                               const std::string& exit_file);
+                               const std::string& exit_file, const std::string& scancel);
 
 // 'text' quoted for a POSIX shell.
 std::string shell_quoted(const std::string& text);

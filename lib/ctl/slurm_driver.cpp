@@ -1,5 +1,6 @@
 #include "ctl/slurm_driver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -12,10 +13,12 @@
 #include "core/error.hpp"
 #include "core/json_limits.hpp"
 #include "ctl/pipe_process.hpp"
+#include "ctl/round_engine.hpp"
 #include "ctl/slurm_batch.hpp"
 #include "ctl/slurm_generations.hpp"
 #include "exec/executor.hpp"
 #include "exec/node_plan.hpp"
+#include "exec/process_exit.hpp"
 #include "exec/report_lines.hpp"
 #include "exec/run_as.hpp"
 #include "model/job_state.hpp"
@@ -36,6 +39,8 @@ namespace {
 constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
 // An exit file holds a status and a newline: anything longer is refused, not read.
 constexpr std::int64_t kMaxExitFile = 64;
+// Seconds past an sbatch's time limit after which a job it submitted is in Slurm's list.
+constexpr double kListedWithin = 10;
 
 std::string small_file(const std::string& path) {
   std::ifstream in(path);
@@ -50,6 +55,12 @@ bool live_state(const std::string& s) {
       "PENDING",  "CONFIGURING", "RUNNING",   "COMPLETING",   "SUSPENDED",   "REQUEUED",
       "RESIZING", "SIGNALING",   "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD"};
   return live.count(s) > 0;
+}
+
+std::string seconds_text(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
 }
 
 std::string why(const slurm::CommandResult& r) {
@@ -81,6 +92,7 @@ SlurmDriver::SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDr
     };
   }
   if (options_.sia_uid < 0) options_.sia_uid = static_cast<long>(::geteuid());
+  if (!options_.now) options_.now = wall_clock;
 }
 
 std::string SlurmDriver::record_path(const std::string& job) const {
@@ -128,6 +140,7 @@ SlurmDriver::Record SlurmDriver::record_of(const std::string& job, const json& j
   r.previous_job = j.value("previous_slurm_job", 0L);
   r.previous_generation = j.value("previous_generation", 0L);
   r.refused = j.value("refused", "");
+  r.intent_at = j.value("intent_at", 0.0);
   return r;
 }
 
@@ -141,7 +154,8 @@ void SlurmDriver::save(const Record& r) const {
             {"stop", r.stop},
             {"uid", r.uid},
             {"previous_slurm_job", r.previous_job},
-            {"previous_generation", r.previous_generation}};
+            {"previous_generation", r.previous_generation},
+            {"intent_at", r.intent_at}};
   if (!r.refused.empty()) j["refused"] = r.refused;
   os::write_file_atomic(record_path(r.job), j.dump() + "\n");
 }
@@ -212,6 +226,14 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
   }
   const slurm::SlurmJob* job = own_job(rec);
   if (rec.slurm_id == 0) {  // killed between the record and sbatch's answer: adopt it
+    if (!job && options_.now() - rec.intent_at < kCommandTimeout + kListedWithin) {
+      s.live = true;  // its sbatch may still be on its way: neither resubmitted nor ended
+      s.status = {{"name", rec.job},
+                  {"round", rec.generation},
+                  {"state", "running"},
+                  {"reason", "submitted, not yet listed by Slurm"}};
+      return s;
+    }
     if (!job) {
       s.absent = true;
       return s;
@@ -230,15 +252,17 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
     s.status = j;
     return s;
   }
-  if (const std::optional<int> exit = read_exit(rec)) {
-    const int code = *exit;
-    j["exit_status"] = code;
-    j["state"] = code == 0 ? "finished" : code == 75 ? "preempted" : "failed";
-    j["reason"] = id + ": the ranks exited " + std::to_string(code);
-  } else if (state == "CANCELLED" && !rec.stop) {
+  // Cancelled by someone else: its script may still have written a status (Slurm's
+  // TERM before the KILL is a stop to it), but the cancel is what ended it.
+  const int code = exit_code(rec);
+  if (state == "CANCELLED" && !rec.stop && code != 0) {
     j["state"] = "failed";
     j["cancelled"] = true;
     j["reason"] = id + " was cancelled in Slurm (scancel)";
+  } else if (code >= 0) {
+    j["exit_status"] = code;
+    j["state"] = code == 0 ? "finished" : code == 75 ? "preempted" : "failed";
+    j["reason"] = id + ": the ranks exited " + std::to_string(code);
   } else {
     j["state"] = "killed";
     j["reason"] = id + " ended " + (state.empty() ? "(no longer known to Slurm)" : state) +
@@ -333,25 +357,29 @@ std::vector<ReportLine> SlurmDriver::drain_reports() {
   return out;
 }
 
-// Checkpoint-stop: SIGTERM to every job's ranks (a job still pending is cancelled at once:
-// Slurm signals no step of it), then up to the grace period for all to end, then scancel
-// of those still there.
-void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
+// Checkpoint-stop: SIGTERM to every job's batch script, which forwards it to the ranks (a
+// job still pending is cancelled at once: no rank started, no checkpoint to make), then up
+// to the grace period for all to end, then scancel of those still there. Returns the jobs
+// whose generation is confirmed ended in Slurm as a stop allows a successor: checkpoint-
+// stopped (its script wrote 75), or cancelled before it started.
+std::set<std::string> SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
   std::vector<Record*> left;
+  std::set<std::string> unstarted;
   for (Record* r : jobs) {
     r->stop = true;
     save(*r);
     const slurm::SlurmJob* j = own_job(*r);
-    if (!j) continue;             // not (or no longer) sia's in Slurm's list: nothing to stop
-    if (j->state == "PENDING") {  // no rank started, no checkpoint to make: cancelled now
+    if (!j) continue;  // not (or no longer) sia's in Slurm's list: nothing to stop
+    left.push_back(r);
+    if (j->state == "PENDING") {
+      unstarted.insert(r->job);
       auto c = run_for(*r, {"scancel", std::to_string(r->slurm_id)});
       if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
       continue;
     }
-    left.push_back(r);
-    auto c = run_for(*r, {"scancel", "--signal=TERM", std::to_string(r->slurm_id)});
+    auto c = run_for(*r, {"scancel", "--batch", "--signal=TERM", std::to_string(r->slurm_id)});
     if (!c.ran || c.status != 0)
-      warnings_.push_back("job " + r->job + ": scancel --signal=TERM: " + why(c));
+      warnings_.push_back("job " + r->job + ": scancel --batch --signal=TERM: " + why(c));
   }
   for (double waited = 0; !left.empty(); waited += 0.5) {
     if (waited > 0) read_slurm();
@@ -364,11 +392,35 @@ void SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
     if (left.empty() || waited >= settings_.grace_seconds) break;
     options_.sleep(0.5);
   }
+  std::set<std::string> ended;
+  for (Record* r : jobs) {
+    if (std::find(left.begin(), left.end(), r) != left.end()) continue;
+    if (!reachable_ || r->slurm_id == 0) continue;
+    const int code = exit_code(*r);
+    if (code == exec::kPreemptedExit || (code < 0 && unstarted.count(r->job))) {
+      ended.insert(r->job);
+    } else {
+      warnings_.push_back(
+          "job " + r->job + ": generation " + std::to_string(r->generation) + " ended " +
+          (code < 0 ? "without its ranks' exit status" : "with status " + std::to_string(code)) +
+          " as it was stopped: the next round decides what follows");
+    }
+  }
   for (Record* r : left) {
+    warnings_.push_back("job " + r->job + ": generation " + std::to_string(r->generation) +
+                        " not ended after the " + seconds_text(settings_.grace_seconds) +
+                        " s grace: scancel; no next generation before Slurm says it ended");
     if (reachable_ && !own_job(*r)) continue;
     auto c = run_for(*r, {"scancel", std::to_string(r->slurm_id)});
     if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
   }
+  return ended;
+}
+
+// The status the generation's batch script wrote (read_exit); -1: none (yet), or refused.
+int SlurmDriver::exit_code(const Record& rec) {
+  const std::optional<int> code = read_exit(rec);
+  return code ? *code : -1;
 }
 
 // Records, writes and submits the next generation; returns why sbatch failed. Throws
@@ -412,6 +464,7 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   rec.node = first;
   rec.shape = shape_of(launches);
   rec.stop = false;
+  rec.intent_at = options_.now();
   save(rec);  // before sbatch: a controller killed from here on adopts, never resubmits
   // The job's directory (its script, Slurm's output, the exit file) is the job's user's:
   // made 0700 by root in SHARED/slurm (root's, 0711: the user can neither rename nor
@@ -423,9 +476,11 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   const std::string name = "gen-" + std::to_string(rec.generation);
   const std::string gen = dir + "/" + name;
   const std::string type = slurm_gres_type(settings_, launches.front().gpu_type);
-  os::write_file_atomic_in(d.get(), name + ".sh",
-                           slurm_batch_script(launches, type, gen + ".sh", gen + ".exit"),
-                           os::kPrivateFile, account ? &*account : nullptr, gen + ".sh");
+  const std::string scancel =
+      settings_.bin_dir.empty() ? std::string("scancel") : settings_.bin_dir + "/scancel";
+  os::write_file_atomic_in(
+      d.get(), name + ".sh", slurm_batch_script(launches, type, gen + ".sh", gen + ".exit", scancel),
+      os::kPrivateFile, account ? &*account : nullptr, gen + ".sh");
   auto r = run_for(rec, sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"));
   long id = std::atol(r.out.c_str());  // --parsable: "ID" or "ID;CLUSTER"
   if (!r.ran || r.status != 0 || id <= 0) return "sbatch: " + why(r);
@@ -487,9 +542,12 @@ std::vector<NodeResult> SlurmDriver::deliver(std::int64_t, const Placement& plac
       act(rec.node, job, "stop", rec.generation, "");
     }
   }
-  stop_all(stopping);
+  // A successor only once Slurm says the stopped generation ended as a stop allows: never
+  // two generations of a job at once, none after a generation that finished meanwhile.
+  const std::set<std::string> stopped = stop_all(stopping);
   for (auto& [job, launches] : wanted) {
     if (keep.count(job)) continue;
+    if (seen_[job].live && !stopped.count(job)) continue;
     Record rec;
     rec.job = job;
     if (records_.count(job)) rec = records_[job];

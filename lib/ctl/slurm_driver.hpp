@@ -7,10 +7,13 @@
 // SHARED/ckpt).
 //   records   STATE/slurm/JOB.json: the job's generation, its Slurm job id (0 until sbatch
 //             answered), the uid it was submitted as, its shape (GPU type, nodes and counts),
-//             whether sia asked it to stop, and the previous generation's Slurm id -- written
-//             BEFORE sbatch, so a controller killed mid-round never submits a generation
-//             twice: a record without an id is adopted from Slurm's job list by its mark
-//             (slurm/job_mark.hpp) and uid; and again once sbatch gave the id. Each
+//             whether sia asked it to stop, the previous generation's Slurm id and when it
+//             was written -- BEFORE sbatch (the intent), so a controller killed mid-round
+//             neither loses nor duplicates a generation: a record without an id is adopted
+//             from Slurm's job list by its mark
+//             (slurm/job_mark.hpp) and uid; not listed, it counts as running until its
+//             sbatch could no longer be on its way (the command's time limit and 10 s),
+//             and only then as never submitted. Written again once sbatch gave the id. Each
 //             generation's Slurm job id, once known, is also kept for history and logs
 //             (slurm_generations.hpp).
 //   users     each generation is submitted (sbatch) and signalled (scancel) as the job's
@@ -32,7 +35,8 @@
 //             (another status), killed (node failure, preemption, time limit, a stop sia
 //             forced), or failed with "cancelled": true (scancel'ed by someone else).
 //             A query failing (slurmctld down) makes every node down for the round with one
-//             line: nothing is delivered, the state is kept.
+//             line and the driver blind (NodeDriver::blind): the round decides and delivers
+//             nothing, the state is kept.
 //   nodes_up  the cluster's nodes Slurm offers (in the partition, not down or drained) on
 //             which every GPU is usable by sia (slurm::usable_gpus: none held by a job that
 //             is not sia's); a node on which another user's job holds a GPU is not offered
@@ -43,8 +47,14 @@
 //             sia's mark written on it is another user's job.
 //   deliver   per job: unchanged -> keep; batch only -> resize (the batch plan file, as
 //             sia-run does); GPU type, nodes or counts changed, or no longer placed ->
-//             checkpoint-stop (scancel --signal=TERM, up to slurm.grace_seconds, then
-//             scancel) and, when placed, a new generation resuming from the checkpoint.
+//             checkpoint-stop (scancel --batch --signal=TERM: the batch script forwards it
+//             to the ranks, ctl/slurm_batch.hpp; up to slurm.grace_seconds, then scancel)
+//             and, when placed, a new generation resuming from the checkpoint -- submitted
+//             only once Slurm lists the stopped one as ended and its script wrote 75 (or it
+//             was cancelled still pending). Otherwise (still there after the grace, ended
+//             with another status: finished meanwhile, failed, killed) the next round sees
+//             how it ended and decides: never two generations of a job at once, none after
+//             one that finished.
 //   reports   read from each SHARED/nodes/NODE state directory with the book's offsets.
 // Thread-safety: one thread.
 #pragma once
@@ -53,6 +63,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +84,7 @@ struct SlurmDriverOptions {
   std::string checkpoint_root;  // controller.checkpoint_root; empty: SHARED/ckpt
   long sia_uid = -1;  // the user of a job that has no account of its own; -1: this process's
   std::function<void(double)> sleep;  // waiting for a stop; null: the real one
+  std::function<double()> now;        // wall-clock seconds; null: ctl::wall_clock
 };
 
 class SlurmDriver : public NodeDriver {
@@ -85,6 +97,7 @@ class SlurmDriver : public NodeDriver {
                                   const nlohmann::json& jobs_doc) override;
   std::vector<ReportLine> drain_reports() override;
   std::vector<NodeStatus> observe() override;
+  bool blind() const override { return observed_ && !reachable_; }
   std::vector<std::string> take_warnings();
 
   struct Record {
@@ -98,6 +111,7 @@ class SlurmDriver : public NodeDriver {
     long previous_job = 0;  // the Slurm id of the generation before (0: none)
     long previous_generation = 0;
     std::string refused;  // why the generation was never submitted (it fails with this)
+    double intent_at = 0;   // when the record of the generation was written before sbatch
   };
   // The records in STATE/slurm (a record without "uid" is `default_uid`'s), and the Slurm
   // jobs they make sia's: each record's generation and the one before it.
@@ -121,7 +135,8 @@ class SlurmDriver : public NodeDriver {
   const slurm::SlurmJob* own_job(const Record& rec) const;
   slurm::CommandResult run_for(const Record& rec, const std::vector<std::string>& argv);
   std::optional<int> read_exit(const Record& rec);
-  void stop_all(const std::vector<Record*>& jobs);
+  std::set<std::string> stop_all(const std::vector<Record*>& jobs);
+  int exit_code(const Record& rec);
   std::optional<std::string> submit(Record& rec, std::vector<exec::JobLaunch>& launches);
 
   Cluster cluster_;

@@ -24,6 +24,7 @@ sia_module(ctl
   ctl/admission.cpp
   ctl/book_reservations.cpp
   ctl/round_engine.cpp
+  ctl/round_outage.cpp
   ctl/client_docs.cpp
   ctl/app_explanation.cpp
   ctl/job_requests.cpp

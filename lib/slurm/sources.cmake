@@ -3,6 +3,7 @@
 # usable GPUs as Slurm sees them). lib/slurm depends on lib/core and lib/os.
 sia_module(slurm
   slurm/command_runner.cpp
+  slurm/beside_runner.cpp
   slurm/slurm_fields.cpp
   slurm/slurm_nodes.cpp
   slurm/slurm_jobs.cpp

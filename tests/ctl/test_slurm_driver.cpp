@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -60,6 +61,8 @@ struct FakeSlurm {
   bool down = false;
   long next_id = 41;
   bool record_before_sbatch = false;
+  double now = 1000;                 // the driver's wall clock
+  std::function<void()> on_scancel;  // Slurm's answer to a scancel (the job ends...)
   std::vector<std::vector<std::string>> calls;
   std::vector<std::string> users;  // per call: the account it ran as ("" : the driver's own)
   json run_as;                     // the jobs' state.run_as (null: none)
@@ -74,6 +77,7 @@ struct FakeSlurm {
     SlurmDriverOptions o;
     o.state_dir = state;
     o.sleep = [](double) {};
+    o.now = [this] { return now; };
     o.sia_uid = kSiaUid;
     return SlurmDriver(cluster, s, o, std::make_unique<FakeRunner>(this), nullptr);
   }
@@ -139,6 +143,7 @@ slurm::CommandResult FakeRunner::run(const std::vector<std::string>& argv, doubl
     r.err = "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
     return r;
   }
+  if (argv[0] == "scancel" && f->on_scancel) f->on_scancel();
   if (argv[0] == "scontrol") r.out = argv.back() == "node" ? f->nodes : f->queue;
   if (argv[0] == "sbatch") {
     std::ifstream rec(f->state + "/slurm/j1.json");
@@ -215,6 +220,10 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
   }
   SECTION("cancelled by its user") {
     f.queue = job_line(41, "sia:j1:1", "CANCELLED");
+    SECTION("before its script said anything") {}
+    SECTION("its script took Slurm's TERM for a stop and wrote 75") {
+      std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "75\n";
+    }
     json j = f.status_of_first()[0];
     CHECK(j["state"] == "failed");
     CHECK(j["cancelled"] == true);
@@ -236,19 +245,62 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
     CHECK(j["state"] == "failed");
     CHECK(j["exit_status"] == 3);
   }
-  SECTION("a GPU count change checkpoint-stops it and submits the next generation") {
+  SECTION("a GPU count change checkpoint-stops it, then submits the next generation") {
     f.queue = job_line(41, "sia:j1:1", "RUNNING");
     SlurmDriver d = f.driver();
     d.observe();
     f.next_id = 42;
+    f.on_scancel = [&f] {  // the batch script forwards TERM; the ranks exit 75
+      std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "75\n";
+      f.queue = job_line(41, "sia:j1:1", "FAILED");
+    };
     auto res = d.deliver(2, f.placement({{"t4-0", {0, 1}}}), f.jobs_doc());
     const auto* sc = f.last("scancel");
-    REQUIRE(sc);  // still RUNNING in the fake past the grace: TERM, then scancel
-    bool term = false;
-    for (const auto& c : f.calls) term = term || has(c, "--signal=TERM");
-    CHECK(term);
-    CHECK(sc->size() == 2);  // the plain scancel after the grace
+    REQUIRE(sc);
+    CHECK(*sc == std::vector<std::string>{"scancel", "--batch", "--signal=TERM", "41"});
     CHECK(res.at(0).plan["actions"][1]["action"] == "restart");
+    CHECK(res.at(0).plan["actions"][1]["round"] == 2);
+  }
+  SECTION("still running after the grace: scancel, and no next generation this round") {
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
+    SlurmDriver d = f.driver();
+    d.observe();
+    f.next_id = 42;
+    f.calls.clear();  // the first generation's sbatch is not this round's
+    auto res = d.deliver(2, f.placement({{"t4-0", {0, 1}}}), f.jobs_doc());
+    const auto* sc = f.last("scancel");
+    REQUIRE(sc);
+    CHECK(sc->size() == 2);  // the plain scancel after the grace
+    CHECK(f.last("sbatch") == nullptr);
+    CHECK(res.at(0).plan["actions"].size() == 1);  // the stop only
+    auto w = d.take_warnings();
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("not ended after the 1 s grace") != std::string::npos);
+  }
+  SECTION("finished while it was being stopped: no generation after it") {
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
+    SlurmDriver d = f.driver();
+    d.observe();
+    f.on_scancel = [&f] {  // its ranks reached the step limit before the TERM
+      std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "0\n";
+      f.queue = job_line(41, "sia:j1:1", "COMPLETED");
+    };
+    f.calls.clear();  // the first generation's sbatch is not this round's
+    d.deliver(2, f.placement({{"t4-0", {0, 1}}}), f.jobs_doc());
+    CHECK(f.last("sbatch") == nullptr);
+    CHECK(f.status_of_first()[0]["state"] == "finished");
+  }
+  SECTION("slurmctld gone while it was being stopped: nothing submitted") {
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
+    SlurmDriver d = f.driver();
+    d.observe();
+    f.on_scancel = [&f] { f.down = true; };
+    f.calls.clear();  // the first generation's sbatch is not this round's
+    d.deliver(2, f.placement({{"t4-0", {0, 1}}}), f.jobs_doc());
+    CHECK(f.last("sbatch") == nullptr);
+    json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+    CHECK(rec["stop"] == true);
+    CHECK(rec["generation"] == 1);
   }
 }
 
@@ -259,6 +311,7 @@ TEST_CASE("a generation still pending in Slurm is cancelled at once when moved",
   SlurmDriver d = f.driver();
   d.observe();
   f.next_id = 42;
+  f.on_scancel = [&f] { f.queue = job_line(41, "sia:j1:1", "CANCELLED"); };
   auto res = d.deliver(2, f.placement({{"t4-1", {0}}}), f.jobs_doc());
   bool term = false;
   for (const auto& c : f.calls) term = term || has(c, "--signal=TERM");
@@ -284,6 +337,33 @@ TEST_CASE("a controller killed after its record but before sbatch's answer adopt
   CHECK(rec["slurm_job"] == 77);
 }
 
+TEST_CASE("a record whose sbatch may still be on its way is neither resubmitted nor lost",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  std::filesystem::create_directories(f.state + "/slurm");
+  std::ofstream(f.state + "/slurm/j1.json")
+      << R"({"job":"j1","generation":1,"slurm_job":0,"node":"t4-0","shape":"","stop":false,)"
+      << R"("intent_at":990})";
+  SECTION("written 10 s ago, not listed: running, nothing submitted") {
+    SlurmDriver d = f.driver();
+    auto st = d.observe();
+    CHECK(st.at(0).status["jobs"][0]["state"] == "running");
+    d.deliver(1, f.placement({{"t4-1", {0}}}), f.jobs_doc());
+    CHECK(f.last("sbatch") == nullptr);
+    CHECK(f.last("scancel") == nullptr);
+  }
+  SECTION("past sbatch's time limit and still not listed: never submitted, submitted now") {
+    f.now = 990 + 71;
+    SlurmDriver d = f.driver();
+    d.observe();
+    auto res = d.deliver(1, f.placement({{"t4-1", {0}}}), f.jobs_doc());
+    REQUIRE(f.last("sbatch"));
+    json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+    CHECK(rec["generation"] == 2);
+    CHECK(rec["intent_at"] == 990 + 71);
+  }
+}
+
 TEST_CASE("slurmctld down: every node down with one reason, nothing submitted", "[slurm_driver]") {
   FakeSlurm f;
   f.down = true;
@@ -292,6 +372,7 @@ TEST_CASE("slurmctld down: every node down with one reason, nothing submitted", 
   CHECK(!st.at(0).ok);
   CHECK(st.at(0).error.rfind("slurm: slurmctld not reachable", 0) == 0);
   CHECK(d.nodes_up().empty());
+  CHECK(d.blind());  // the round decides nothing: the jobs may well run on
   auto res = d.deliver(1, f.placement({{"t4-0", {0}}}), f.jobs_doc());
   CHECK(!res.at(0).acknowledged);
   CHECK(f.last("sbatch") == nullptr);

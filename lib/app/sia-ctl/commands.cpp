@@ -9,6 +9,7 @@
 #include "ctl/command_driver.hpp"
 #include "ctl/history.hpp"
 #include "ctl/round_engine.hpp"
+#include "ctl/round_outage.hpp"
 #include "ctl/slurm_driver.hpp"
 #include "ctl/state_store.hpp"
 #include "ctl/submission.hpp"
@@ -119,24 +120,13 @@ int run_round_command(const CtlArgs& args) {
   print(doc, args.format);
   // Every node down for one reason (slurmctld or the network unreachable): that reason,
   // once, instead of a line per node.
-  bool any_up = false;
-  std::set<std::string> reasons;
-  for (const auto& n : data["nodes"]) {
-    any_up = any_up || n.value("up", false);
-    reasons.insert(n.value("error", ""));
-  }
-  const bool outage = !any_up && !cluster.nodes.empty();
-  const bool one_reason = outage && reasons.size() == 1 && !reasons.begin()->empty();
+  const RoundOutage outage = round_outage(data["nodes"], cluster.nodes.size());
   for (const auto& w : held) {
-    if (!(one_reason && w.rfind("node ", 0) == 0 && w.ends_with(" is down: " + *reasons.begin())))
-      warn(w);
+    if (!said_by(outage, w)) warn(w);
   }
   for (const auto& w : driver_warnings()) warn(w);
-  if (outage) {
-    cli::write_stderr(
-        log::program() + ": error: no node answered" +
-        (one_reason ? ": " + *reasons.begin() : std::string(" (see the node errors above)")) +
-        "; the round placed nothing\n");
+  if (outage.outage) {
+    cli::write_stderr(log::program() + ": error: " + outage_line(outage) + "\n");
     return to_int(ExitStatus::unavailable);
   }
   return 0;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "channel/allow_list.hpp"
 #include "channel/hub.hpp"
@@ -20,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "ctl/round_engine.hpp"
+#include "ctl/round_outage.hpp"
 #include "ctl/slurm_driver.hpp"
 #include "ctl/state_store.hpp"
 #include "os/clock.hpp"
@@ -27,6 +29,7 @@
 #include "serve/hub_driver.hpp"
 #include "serve/log_requests.hpp"
 #include "serve/report_journal.hpp"
+#include "slurm/beside_runner.hpp"
 
 namespace sia::serve {
 
@@ -181,7 +184,28 @@ struct Serving {
   ctl::RoundEngine& engine;
   long& reports;  // journaled since the last round's log line
   const ctl::ForeignReports& foreign;
+  // [slurm] enabled: the nodes are Slurm's (no agent to wait for); the round's warnings
+  // are held (`held`) and said after it, a slurmctld outage as one line, then the
+  // driver's own (`driver_warnings`).
+  bool slurm = false;
+  std::size_t cluster_nodes = 0;
+  std::vector<std::string>* held = nullptr;
+  std::function<std::vector<std::string>()> driver_warnings;
 };
+
+// After a round through Slurm: its held warnings, an outage said once, the driver's.
+void say_slurm_round(Serving& s, const json& result, std::size_t cluster_nodes) {
+  const ctl::RoundOutage outage =
+      ctl::round_outage(result.value("nodes", json::array()), cluster_nodes);
+  for (const auto& w : std::exchange(*s.held, {})) {
+    if (!ctl::said_by(outage, w)) warn(w);
+  }
+  for (const auto& w : s.driver_warnings()) warn(w);
+  if (outage.outage) {
+    warn("round " + std::to_string(result.value("round", std::int64_t{0})) + ": " +
+         ctl::outage_line(outage) + "; the next round tries again");
+  }
+}
 
 // Runs one round and logs it; a round that fails is a warning unless the state cannot be
 // written (then the daemon stops).
@@ -189,6 +213,7 @@ void run_round(Serving& s) {
   const auto t0 = os::system_clock().now();
   try {
     json r = s.engine.run(s.book);
+    if (s.slurm) say_slurm_round(s, r, s.cluster_nodes);
     const double took = std::chrono::duration<double>(os::system_clock().now() - t0).count();
     int running = 0, queued = 0;
     for (const ctl::BookJob* b : s.book.active()) (b->placed ? running : queued)++;
@@ -202,6 +227,10 @@ void run_round(Serving& s) {
         " (" + fmt(took) + " s, delivery " + fmt(s.driver.last_deliver_seconds()) + " s)");
     s.reports = 0;
   } catch (const Error& e) {
+    if (s.slurm) {
+      for (const auto& w : std::exchange(*s.held, {})) warn(w);
+      for (const auto& w : s.driver_warnings()) warn(w);
+    }
     if (e.status() == ExitStatus::io || e.status() == ExitStatus::cant_create) throw;
     warn(std::string("round ") + std::to_string(s.book.round() + 1) + " failed: " + e.what());
   }
@@ -224,7 +253,7 @@ void serve_rounds(Serving& s, const std::function<bool()>& stopping) {
     if (stopping()) break;
     now = os::system_clock().now();
     if (s.service.take_round_wanted()) next_round = std::min(next_round, now);
-    if (first && !awaited.empty()) {
+    if (first && !awaited.empty() && !s.slurm) {
       auto up = s.driver.nodes_up();
       bool all = std::all_of(awaited.begin(), awaited.end(), [&](const std::string& n) {
         auto a = s.hub.agent(n);
@@ -244,7 +273,7 @@ void serve_rounds(Serving& s, const std::function<bool()>& stopping) {
     const auto active = s.book.active();
     const bool any_placed = std::any_of(
         active.begin(), active.end(), [](const ctl::BookJob* b) { return b->placed.has_value(); });
-    if (s.driver.nodes_up().empty() && !any_placed) {
+    if (!s.slurm && s.driver.nodes_up().empty() && !any_placed) {
       if (!said_no_nodes) log("no agent is connected: the round waits for one");
       said_no_nodes = true;
       next_round = now + std::min(os::span(s.cc.round), os::span(1.0));
@@ -322,16 +351,30 @@ int run_serve_command(const ctl::CtlArgs& args) {
   dopt.on_event = log_event;
   HubDriver driver(hub, cluster, dopt);
   ctl::RoundOptions ro;
-  ro.warn = warn;
+  std::vector<std::string> held;  // a round through Slurm's warnings, said after it
+  ro.warn = config.slurm.enabled ? std::function<void(const std::string&)>(
+                                       [&held](const std::string& w) { held.push_back(w); })
+                                 : std::function<void(const std::string&)>(warn);
   ro.run_stages = stages_beside(driver);
-  // [slurm] enabled: rounds go through Slurm (sbatch, scancel); the hub still serves the
-  // clients, and no agent is needed.
+  // [slurm] enabled: rounds go through Slurm (sbatch, scancel) as cron rounds do, with no
+  // agent to wait for; the hub still serves the clients, also while a Slurm command or a
+  // checkpoint-stop takes its time (the commands run beside, the waits pump the hub).
   std::optional<ctl::SlurmDriver> slurm;
   if (config.slurm.enabled) {
     ctl::SlurmDriverOptions so;
     so.state_dir = store.root();
     so.checkpoint_root = cc.checkpoint_root;
-    slurm.emplace(cluster, config.slurm, so, std::make_unique<slurm::ProcessRunner>(config.slurm),
+    so.sleep = [&driver](double seconds) {
+      const auto until = os::system_clock().now() + os::span(seconds);
+      for (auto now = os::system_clock().now(); now < until; now = os::system_clock().now()) {
+        driver.pump(std::min(std::chrono::duration_cast<std::chrono::milliseconds>(until - now),
+                             std::chrono::milliseconds(50)));
+      }
+    };
+    auto runner = std::make_unique<slurm::BesideRunner>(
+        std::make_unique<slurm::ProcessRunner>(config.slurm),
+        [&driver] { driver.pump(std::chrono::milliseconds(20)); });
+    slurm.emplace(cluster, config.slurm, so, std::move(runner),
                   [&book] { return book.report_offsets(); });
   }
   ctl::RoundEngine engine(config, cluster, store,
@@ -343,7 +386,19 @@ int run_serve_command(const ctl::CtlArgs& args) {
            : " (no CURVE: ipc:// in a private directory)") +
       ": cluster " + cluster.name + ", state " + store.root() + ", a round every " + fmt(cc.round) +
       " s; " + std::to_string(book.active().size()) + " active jobs");
-  Serving serving{cc, book, store, hub, driver, service, engine, reports, foreign};
+  Serving serving{cc,
+                  book,
+                  store,
+                  hub,
+                  driver,
+                  service,
+                  engine,
+                  reports,
+                  foreign,
+                  !!slurm,
+                  cluster.nodes.size(),
+                  &held,
+                  [&slurm] { return slurm ? slurm->take_warnings() : std::vector<std::string>{}; }};
   serve_rounds(serving, [] { return cli::stop_signals().load() > 0; });
 
   log("stopping: compacting the state and saying BYE to the agents");

@@ -19,6 +19,10 @@
 #                                 Slurm forgot it;
 #   slurm_wait_job JOB STATE [SECONDS]  until the job is in STATE (default 120 s);
 #   slurm_node_drain NODE         drains NODE (reason "e2e");
+#   slurm_ctld_stop               stops the bed's slurmctld (SIGTERM) and waits until it no
+#                                 longer answers; its state (jobs) is kept for the next start;
+#   slurm_ctld_start              starts it again on the same state and waits until it
+#                                 answers (the slurmd and their jobs ran on meanwhile);
 #   slurm_cancel_all              cancels every job of the bed and waits until none is left.
 # The Slurm commands (sbatch, squeue, scontrol, scancel, sinfo) run as they are: SLURM_CONF
 # names the bed's configuration. Nothing here depends on a Slurm already running, nor
@@ -53,6 +57,23 @@ _slurm_job_is() { [ "$(slurm_job_state "$1")" = "$2" ]; }
 slurm_wait_job() { wait_for "${3:-120}" "Slurm job $1 $2 (it is: $(slurm_job_state "$1"))" _slurm_job_is "$1" "$2"; }
 
 slurm_node_drain() { scontrol update "NodeName=$1" State=DRAIN Reason=e2e; }
+
+_slurm_ctld_pid=
+_slurm_ctld_start() {
+  /usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >>"$SLURM_BED/log/slurmctld.out" 2>&1 &
+  _slurm_ctld_pid=$!
+  _slurm_pids="$_slurm_pids $!"
+}
+_slurm_not_answering() { ! _slurm_ping; }
+slurm_ctld_stop() {
+  kill -TERM "$_slurm_ctld_pid" 2>/dev/null
+  wait "$_slurm_ctld_pid" 2>/dev/null
+  wait_for 60 "the bed's slurmctld stopped" _slurm_not_answering
+}
+slurm_ctld_start() {
+  _slurm_ctld_start
+  wait_for 120 "the bed's slurmctld answering again" _slurm_ping
+}
 
 _slurm_no_jobs() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
 slurm_cancel_all() {
@@ -199,8 +220,7 @@ slurm_bed() {
   done
   _slurm_write_conf "$SLURM_BED" "$_sb_base" $((_sb_base + 2)) "$@"
   export SLURM_CONF="$SLURM_BED/slurm.conf"
-  /usr/sbin/slurmctld -D -i -f "$SLURM_CONF" >>"$SLURM_BED/log/slurmctld.out" 2>&1 &
-  _slurm_pids="$_slurm_pids $!"
+  _slurm_ctld_start
   wait_for 120 "the bed's slurmctld answering" _slurm_ping
   for _sb_spec in "$@"; do
     /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "${_sb_spec%%:*}" \
