@@ -478,9 +478,9 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   const std::string type = slurm_gres_type(settings_, launches.front().gpu_type);
   const std::string scancel =
       settings_.bin_dir.empty() ? std::string("scancel") : settings_.bin_dir + "/scancel";
-  os::write_file_atomic_in(
-      d.get(), name + ".sh", slurm_batch_script(launches, type, gen + ".sh", gen + ".exit", scancel),
-      os::kPrivateFile, account ? &*account : nullptr, gen + ".sh");
+  os::write_file_atomic_in(d.get(), name + ".sh",
+                           slurm_batch_script(launches, type, gen + ".sh", gen + ".exit", scancel),
+                           os::kPrivateFile, account ? &*account : nullptr, gen + ".sh");
   auto r = run_for(rec, sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"));
   long id = std::atol(r.out.c_str());  // --parsable: "ID" or "ID;CLUSTER"
   if (!r.ran || r.status != 0 || id <= 0) return "sbatch: " + why(r);

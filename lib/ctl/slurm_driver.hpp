@@ -110,8 +110,8 @@ class SlurmDriver : public NodeDriver {
     long uid = -1;          // the user it was submitted as (and runs as)
     long previous_job = 0;  // the Slurm id of the generation before (0: none)
     long previous_generation = 0;
-    std::string refused;  // why the generation was never submitted (it fails with this)
-    double intent_at = 0;   // when the record of the generation was written before sbatch
+    std::string refused;   // why the generation was never submitted (it fails with this)
+    double intent_at = 0;  // when the record of the generation was written before sbatch
   };
   // The records in STATE/slurm (a record without "uid" is `default_uid`'s), and the Slurm
   // jobs they make sia's: each record's generation and the one before it.

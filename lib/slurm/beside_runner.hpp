@@ -19,8 +19,11 @@ class BesideRunner : public CommandRunner {
   // `meanwhile` should return within a short while (e.g. poll 20 ms).
   BesideRunner(std::unique_ptr<CommandRunner> inner, std::function<void()> meanwhile);
   CommandResult run(const std::vector<std::string>& argv, double timeout_s) override;
+  CommandResult run_as(const os::Account& user, const std::vector<std::string>& argv,
+                       double timeout_s) override;
 
  private:
+  CommandResult beside(const std::function<CommandResult()>& command);
   std::unique_ptr<CommandRunner> inner_;
   std::function<void()> meanwhile_;
 };

@@ -24,6 +24,10 @@ struct FakeSacct : slurm::CommandRunner {
     ++calls;
     return {true, status, out, err};
   }
+  slurm::CommandResult run_as(const os::Account&, const std::vector<std::string>& argv,
+                              double timeout) override {
+    return run(argv, timeout);
+  }
 };
 
 json history_of(const std::vector<std::string>& names) {

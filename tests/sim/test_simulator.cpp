@@ -215,7 +215,9 @@ TEST_CASE("summary metrics on a hand-made result", "[metrics]") {
     j.rho = i < 10 ? 1.5 : 0.5;
     r.jobs.push_back(j);
   }
-  r.rounds = {{60, 4, 3, {}, 0, {}}, {120, 6, 6, {}, 0, {}}, {180, 2, 1, {}, 0, {}}};
+  r.rounds = {{60, 4, 3, {}, 0, 0, 0, 0, {}},
+              {120, 6, 6, {}, 0, 0, 0, 0, {}},
+              {180, 2, 1, {}, 0, 0, 0, 0, {}}};
   r.policy_runtimes = {0.001, 0.002, 0.003};
   r.round_runtimes = {0.004, 0.003, 0.005, 0.010};
   SimSummary s = summarize(r, sim_quirks(Compat::standard));

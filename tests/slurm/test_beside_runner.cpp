@@ -27,6 +27,13 @@ class SlowRunner : public CommandRunner {
     r.out = argv.at(0);
     return r;
   }
+  // As a user: the same, its first word marked with the user's name.
+  CommandResult run_as(const sia::os::Account& user, const std::vector<std::string>& argv,
+                       double timeout_s) override {
+    CommandResult r = run(argv, timeout_s);
+    r.out = user.name + ":" + r.out;
+    return r;
+  }
 };
 
 }  // namespace
@@ -45,6 +52,14 @@ TEST_CASE("a command runs beside while the caller keeps doing its work", "[besid
     CHECK(r.status == 7);
     CHECK(r.out == "scontrol");
     CHECK(turns >= 3);  // the caller was not blocked the while
+    CHECK(slow->ran_on != std::this_thread::get_id());
+  }
+  SECTION("a command as a user runs beside too") {
+    sia::os::Account user;
+    user.name = "alice";
+    CommandResult r = runner.run_as(user, {"scancel", "17"}, 5);
+    CHECK(r.out == "alice:scancel");
+    CHECK(turns >= 3);
     CHECK(slow->ran_on != std::this_thread::get_id());
   }
   SECTION("an exception of the command reaches the caller") {

@@ -18,6 +18,10 @@ struct FakeSacct : CommandRunner {
     calls.push_back(argv);
     return {true, status, out, err};
   }
+  CommandResult run_as(const os::Account&, const std::vector<std::string>& argv,
+                       double timeout) override {
+    return run(argv, timeout);
+  }
 };
 
 }  // namespace
