@@ -1,13 +1,16 @@
 #!/bin/sh
 # sia-ctl slurm-cluster on a private Slurm of three GPU types (lib/slurm.sh): the cluster
 # description names every node with its mapped GPU type; a drained node is not offered;
-# another user's job's GPUs are not usable, sia's own marked job's are; with slurmctld
+# another user's job's GPUs are not usable, sia's own job's are (marked, and recorded in the
+# state directory with its uid and Slurm id); with slurmctld
 # stopped it says so in one line, status 69, and writes nothing.
 #   slurm_cluster.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
 . "$E2E_LIB/slurm.sh"
 slurm_bed n1:a100:4 n2:t4:2 n3:l40s:2 n4:a100:4
 cat >config.toml <<TOML
+[controller]
+state_dir = "$tmp/state"
 [slurm]
 conf = "$SLURM_CONF"
 partition = "$SLURM_BED_PARTITION"
@@ -34,6 +37,14 @@ mine=$(sbatch --parsable -o /dev/null -w n1 --gres=gpu:a100:1 --comment=sia:j:2 
   --wrap 'sleep 300') || fail "sbatch"
 slurm_wait_job "$other" RUNNING
 slurm_wait_job "$mine" RUNNING
+# The mark alone is not enough: without sia's record of it, the job is nobody's of sia's.
+ctl -o json slurm-cluster >c.json || fail "slurm-cluster -o json"
+json_check "n1: a marked job sia has no record of is not sia's" c.json \
+  'd["metadata"]["usable_gpus"]["n1"] == 0'
+# sia's record of its job (sia-formats(5), "Slurm job records"): mark, uid and Slurm id.
+mkdir -p state/slurm
+printf '{"job":"j","generation":2,"slurm_job":%s,"node":"n1","shape":"","stop":false,"uid":%s}\n' \
+  "$mine" "$(id -u)" >state/slurm/j.json
 ctl -o json slurm-cluster >c.json || fail "slurm-cluster -o json"
 json_check "n1: 4 - 3 of another user's = 1 usable" c.json \
   'd["metadata"]["usable_gpus"] == {"n1": 1, "n2": 2, "n3": 2}'
