@@ -77,6 +77,9 @@ def worker(mode, steps, batch):
             break
     if rank == 0:
         print(statistics.median(times[WARMUP:]))
+    # Both runs leave their loop early: no rank exits while the other still waits on a
+    # collective of the last step (gloo aborted rank 0 so on a loaded machine).
+    dist.barrier()
     if mode == "ddp":
         dist.destroy_process_group()
 
