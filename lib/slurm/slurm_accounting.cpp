@@ -82,7 +82,14 @@ std::map<long, AccountedJob> parse_sacct(std::string_view text) {
     if (component && f[0].substr(id_text.size() + 1) != "0") continue;  // the first one counts
     const std::string at = where + " (job " + std::to_string(j.id) + ")";
     j.state = std::string(f[1].substr(0, f[1].find(' ')));  // "CANCELLED by 0"
-    if (j.state.empty()) throw Error(ExitStatus::data, at + ": State: expected a state");
+    // A Slurm job state is a word of capitals and '_' (COMPLETED, OUT_OF_MEMORY): other
+    // bytes would reach history's JSON, which holds text only.
+    const bool word = !j.state.empty() && j.state.size() <= 32 &&
+                      std::all_of(j.state.begin(), j.state.end(),
+                                  [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; });
+    if (!word) {
+      throw Error(ExitStatus::data, at + ": State: expected a Slurm job state (A-Z and _)");
+    }
     j.elapsed = parse_elapsed(f[2], at + ": Elapsed");
     auto code = split(f[3], ':');
     const long status = code.size() == 2 ? small_number(code[0]) : -1;

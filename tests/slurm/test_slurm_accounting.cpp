@@ -65,7 +65,10 @@ TEST_CASE("malformed sacct output is one line naming the line and the field",
   CHECK(error_of([] { parse_sacct("17|COMPLETED|00:01|0"); }).second ==
         "slurm: sacct: line 1 (job 17): ExitCode: expected STATUS:SIGNAL");
   CHECK(error_of([] { parse_sacct("17||00:01|0:0"); }).second ==
-        "slurm: sacct: line 1 (job 17): State: expected a state");
+        "slurm: sacct: line 1 (job 17): State: expected a Slurm job state (A-Z and _)");
+  // Bytes that are not text never reach history's JSON (found by fuzz/slurm_records).
+  CHECK(error_of([] { parse_sacct("18|\xbd\xf3\x0c|00:01|0:0"); }).second ==
+        "slurm: sacct: line 1 (job 18): State: expected a Slurm job state (A-Z and _)");
   CHECK(error_of([] { parse_sacct("17|RUNNING|00:01|999:0"); }).first == 65);
   CHECK(error_of([] { parse_sacct("99999999999|RUNNING|00:01|0:0"); }).first == 65);
 }
