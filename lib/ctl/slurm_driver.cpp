@@ -254,7 +254,7 @@ SlurmDriver::Seen SlurmDriver::classify(Record& rec) {
   }
   // Cancelled by someone else: its script may still have written a status (Slurm's
   // TERM before the KILL is a stop to it), but the cancel is what ended it.
-  const int code = exit_code(rec);
+  const int code = read_exit(rec).value_or(-1);
   if (state == "CANCELLED" && !rec.stop && code != 0) {
     j["state"] = "failed";
     j["cancelled"] = true;
@@ -396,7 +396,7 @@ std::set<std::string> SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
   for (Record* r : jobs) {
     if (std::find(left.begin(), left.end(), r) != left.end()) continue;
     if (!reachable_ || r->slurm_id == 0) continue;
-    const int code = exit_code(*r);
+    const int code = read_exit(*r).value_or(-1);
     if (code == exec::kPreemptedExit || (code < 0 && unstarted.count(r->job))) {
       ended.insert(r->job);
     } else {
@@ -415,12 +415,6 @@ std::set<std::string> SlurmDriver::stop_all(const std::vector<Record*>& jobs) {
     if (!c.ran || c.status != 0) warnings_.push_back("job " + r->job + ": scancel: " + why(c));
   }
   return ended;
-}
-
-// The status the generation's batch script wrote (read_exit); -1: none (yet), or refused.
-int SlurmDriver::exit_code(const Record& rec) {
-  const std::optional<int> code = read_exit(rec);
-  return code ? *code : -1;
 }
 
 // Records, writes and submits the next generation; returns why sbatch failed. Throws

@@ -136,7 +136,6 @@ class SlurmDriver : public NodeDriver {
   slurm::CommandResult run_for(const Record& rec, const std::vector<std::string>& argv);
   std::optional<int> read_exit(const Record& rec);
   std::set<std::string> stop_all(const std::vector<Record*>& jobs);
-  int exit_code(const Record& rec);
   std::optional<std::string> submit(Record& rec, std::vector<exec::JobLaunch>& launches);
 
   Cluster cluster_;
