@@ -21,6 +21,7 @@ sia_module(policy
   policy/themis.cpp
   policy/themis_auction.cpp
   policy/themis_model.cpp
+  policy/themis_state.cpp
   policy/successive_halving.cpp
   policy/themis_app.cpp
   policy/fairness_estimate.cpp

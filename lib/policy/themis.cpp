@@ -52,10 +52,7 @@
 //     of 1e-6 (not options.mip_gap, Sia's).
 //   - The round's random numbers come from std::mt19937 seeded with (options.seed, round),
 //     so a one-shot sia-solve --previous round draws what the simulator's does.
-// policy_state (JSON): {"round", "jobs": {name: {"contention_sum", "rounds", "lease":
-// {"gpu_type", "nodes", "gpus", "start", "end", "payment", "how"}}}, "placement"}; "end" is
-// the first round in which the lease no longer holds, "how" auction | leftover | pinned,
-// "placement" the Placement document's data of the last answer.
+// policy_state: themis_state.hpp.
 // Thread-safety: as Policy.
 #include <algorithm>
 #include <cmath>
@@ -77,6 +74,7 @@
 #include "policy/themis_app.hpp"
 #include "policy/themis_auction.hpp"
 #include "policy/themis_model.hpp"
+#include "policy/themis_state.hpp"
 
 namespace sia {
 
@@ -98,92 +96,15 @@ void take(const std::vector<std::pair<int, int>>& usage, std::vector<double>& ro
   for (auto [row, amount] : usage) room[row] -= sign * amount;
 }
 
-// ---------------------------------------------------------------------------------------
-// State between rounds.
-
-struct Lease {
-  std::string gpu_type;
-  int nodes = 0;
-  int gpus = 0;
-  long long start = 0;  // the round it was granted in
-  long long end = 0;    // the first round in which it is free again
-  double payment = 1;   // c_i
-  std::string how;      // auction | leftover | pinned
-};
+using themis::Lease;
+using themis::Memory;
+using themis::State;
+using themis::state_from_text;
+using themis::state_to_text;
 
 Lease lease_of(const Cluster& cluster, const Config& c, long long start, long long end,
                double payment, const char* how) {
   return Lease{cluster.types[c.type].name, c.nodes, c.gpus, start, end, payment, how};
-}
-
-struct Memory {
-  double contention_sum = 0;
-  long long rounds = 0;
-  std::optional<Lease> lease;
-};
-
-struct State {
-  long long round = 0;
-  std::map<std::string, Memory> jobs;
-  std::optional<Placement> placement;  // where the last answer was placed (the check)
-};
-
-std::string state_to_text(const State& s, const Cluster& cluster) {
-  json jobs = json::object();
-  for (const auto& [name, m] : s.jobs) {
-    json j{{"contention_sum", m.contention_sum}, {"rounds", m.rounds}};
-    if (m.lease) {
-      const Lease& l = *m.lease;
-      j["lease"] = {
-          {"gpu_type", l.gpu_type}, {"nodes", l.nodes},     {"gpus", l.gpus}, {"start", l.start},
-          {"end", l.end},           {"payment", l.payment}, {"how", l.how}};
-    }
-    jobs[name] = std::move(j);
-  }
-  json out{{"round", s.round}, {"jobs", std::move(jobs)}};
-  if (s.placement) out["placement"] = placement_to_json(*s.placement, cluster);
-  return out.dump();
-}
-
-// Read through Node's checked accessors: the state comes back from a file (sia-solve
-// --previous), so a count out of range is bad data, never a cast out of range.
-State state_from_text(const std::string& text, const Cluster& cluster) {
-  State s;
-  const json j = parse_json_bounded(text);
-  if (j.is_discarded()) {
-    throw Error(ExitStatus::data,
-                "previous allocation: policy_state: not a themis state (not "
-                "JSON, or nested too deeply)");
-  }
-  const Node root(j, "previous allocation", "policy_state");
-  if (!root.is_object()) root.expected("a themis state (an object)");
-  if (auto placement = root.get("placement")) {
-    if (placement->string_or("cluster_name", "") == cluster.name) {
-      s.placement = parse_placement(*placement, cluster);
-    }
-  }
-  s.round = root.at("round").as_int();
-  const Node jobs = root.at("jobs");
-  if (!jobs.is_object()) jobs.expected("an object");
-  for (const auto& name : jobs.keys()) {
-    const Node v = jobs.at(name);
-    Memory m;
-    m.contention_sum = v.at("contention_sum").as_number();
-    m.rounds = v.at("rounds").as_int();
-    if (auto l = v.get("lease")) {
-      Lease lease;
-      lease.gpu_type = l->at("gpu_type").as_string();
-      lease.nodes = l->at("nodes").int32();
-      lease.gpus = l->at("gpus").int32();
-      lease.start = l->at("start").as_int();
-      lease.end = l->at("end").as_int();
-      lease.payment = l->at("payment").as_number();
-      lease.how = l->at("how").as_string();
-      m.lease = lease;
-    }
-    s.jobs[name] = std::move(m);
-  }
-  return s;
 }
 
 // ---------------------------------------------------------------------------------------
