@@ -77,6 +77,8 @@ json job_to_json(const BookJob& b) {
       {"started_time", b.started_time},
       {"last_report_time", b.last_report_time},
       {"silent_restarts", b.silent_restarts},
+      {"peer_restarts", b.peer_restarts},
+      {"peer_lost_generation", b.peer_lost_generation},
       {"last_report", b.last_report},
       {"last_report_node", b.last_report_node},
       {"last_report_at", b.last_report_at},
@@ -176,6 +178,8 @@ BookJob job_from_json(const Node& n) {
   b.started_time = n.number_or("started_time", 0);
   b.last_report_time = n.number_or("last_report_time", 0);
   b.silent_restarts = static_cast<int>(n.int_or("silent_restarts", 0));
+  b.peer_restarts = static_cast<int>(n.int_or("peer_restarts", 0));
+  b.peer_lost_generation = n.int_or("peer_lost_generation", 0);
   if (n.json().contains("last_report")) b.last_report = n.json()["last_report"];
   b.last_report_node = n.string_or("last_report_node", "");
   b.last_report_at = n.number_or("last_report_at", 0);

@@ -98,6 +98,8 @@ const Def kAfterKnobs[] = {
      "", "seconds without a report before a running job is restarted (0: never)"},
     {"controller.hung_retries", SIA_FIELD(controller.hung_retries), false, "SIA_CTL_HUNG_RETRIES",
      "", "restarts of a silent job before it fails"},
+    {"controller.peer_retries", SIA_FIELD(controller.peer_retries), false, "SIA_CTL_PEER_RETRIES",
+     "", "restarts of a multi-node job whose ranks lost their peers before it fails"},
     {"stages.estimate", SIA_FIELD(stages.estimate), false, "SIA_STAGE_ESTIMATE", "--stage",
      "estimate stage program"},
     {"stages.solve", SIA_FIELD(stages.solve), false, "SIA_STAGE_SOLVE", "--stage",
@@ -394,6 +396,9 @@ void check(const Settings& c, const std::function<std::string(const std::string&
   }
   if (k.hung_retries < 0 || k.hung_retries > 1000) {
     fail("controller.hung_retries", "expected an integer from 0 to 1000");
+  }
+  if (k.peer_retries < 0 || k.peer_retries > 1000) {
+    fail("controller.peer_retries", "expected an integer from 0 to 1000");
   }
   seconds("nodes.timeout", c.nodes.timeout, 1e6);
   // The transport takes messages up to 64 MiB (channel/hub.cpp); a limit above it could

@@ -64,6 +64,11 @@ struct ControllerSettings {
   double silent_after = 120;
   double hung_timeout = 600;
   int hung_retries = 2;
+  // A job on several nodes whose ranks all lost their peers (exit 69) while every node of
+  // it was up -- the nodes could not reach each other -- is started again from its
+  // checkpoint on the same placement (a new attempt), at most peer_retries times in its
+  // life, then it fails with that reason (sia-ctl(1), FAILURE MODEL).
+  int peer_retries = 3;
   std::string secret_key;
   std::string allow;
   // What one client may cost (sia-config(5), "Limits"): the largest request a client may

@@ -57,6 +57,7 @@ json history_row(const BookJob& b, double now) {
           {"gpu_hours", gpu_total / 3600},
           {"restarts", std::max(0, b.starts - 1)},
           {"lost_steps", b.lost_steps},
+          {"peer_restarts", b.peer_restarts},
           {"step", b.step},
           {"rho", rho ? json(*rho) : json(nullptr)},
           {"exit_status", b.exit_status ? json(*b.exit_status) : json(nullptr)},

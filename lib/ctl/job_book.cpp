@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "ctl/peers_lost.hpp"
 #include "ctl/record_fields.hpp"
 #include "policy/successive_halving.hpp"
 
@@ -84,6 +85,7 @@ json node_job_json(const JobBook& book, const BookJob& b, const std::string& che
         (std::filesystem::path(checkpoint_root) / b.spec.name).lexically_normal().string();
   }
   if (b.run_as) state["run_as"] = run_as_to_json(*b.run_as);
+  if (b.peer_restarts > 0) state["attempt"] = b.peer_restarts;
   if (!state.empty()) j["state"] = std::move(state);
   return j;
 }
@@ -192,7 +194,7 @@ void JobBook::forget_inbox_except(const std::set<std::string>& present) {
 bool known_record_type(const std::string& type) {
   // The types apply() dispatches on below, in its order.
   for (const char* t : {"submit", "report", "round", "delivered", "app-phase", "rejected",
-                        "job-silent", "node-seen", "job-ended"}) {
+                        "job-silent", "job-peer-lost", "node-seen", "job-ended"}) {
     if (type == t) return true;
   }
   return parse_job_request(type).has_value();
@@ -272,6 +274,19 @@ bool JobBook::apply(const json& r) {
     it->second.notice = "its workers sent no report for " +
                         std::to_string(static_cast<long long>(num_of(r, "silent_for"))) +
                         " s: restarted from its checkpoint";
+    return true;
+  }
+  if (type == "job-peer-lost") {
+    auto it = jobs_.find(str_of(r, "job"));
+    if (it == jobs_.end() || is_ended(it->second.state)) return false;
+    BookJob& b = it->second;
+    const auto attempt = static_cast<int>(int_of(r, "attempt", b.peer_restarts + 1));
+    if (attempt <= b.peer_restarts) return false;  // one already counted
+    b.peer_restarts = attempt;
+    b.peer_lost_generation = int_of(r, "generation", 0);
+    b.notice = std::string(kPeersLost) + " (round " + std::to_string(b.peer_lost_generation) +
+               ", reported by " + str_of(r, "node") + "): restarted from its checkpoint (attempt " +
+               std::to_string(attempt) + ")";
     return true;
   }
   if (type == "node-seen") {
@@ -455,10 +470,11 @@ void JobBook::take_position(BookJob& b, const json& rep, const std::string& node
   if (current && step && *step >= 0 && *step < static_cast<double>(b.step)) {
     const auto at = static_cast<std::int64_t>(*step);
     b.lost_steps += b.step - at;
+    // Why it started again stays said: no checkpoint found, or a restart for lost peers.
+    const bool why = b.notice.rfind("no checkpoint", 0) == 0 || b.notice.rfind(kPeersLost, 0) == 0;
     b.notice = "round " + std::to_string(b.generation) + " on " + node + " resumed at step " +
                std::to_string(at) + ", not " + std::to_string(b.step) + ": " +
-               std::to_string(b.step - at) + " steps lost" +
-               (b.notice.rfind("no checkpoint", 0) == 0 ? " (" + b.notice + ")" : "");
+               std::to_string(b.step - at) + " steps lost" + (why ? " (" + b.notice + ")" : "");
     b.step = at;
     b.progress = progress.value_or(0);
     b.fraction = in_range(rep, "fraction", 0, 1).value_or(0);

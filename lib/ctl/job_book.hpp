@@ -37,6 +37,10 @@
 //             text}, the last lines of that rank's log (sia-run status: at most 20 lines,
 //             4 KiB); absent or null when there is none
 //   job-silent {job, time, silent_for}: its workers stopped reporting; it is restarted
+//   job-peer-lost {job, time, node, generation, attempt}: the ranks of a job on several
+//             nodes lost their peers (exit 69) on every node while all were up (reported
+//             by `node`, of generation `generation`); it starts again from its checkpoint
+//             as attempt `attempt` (the Jobs document's state.attempt)
 //   round     {round, time, cluster, allocation, placement, models: {job: {type: model}},
 //             fairness?: {units, jobs: {job: {t_sh?, t_id?, measured?}},
 //             apps: {app: {t_sh?, t_id?, measured?}}}}
@@ -156,12 +160,14 @@ struct BookJob {
   std::int64_t lost_steps = 0;  // work lost to starts that found no checkpoint
   std::string notice;           // what an operator should know (the last such start)
   std::int64_t reports = 0;
-  double started_time = 0;       // when its current generation was started (a round's time)
-  double last_report_time = 0;   // when the controller took in its current workers' last report
-  int silent_restarts = 0;       // restarts for silence since its workers last reported
-  nlohmann::json last_report;    // the latest report object (null before the first)
-  std::string last_report_node;  // the node it came from
-  double last_report_at = 0;     // when the controller took it in
+  double started_time = 0;      // when its current generation was started (a round's time)
+  double last_report_time = 0;  // when the controller took in its current workers' last report
+  int silent_restarts = 0;      // restarts for silence since its workers last reported
+  int peer_restarts = 0;        // restarts for ranks that lost their peers (its attempt)
+  std::int64_t peer_lost_generation = 0;  // the generation the last of them was for
+  nlohmann::json last_report;             // the latest report object (null before the first)
+  std::string last_report_node;           // the node it came from
+  double last_report_at = 0;              // when the controller took it in
   nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
   std::vector<HistoryEntry> history;
   // The fraction of its training done, as its workers last reported it (report field
@@ -366,6 +372,8 @@ nlohmann::json make_round(std::int64_t round, double time, const nlohmann::json&
                           const nlohmann::json& fairness = nullptr,    // null: left out
                           const nlohmann::json& deadlines = nullptr);  // null: left out
 nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
+nlohmann::json make_job_peer_lost(const std::string& job, const std::string& node,
+                                  std::int64_t generation, int attempt, double time);
 // The delivered record of a node's answer: its RunPlan's actions (job, action, round as
 // generation, warning when there is one); `plan` null when it did not acknowledge.
 nlohmann::json make_delivered(std::int64_t round, const std::string& node, bool ok,

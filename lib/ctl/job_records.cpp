@@ -156,6 +156,12 @@ json make_job_silent(const std::string& job, double silent_for, double time) {
   return {{"type", "job-silent"}, {"job", job}, {"silent_for", silent_for}, {"time", time}};
 }
 
+json make_job_peer_lost(const std::string& job, const std::string& node, std::int64_t generation,
+                        int attempt, double time) {
+  return {{"type", "job-peer-lost"},  {"job", job},         {"node", node},
+          {"generation", generation}, {"attempt", attempt}, {"time", time}};
+}
+
 json make_delivered(std::int64_t round, const std::string& node, bool ok, const std::string& error,
                     const json& plan) {
   json actions = json::array();

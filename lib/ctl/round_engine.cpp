@@ -14,6 +14,7 @@
 #include "ctl/book_reservations.hpp"
 #include "ctl/job_requests.hpp"
 #include "ctl/node_outputs.hpp"
+#include "ctl/peers_lost.hpp"
 #include "ctl/stages.hpp"
 #include "ctl/submission.hpp"
 #include "exec/job_status.hpp"
@@ -318,6 +319,26 @@ static PeerLoss peer_loss(const BookJob& b, const JobOnNode& failed,
   return wait ? PeerLoss::wait : PeerLoss::failed;
 }
 
+// A job on several nodes whose ranks lost their peers while every node of it was up: a new
+// attempt (journaled) while controller.peer_retries allows, else failed with that reason.
+void RoundEngine::peers_lost(Pass& r, const BookJob& b, const JobOnNode& failed) {
+  const int retries = config_.controller.peer_retries;
+  const std::string what = kPeersLost;
+  if (b.peer_restarts >= retries) {
+    std::string reason = what + ", " + std::to_string(b.peer_restarts + 1) +
+                         " time(s) (controller.peer_retries " + std::to_string(retries) +
+                         "); last reported by " + failed.node + ": " + failed.reason;
+    end_job(r, b.spec.name, Lifecycle::failed, reason, failed.exit_status, failed.log_tail);
+    return;
+  }
+  const int attempt = b.peer_restarts + 1;
+  r.records.push_back(
+      make_job_peer_lost(b.spec.name, failed.node, failed.generation, attempt, r.now));
+  warn("job " + b.spec.name + ": " + what + " (its nodes cannot reach each other?); it " +
+       "restarts from its checkpoint, attempt " + std::to_string(attempt) + " of at most " +
+       std::to_string(retries));
+}
+
 // 3. Jobs that ended on their nodes, and queued jobs the cluster can no longer hold.
 void RoundEngine::end_ended(Pass& r) {
   for (const BookJob* b : r.book.active()) {
@@ -331,6 +352,12 @@ void RoundEngine::end_ended(Pass& r) {
       // A lost peer on a node the job has left since (or while it is queued): that
       // generation is over, the job resumes (or resumed) elsewhere.
       if (x.state == exec::RunState::failed && lost_peer(x) && !placed_on(*b, x.node)) continue;
+      // A lost peer of a generation the job was already restarted for (job-peer-lost): its
+      // nodes start the next attempt.
+      if (x.state == exec::RunState::failed && lost_peer(x) &&
+          x.generation <= b->peer_lost_generation) {
+        continue;
+      }
       if (x.state == exec::RunState::finished && !finished) finished = &x;
       // A node whose rank failed by itself is blamed before one whose rank lost it (69).
       if (x.state == exec::RunState::failed && (!failed || (lost_peer(*failed) && !lost_peer(x))))
@@ -347,6 +374,14 @@ void RoundEngine::end_ended(Pass& r) {
       if (loss == PeerLoss::node_lost) {
         warn("job " + b->spec.name + ": its ranks on " + failed->node +
              " lost a peer on a node that is down; it resumes from its checkpoint");
+        continue;
+      }
+      // Every node of it up and every rank that failed lost its peer: its nodes could not
+      // reach each other (no rank failed by itself). Not the job's failure: it starts again
+      // from its checkpoint, up to controller.peer_retries times. On one node a lost peer
+      // is the job's own doing.
+      if (b->placed->nodes.size() > 1) {
+        peers_lost(r, *b, *failed);
         continue;
       }
     }

@@ -13,7 +13,11 @@
 //      placement is silent or still runs or stops the job; ranks that lost a peer on a
 //      node that is down (fenced, gone) did not fail by themselves: the job is not ended,
 //      the next placement (without that node) resumes it from its checkpoint; a lost peer
-//      on a node the job has left since counts for nothing;
+//      on a node the job has left since counts for nothing; a job on several nodes whose
+//      ranks lost their peers while every node of it was up and had its say (they could
+//      not reach each other) starts again from its checkpoint as a new attempt (a
+//      job-peer-lost record; its Jobs document's state.attempt), at most
+//      controller.peer_retries times, then fails with that reason;
 //   3b. run the app schedulers (successive halving) on their trials' reports: a trial that
 //      reached its phase's budget waits out of the schedule; when every live trial of the
 //      phase is there, the worse ones end as stopped (their GPUs freed this round) and the
@@ -46,6 +50,7 @@
 #include "ctl/config.hpp"
 #include "ctl/job_book.hpp"
 #include "ctl/node_driver.hpp"
+#include "ctl/node_outputs.hpp"
 #include "ctl/report_records.hpp"
 #include "ctl/stages.hpp"
 #include "ctl/state_store.hpp"
@@ -84,6 +89,7 @@ class RoundEngine {
   void end_ended(Pass& r);
   void schedule_apps(Pass& r);
   void leave_out_hung(Pass& r);
+  void peers_lost(Pass& r, const BookJob& b, const JobOnNode& failed);
   Census census(Pass& r);
   StageInput stage_input(Pass& r, const Cluster& up_cluster);
   void schedule(Pass& r);

@@ -88,6 +88,9 @@ std::string launch_change(const JobLaunch& a, const JobLaunch& b) {
   if (a.master_addr != b.master_addr && same_nodes) {
     why.push_back("master address " + a.master_addr + " -> " + b.master_addr);
   }
+  if (a.attempt != b.attempt) {
+    why.push_back("attempt " + std::to_string(a.attempt) + " -> " + std::to_string(b.attempt));
+  }
   return joined(why);
 }
 
@@ -108,6 +111,7 @@ json job_launch_to_json(const JobLaunch& l) {
               {"nodes", std::move(nodes)},
               {"command", l.command},
               {"master_addr", l.master_addr},
+              {"attempt", l.attempt},
               {"generation", l.generation},
               {"master_port", l.master_port},
               {"restore", l.restore},
@@ -141,6 +145,7 @@ JobLaunch parse_job_launch(const Node& d) {
   l.command = d.at("command").as_strings();
   l.batch = parse_batch_setting(d);
   l.master_addr = d.string_or("master_addr", "");
+  l.attempt = d.int32_or("attempt", 0);
   l.generation = d.at("generation").positive_int32();
   l.master_port = d.int32_or("master_port", 0);
   l.restore = d.bool_or("restore", false);

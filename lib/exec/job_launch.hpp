@@ -42,6 +42,7 @@ struct JobLaunch {
   BatchSetting batch;  // the placement's; the workers keep the invariant (sia-worker(7))
   std::string master_addr;
   std::optional<RunAs> run_as;  // whom the ranks run as (exec/run_as.hpp); nullopt: sia-run's user
+  int attempt = 0;              // the Jobs document's state.attempt: a new one starts the job again
 
   // Fixed when a generation starts.
   int generation = 0;  // SIA_ROUND: 1 at the first start, +1 at every restart
@@ -66,7 +67,7 @@ struct JobLaunch {
 };
 
 // Why `running` must restart to become `wanted` ("GPUs 0,1 -> 2,3; nodes ..."), or "" when
-// the job may go on: same GPUs, GPU type, nodes, command and rendezvous. A change of batch
+// the job may go on: same GPUs, GPU type, nodes, command, rendezvous and attempt. A change of batch
 // settings alone is no restart (batch_change) when a batch plan can carry it (can_resize).
 std::string launch_change(const JobLaunch& running, const JobLaunch& wanted);
 // The batch settings that differ ("batch_size 64 -> 128; local_bsz 16 -> 32"), or "".

@@ -63,6 +63,7 @@ std::vector<JobLaunch> plan_node(const Placement& placement, const Cluster& clus
     l.batch = jp.batch;
     l.expected_step = js.step;
     l.stop_fraction = js.stop_fraction;
+    l.attempt = js.attempt;
     l.ckpt_dir = js.checkpoint_dir;  // the controller's choice; see prepare_generation
     l.run_as = js.run_as;
     bool alone = jp.nodes.size() == 1;

@@ -75,6 +75,7 @@ JobState parse_job_state(const Node& job) {
   }
   if (auto v = st->get("target_progress")) s.target_progress = v->non_negative_number();
   if (auto v = st->get("stop_fraction")) s.stop_fraction = v->number_in(0, 1);
+  if (auto v = st->get("attempt")) s.attempt = v->non_negative_int32();
   if (auto v = st->get("attained_service")) s.attained_service = v->non_negative_number();
   if (auto v = st->get("run_as")) s.run_as = parse_run_as(*v);
   if (auto obs = st->get("observations")) {
@@ -126,6 +127,7 @@ json job_state_to_json(const JobState& s) {
   if (!s.checkpoint_dir.empty()) st["checkpoint_dir"] = s.checkpoint_dir;
   if (s.target_progress > 0) st["target_progress"] = s.target_progress;
   if (s.stop_fraction > 0) st["stop_fraction"] = s.stop_fraction;
+  if (s.attempt > 0) st["attempt"] = s.attempt;
   if (s.attained_service > 0) st["attained_service"] = s.attained_service;
   if (s.run_as) st["run_as"] = run_as_to_json(*s.run_as);
   if (!s.observations.empty()) {

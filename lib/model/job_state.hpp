@@ -93,6 +93,10 @@ struct JobState {
   // A trial of an app: its workers stop (as preempted) at this fraction of their training,
   // the budget of its app scheduler's phase (0: none; SIA_STOP_FRACTION).
   double stop_fraction = 0;
+  // The controller's restarts of the job on an unchanged placement (a multi-node job whose
+  // nodes could not reach each other, controller.peer_retries): a change starts the job
+  // again on its nodes even where it ended failed (0: none; absent in older documents).
+  int attempt = 0;
   double target_progress = 0;  // needed to finish; 0: from the catalog
   // Whom its processes run as on the nodes (core/run_as.hpp); nullopt: whoever runs sia-run.
   std::optional<RunAs> run_as;

@@ -135,8 +135,14 @@ class FakeDriver : public NodeDriver {
   std::vector<ReportLine> drain_reports() override { return std::exchange(pending_reports, {}); }
 
   std::vector<NodeResult> deliver(std::int64_t round, const Placement& placement,
-                                  const nlohmann::json&) override {
+                                  const nlohmann::json& jobs_doc) override {
     deliveries.push_back({round, placement});
+    std::map<std::string, int> attempt;  // the Jobs document's state.attempt: part of the part
+    const nlohmann::json none = nlohmann::json::array();
+    const nlohmann::json& data = jobs_doc.contains("data") ? jobs_doc.at("data") : none;
+    for (const auto& j : data.is_object() && data.contains("jobs") ? data.at("jobs") : none) {
+      if (j.contains("state")) attempt[j.at("name")] = j.at("state").value("attempt", 0);
+    }
     std::vector<NodeResult> out;
     for (const auto& n : cluster_.nodes) {
       NodeResult r;
@@ -157,6 +163,7 @@ class FakeDriver : public NodeDriver {
           for (int g : ng.gpus) part += "," + std::to_string(g);
           part += "/" + std::to_string(j.batch.local);
           for (const auto& other : j.nodes) part += " " + other.node;  // its rendezvous
+          part += " #" + std::to_string(attempt[j.job]);
           Run& run = runs[n.name][j.job];
           std::string action;
           if (run.generation == 0) {

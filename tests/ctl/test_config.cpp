@@ -148,6 +148,10 @@ TEST_CASE("a bad configuration names the file and the field", "[config]") {
   CHECK(e.second.find("controller.round (") == 0);
   CHECK(e.second.find("\ncontroller.hung_retries (") != std::string::npos);
   CHECK(e.second.find("unknown policy \"best\"") != std::string::npos);
+  e = sia::test::error_of([&] { load_file("[controller]\npeer_retries = 1001\n"); });
+  CHECK(e.first == 78);
+  CHECK(e.second.find("controller.peer_retries (") == 0);
+  CHECK(e.second.find("expected an integer from 0 to 1000") != std::string::npos);
 }
 
 TEST_CASE("durations have a lower bound as well as an upper one", "[config]") {
@@ -294,6 +298,8 @@ TEST_CASE("a setting's flag, help and default come from its one row", "[config]"
   CHECK(d.controller.policy_options.p == built_in.controller.policy_options.p);
   CHECK(setting(d, "nodes.timeout").value == built_in.nodes.timeout);
   CHECK(setting(d, "controller.hung_retries").value == built_in.controller.hung_retries);
+  CHECK(built_in.controller.peer_retries == 3);
+  CHECK(setting(d, "controller.peer_retries").value == 3);
   // A value that does not fit its integer field is refused, never wrapped.
   auto big = sources({{"SIA_CTL_RETENTION", "99999999999"}}, "");
   CHECK(sia::test::error_of([&] { load_config(big); }).first == 78);

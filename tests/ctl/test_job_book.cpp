@@ -457,3 +457,34 @@ TEST_CASE("a job whose node refuses its delivery is undelivered, not running", "
   CHECK(row()["reason_code"] == "restoring");
   CHECK_FALSE(undelivered_for(book, *book.find("a"), 200));
 }
+
+TEST_CASE("a job-peer-lost record is a new attempt, counted once, kept and handed to nodes",
+          "[book][peer]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  json rep = {
+      {"type", "report"}, {"round", 1}, {"step", 500}, {"progress", 400.0}, {"reason", "interval"}};
+  book.apply(make_report("t4-0", "a", 0, 100, rep));
+  const BookJob& a = *book.find("a");
+  CHECK_FALSE(node_job_json(book, a, "")["state"].contains("attempt"));  // none: absent
+  CHECK(book.apply(make_job_peer_lost("a", "t4-0", 1, 1, 170)));
+  CHECK_FALSE(book.apply(make_job_peer_lost("a", "t4-0", 1, 1, 170)));  // the same again
+  CHECK(a.peer_restarts == 1);
+  CHECK(a.peer_lost_generation == 1);
+  CHECK(a.notice ==
+        "its ranks lost their peers on every node while all were up (round 1, reported by "
+        "t4-0): restarted from its checkpoint (attempt 1)");
+  CHECK(node_job_json(book, a, "")["state"]["attempt"] == 1);
+  // The new attempt resumes behind the last report: why it started again stays said.
+  book.apply(delivered("t4-0", "a", "start", 2));
+  rep["round"] = 2;
+  rep["step"] = 400;
+  book.apply(make_report("t4-0", "a", 100, 200, rep));
+  CHECK(a.notice.find("resumed at step 400, not 500: 100 steps lost (its ranks lost their "
+                      "peers") != std::string::npos);
+  JobBook back = JobBook::from_json(book.to_json(), "snapshot.json");
+  CHECK(back.find("a")->peer_restarts == 1);
+  CHECK(back.find("a")->peer_lost_generation == 1);
+}

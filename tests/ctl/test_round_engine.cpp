@@ -766,17 +766,67 @@ TEST_CASE("ranks that lost a peer wait for the peer's node, which is blamed", "[
   REQUIRE(r["ended"].size() == 1);
   CHECK(r["ended"][0]["state"] == "failed");
   CHECK(r["ended"][0]["reason"].get<std::string>().find("failed on " + na[1]) == 0);
-  // b: every node up and its ranks lost their peers everywhere: the job failed.
-  client.submit({two_node_spec("b")});
+}
+
+TEST_CASE("ranks that lost their peers while every node was up restart, then fail at the bound",
+          "[round][peer]") {
+  Fixture f({{"controller.peer_retries", "1"}}, 3);
+  LocalBackend client(f.config, "local:tester");
+  client.submit({two_node_spec("a")});
   f.round();
-  std::vector<std::string> nb = nodes_of(f.book(), "b");
-  REQUIRE(nb.size() == 2);
-  for (const auto& n : nb) {
-    f.driver.runs[n]["b"].state = "failed";
-    f.driver.runs[n]["b"].exit_status = 69;
+  const std::vector<std::string> na = nodes_of(f.book(), "a");
+  REQUIRE(na.size() == 2);
+  // Its nodes cannot reach each other: the ranks on both lose their peers (69).
+  auto both_lose = [&] {
+    for (const auto& n : na) {
+      f.driver.runs[n]["a"].state = "failed";
+      f.driver.runs[n]["a"].exit_status = 69;
+    }
+  };
+  both_lose();
+  const int generation = f.driver.runs[na[0]]["a"].generation;
+  json r = f.round();
+  CHECK(r["ended"].empty());
+  JobBook b = f.book();
+  CHECK(b.find("a")->state == Lifecycle::running);
+  CHECK(b.find("a")->peer_restarts == 1);
+  CHECK(b.find("a")->notice.find("restarted from its checkpoint (attempt 1)") != std::string::npos);
+  for (const auto& n : na) {  // started again on the same placement: a new attempt
+    CHECK(f.driver.runs[n]["a"].state == "running");
+    CHECK(f.driver.runs[n]["a"].generation > generation);
   }
+  bool warned = false;
+  for (const auto& w : f.warnings) {
+    warned = warned || w.find(
+                           "job a: its ranks lost their peers on every node while all were "
+                           "up") == 0;
+  }
+  CHECK(warned);
+  // The same generation's word again counts once: no second attempt for it.
+  r = f.round();
+  CHECK(r["ended"].empty());
+  CHECK(f.book().find("a")->peer_restarts == 1);
+  // Lost again: the bound (controller.peer_retries 1) is reached, the job fails with why.
+  both_lose();
   r = f.round();
   REQUIRE(r["ended"].size() == 1);
-  CHECK(r["ended"][0]["job"] == "b");
   CHECK(r["ended"][0]["state"] == "failed");
+  const std::string reason = r["ended"][0]["reason"].get<std::string>();
+  CHECK(reason.find("its ranks lost their peers on every node while all were up, 2 time(s) "
+                    "(controller.peer_retries 1)") == 0);
+  CHECK(f.book().find("a")->reason == reason);
+  // A job on one node whose ranks exit 69 failed by its own doing.
+  JobSpec one = ct::spec("c", 2);
+  one.min_gpus = 2;
+  client.submit({one});
+  f.round();
+  const std::vector<std::string> nc = nodes_of(f.book(), "c");
+  REQUIRE(nc.size() == 1);
+  f.driver.runs[nc[0]]["c"].state = "failed";
+  f.driver.runs[nc[0]]["c"].exit_status = 69;
+  r = f.round();
+  REQUIRE(r["ended"].size() == 1);
+  CHECK(r["ended"][0]["job"] == "c");
+  CHECK(r["ended"][0]["state"] == "failed");
+  CHECK(r["ended"][0]["reason"].get<std::string>().find("failed on " + nc[0]) == 0);
 }

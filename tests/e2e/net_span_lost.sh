@@ -13,26 +13,9 @@
 #   net_span_lost.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
 . "$E2E_LIB/net_cluster.sh"
-STEPS=$((3000 + ${SIA_NETFAULT_SECONDS:-0} * 100))
-export SIA_PEER_TIMEOUT=8  # the survivor's ranks give up on their peer well before the fence
-logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
-on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; tail -20 "$tmp/events.log"; }
-net_cluster 20
-net_agents
-start=$(date +%s)
-net_job x "$STEPS" 4
-net_running x
 # Lose one of its hosts once it trained past its first checkpoint (every 200 steps).
-trained() { [ "$(max_step "$tmp"/hosts/*/local/node/jobs/x/reports.jsonl)" -ge 400 ] 2>/dev/null; }
-wait_for 120 "x did not train to step 400" trained
-hosts=
-for n in $NET_NODES; do
-  host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
-    json_has - 'has(d, name="x", state="running")' && hosts="$hosts $n"
-done
-set -- $hosts
-[ $# -eq 2 ] || fail "x runs on$hosts, not on two hosts"
-victim=$2 survivor=$1
+net_span
+victim=$span_b survivor=$span_a
 ns=$(host_exec "$victim" readlink /proc/self/ns/net)
 lost_at=$(date +%s.%N)
 host_lose "$victim"

@@ -167,6 +167,28 @@ TEST_CASE("ended jobs: resumed, left alone or run again", "[reconcile]") {
   }
 }
 
+TEST_CASE("a new attempt starts a failed job again on its placement", "[reconcile]") {
+  // The controller's restart of a job whose nodes could not reach each other: the same
+  // placement, the Jobs document's state.attempt one more (absent from old ones: 0).
+  auto failed = record(launch("a", {0}, 2), RunState::failed);
+  failed.status.ranks = {RankStatus{0, 10, ProcessExit::exited(69), false}};
+  auto w = launch("a", {0});
+  w.attempt = 1;
+  auto a = only(reconcile({w}, {failed}, {}, Mode::apply, 5));
+  CHECK(a.action == Action::start);
+  CHECK(a.generation == 5);
+  CHECK(a.reason == "failed (exit status 69), placement changed: attempt 0 -> 1");
+  // The same attempt again: left alone, as any failed job on an unchanged placement.
+  auto again = record(w, RunState::failed);
+  again.launch->generation = 5;
+  CHECK(only(reconcile({w}, {again}, {}, Mode::apply)).action == Action::leave);
+  // A running generation of an older attempt restarts.
+  auto running = record(launch("a", {0}, 3), RunState::running);
+  a = only(reconcile({w}, {running}, {}, Mode::apply));
+  CHECK(a.action == Action::restart);
+  CHECK(a.reason == "attempt 0 -> 1");
+}
+
 TEST_CASE("actions are sorted by job", "[reconcile]") {
   auto v = reconcile({launch("b", {1}), launch("d", {2})},
                      {record(launch("c", {0}, 1), RunState::running)}, {}, Mode::apply);

@@ -11,6 +11,11 @@
 #   net_job NAME STEPS [MIN_GPUS] a job file NAME.toml (the reference worker on the CPU)
 #   net_running JOB...           waits until every JOB runs
 #   busy_host                    once a job trained, sets victim to a node host running one
+#   net_span                     the cluster (fence_after 20) and its agents, the ranks'
+#                                SIA_PEER_TIMEOUT 8, a job x of STEPS steps (3000, more
+#                                with SIA_NETFAULT_SECONDS) on four GPUs (two hosts); once
+#                                it trained past its second checkpoint (step 400) sets
+#                                span_a and span_b to its two hosts (start: its submission)
 #   net_settle SECONDS STEPS     waits until every job of acked.txt ended, then runs every
 #                                check (timeline, STEPS, status against what ran)
 # Not thread-safe: one script, one shell.
@@ -111,6 +116,28 @@ busy_host() {
     return 1
   }
   wait_for 60 "no host runs a job" _bh_pick
+}
+
+net_span() {
+  export SIA_PEER_TIMEOUT=8  # the ranks give up on a peer well before a fence
+  logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
+  on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; tail -20 "$tmp/events.log"; }
+  net_cluster 20
+  net_agents
+  start=$(date +%s)
+  STEPS=$((3000 + ${SIA_NETFAULT_SECONDS:-0} * 100))
+  net_job x "$STEPS" 4
+  net_running x
+  _sp_trained() { [ "$(max_step "$tmp"/hosts/*/local/node/jobs/x/reports.jsonl)" -ge 400 ] 2>/dev/null; }
+  wait_for 120 "x did not train to step 400" _sp_trained
+  _sp_hosts=
+  for n in $NET_NODES; do
+    host_exec "$n" "$BIN/sia-run" --state-dir "$tmp/host/node" -o json status 2>/dev/null |
+      json_has - 'has(d, name="x", state="running")' && _sp_hosts="$_sp_hosts $n"
+  done
+  set -- $_sp_hosts
+  [ $# -eq 2 ] || fail "x runs on$_sp_hosts, not on two hosts"
+  span_a=$1 span_b=$2
 }
 
 net_settle() {  # net_settle SECONDS STEPS

@@ -22,6 +22,9 @@
 #   host_cut HOST          a black hole: HOST's veth taken off the bridge (packets vanish,
 #                          TCP times out, as in a real partition)
 #   host_heal HOST         puts it back
+#   pair_cut A B           only A and B lose each other (each drops what it sends to the
+#                          other: a blackhole route), both still reach every other host
+#   pair_heal A B          takes those routes away
 # Not thread-safe: one script, one shell.
 
 _nb_id=sia$$
@@ -132,6 +135,17 @@ host_reboot() {
 
 host_cut() { ip -n "$_nb_sw" link set "$(_nb_port "$1")" nomaster || fail "cannot cut $1"; }
 host_heal() { ip -n "$_nb_sw" link set "$(_nb_port "$1")" master br0 || fail "cannot heal $1"; }
+
+pair_cut() {
+  ip -n "$(_nb_ns "$1")" route add blackhole "$(netns_addr "$2")/32" &&
+    ip -n "$(_nb_ns "$2")" route add blackhole "$(netns_addr "$1")/32" ||
+    fail "cannot cut $1 from $2"
+}
+pair_heal() {
+  ip -n "$(_nb_ns "$1")" route del blackhole "$(netns_addr "$2")/32" &&
+    ip -n "$(_nb_ns "$2")" route del blackhole "$(netns_addr "$1")/32" ||
+    fail "cannot heal $1 and $2"
+}
 
 netns_teardown() {
   # Twice: a process may have forked while the first kills went out.
