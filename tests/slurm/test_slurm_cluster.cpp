@@ -1,39 +1,16 @@
 #include <catch2/catch.hpp>
 
 #include "core/cluster.hpp"
+#include "slurm/canned_runner.hpp"
 #include "slurm/slurm_cluster.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
 using namespace sia::slurm;
+using sia::slurm::test::CannedRunner;
 using sia::test::error_of;
 
 namespace {
-
-// Answers scontrol's node and job queries from fixed text; or fails like a dead slurmctld.
-class FakeRunner : public CommandRunner {
- public:
-  std::string nodes, jobs;
-  bool reachable = true;
-  std::vector<std::vector<std::string>> calls;
-  CommandResult run(const std::vector<std::string>& argv, double) override {
-    calls.push_back(argv);
-    CommandResult r;
-    if (!reachable) {
-      r.ran = true;
-      r.status = 1;
-      r.err = "slurm_load_node error: Unable to contact slurm controller (connect failure)\n";
-      return r;
-    }
-    r.ran = true;
-    r.out = argv.back() == "node" ? nodes : jobs;
-    return r;
-  }
-  CommandResult run_as(const os::Account&, const std::vector<std::string>& argv,
-                       double t) override {
-    return run(argv, t);
-  }
-};
 
 const char* kNodes =
     "NodeName=n1 NodeAddr=10.0.0.1 Gres=gpu:a100:4 GresUsed=gpu:a100:3(IDX:0-2) State=MIXED "
@@ -56,8 +33,8 @@ const std::set<std::string> kCatalog{"a100", "t4", "rtx2080ti"};
 }  // namespace
 
 TEST_CASE("the cluster from Slurm: partition, usable nodes, mapped types", "[slurm]") {
-  FakeRunner runner;
-  runner.nodes = kNodes;
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
   Cluster c = cluster_from_slurm(read_nodes(runner), settings(), kCatalog, "sia");
   CHECK(runner.calls.front() == std::vector<std::string>{"scontrol", "-d", "-o", "show", "node"});
   CHECK(c.type_names() == "a100, t4, rtx2080ti");  // the order of the nodes
@@ -68,8 +45,8 @@ TEST_CASE("the cluster from Slurm: partition, usable nodes, mapped types", "[slu
 }
 
 TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
-  FakeRunner runner;
-  runner.nodes = kNodes;
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
   auto nodes = read_nodes(runner);
   SlurmSettings s = settings();
   s.gres_types.clear();
@@ -78,21 +55,22 @@ TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
   CHECK(message ==
         "slurm: node n3: GPU type \"l40s\" is neither mapped in slurm.gres_types nor a "
         "catalog GPU type");
-  runner.nodes = "NodeName=m Gres=gpu:a100:2,gpu:t4:2 State=IDLE\n";
+  runner.out_for["node"] = "NodeName=m Gres=gpu:a100:2,gpu:t4:2 State=IDLE\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).second ==
         "slurm: node m: GPUs of two types (a100, t4): sia needs one GPU type per node");
-  runner.nodes = "NodeName=m Gres=gpu:2 State=IDLE\n";
+  runner.out_for["node"] = "NodeName=m Gres=gpu:2 State=IDLE\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).first == 78);
-  runner.nodes = "NodeName=m Gres=gpu:a100:2 State=DOWN\n";
+  runner.out_for["node"] = "NodeName=m Gres=gpu:a100:2 State=DOWN\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).first == 69);
   // A NodeAddr that is no host name (here bytes that are not text) is refused by name.
-  runner.nodes = "NodeName=m NodeAddr=10.0.\xf7 Gres=gpu:a100:2 State=IDLE\n";
+  runner.out_for["node"] = "NodeName=m NodeAddr=10.0.\xf7 Gres=gpu:a100:2 State=IDLE\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }) ==
         std::pair<int, std::string>{78,
                                     "slurm: node m: NodeAddr is not a node address (a host "
                                     "name or address: printable ASCII, no white space, not "
                                     "starting with '-')"});
-  runner.reachable = false;
+  runner.status = 1;  // slurmctld away
+  runner.err = "slurm_load_node error: Unable to contact slurm controller (connect failure)\n";
   auto [st, msg] = error_of([&] { read_nodes(runner); });
   CHECK(st == 69);
   CHECK(msg ==
@@ -101,10 +79,10 @@ TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
 }
 
 TEST_CASE("usable GPUs: another user's jobs hold theirs, sia's own do not", "[slurm]") {
-  FakeRunner runner;
-  runner.nodes = kNodes;
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
   // n1: 3 in use -- 2 by sia's job 7, 1 by job 8 of another user with a forged mark.
-  runner.jobs =
+  runner.out_for["job"] =
       "JobId=7 UserId=sia(990) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:2(IDX:0-1) "
       "Comment=sia:j:2\n"
       "JobId=8 UserId=bob(1001) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:1(IDX:2) "
@@ -117,7 +95,7 @@ TEST_CASE("usable GPUs: another user's jobs hold theirs, sia's own do not", "[sl
   const std::vector<OwnedJob> bobs = {{{"j", 2}, 1001, 7}};
   usable = usable_gpus(read_nodes(runner), read_jobs(runner), settings(), bobs);
   CHECK(usable.at("n1") == 1);
-  runner.jobs = "JobId=9 UserId=sia(990) JobState=RUNNING NodeList=zz Comment=sia:k:0\n";
+  runner.out_for["job"] = "JobId=9 UserId=sia(990) JobState=RUNNING NodeList=zz Comment=sia:k:0\n";
   const std::vector<OwnedJob> k = {{{"k", 0}, 990, 9}};
   auto [status, message] =
       error_of([&] { usable_gpus(read_nodes(runner), read_jobs(runner), settings(), k); });
