@@ -13,7 +13,8 @@
 #   - another user's Slurm job (nobody's, on the t4 node) is untouched and its node is
 #     never given to sia's jobs;
 #   - with slurmctld stopped, a round says "slurmctld not reachable" in one line, exits 69
-#     and changes no job's state.
+#     and changes no job's state; logs still reads a's rank log from the shared directory,
+#     with one note line that Slurm was not asked.
 # Skips (77) without root, slurm-wlm or munge.
 #   ctl_slurm_cron.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
@@ -176,4 +177,11 @@ ctl -o json status >after.json || fail "status after"
 json_eval before.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >b.txt
 json_eval after.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >a.txt
 cmp -s b.txt a.txt || fail "the state changed without slurmctld: $(cat b.txt) / $(cat a.txt)"
+# logs without slurmctld: read from the shared storage all the same, one note line.
+ctl logs a --tail 2 >logs.txt 2>logs.err || { cat logs.err; fail "logs a without slurmctld"; }
+[ "$(wc -l <logs.txt)" -eq 2 ] || fail "logs a --tail 2 without slurmctld: $(cat logs.txt)"
+[ "$(wc -l <logs.err)" -eq 1 ] && grep -q "^note: the last round found .* down (.*slurmctld not reachable.*): Slurm was not asked; read from shared storage$" logs.err ||
+  fail "logs without slurmctld: $(cat logs.err)"
+ctl -o json logs a >logd.json || fail "logs a -o json without slurmctld"
+json_check "the JobLog says Slurm was not asked" logd.json "'Slurm was not asked' in d['data']['note'] and 'rank 0/' in d['data']['text']"
 echo "ok"
