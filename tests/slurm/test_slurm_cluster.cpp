@@ -1,8 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "core/cluster.hpp"
 #include "slurm/canned_runner.hpp"
 #include "slurm/slurm_cluster.hpp"
+#include "slurm/slurm_node_view.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
@@ -29,6 +34,13 @@ SlurmSettings settings() {
 }
 
 const std::set<std::string> kCatalog{"a100", "t4", "rtx2080ti"};
+
+// n1: 3 GPUs in use -- 2 by sia's job 7, 1 by job 8 of another user with sia's mark forged.
+const char* kJobsOnN1 =
+    "JobId=7 UserId=sia(990) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:2(IDX:0-1) "
+    "Comment=sia:j:2\n"
+    "JobId=8 UserId=bob(1001) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:1(IDX:2) "
+    "Comment=sia:j:2\n";
 
 }  // namespace
 
@@ -81,12 +93,7 @@ TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
 TEST_CASE("usable GPUs: another user's jobs hold theirs, sia's own do not", "[slurm]") {
   CannedRunner runner;
   runner.out_for["node"] = kNodes;
-  // n1: 3 in use -- 2 by sia's job 7, 1 by job 8 of another user with a forged mark.
-  runner.out_for["job"] =
-      "JobId=7 UserId=sia(990) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:2(IDX:0-1) "
-      "Comment=sia:j:2\n"
-      "JobId=8 UserId=bob(1001) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:1(IDX:2) "
-      "Comment=sia:j:2\n";
+  runner.out_for["job"] = kJobsOnN1;
   const std::vector<OwnedJob> ours = {{{"j", 2}, 990, 7}};
   auto usable = usable_gpus(read_nodes(runner), read_jobs(runner), settings(), ours);
   CHECK(usable == std::map<std::string, long>{{"n1", 3}, {"n2", 2}, {"n3", 2}});
@@ -131,4 +138,44 @@ TEST_CASE("a Slurm job is sia's only with the recorded mark, uid and id", "[slur
   CHECK(!owns({{"j", 1}, 1002, 0}, mine));
   CHECK(is_sia_job(mine, {{{"k", 1}, 1001, 40}, rec}));
   CHECK(!is_sia_job(mine, {}));
+}
+
+TEST_CASE("sia-ctl nodes under Slurm: each node's GPUs, who holds them, offered or why not",
+          "[slurm]") {
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
+  runner.out_for["job"] =
+      std::string(kJobsOnN1) +
+      "JobId=9 UserId=sia(990) JobState=COMPLETED NodeList=n2 Nodes=n2 GRES=gpu:t4:2(IDX:0-1) "
+      "Comment=sia:k:1\n";
+  const std::vector<OwnedJob> ours = {{{"j", 2}, 990, 7}, {{"k", 1}, 990, 9}};
+  auto views = node_views(read_nodes(runner), read_jobs(runner), settings(), ours);
+  REQUIRE(views.size() == 6);
+  auto at = [&](const std::string& name) {
+    return *std::find_if(views.begin(), views.end(),
+                         [&](const SlurmNodeView& v) { return v.name == name; });
+  };
+  CHECK(views.front().name == "c1");  // sorted by name
+  const auto n1 = at("n1");
+  CHECK(n1.state == "MIXED");
+  CHECK(n1.gpu_type == "a100");
+  CHECK((n1.gpus == 4 && n1.gpus_sia == 2 && n1.gpus_other == 1));
+  CHECK_FALSE(n1.offered);
+  CHECK(n1.why == "other jobs hold 1 of its GPUs");
+  const auto n2 = at("n2");  // job 9 completed: holds nothing
+  CHECK((n2.offered && n2.why.empty() && n2.gpus_sia == 0 && n2.gpus_other == 0));
+  CHECK(at("n3").gpu_type == "rtx2080ti");  // l40s, mapped
+  CHECK(at("n3").offered);
+  CHECK(at("n4").why == "Slurm state IDLE+DRAIN");
+  CHECK(at("n5").why == "not in partition sia");
+  CHECK(at("c1").why == "no GPUs");
+  const auto j = node_views_json(views);
+  CHECK(j["nodes"][0] == nlohmann::json{{"name", "c1"},
+                                        {"state", "IDLE"},
+                                        {"gpu_type", ""},
+                                        {"gpus", 0},
+                                        {"gpus_sia", 0},
+                                        {"gpus_other", 0},
+                                        {"offered", false},
+                                        {"why", "no GPUs"}});
 }
