@@ -151,6 +151,19 @@ std::string nodes_table(const json& d, double now) {
   return t.render();
 }
 
+// Slurm's nodes as sia sees them (slurm/slurm_node_view.hpp).
+std::string slurm_nodes_table(const json& d) {
+  cli::Table t({"node", "state", "type", "gpus", "sia", "others", "offered", "why not"});
+  for (const auto& n : d.value("nodes", json::array())) {
+    const std::string why = n.value("why", "");
+    t.add({n.value("name", ""), n.value("state", ""), text(n.value("gpu_type", json())),
+           text(n.value("gpus", json())), text(n.value("gpus_sia", json())),
+           text(n.value("gpus_other", json())), n.value("offered", false) ? "yes" : "no",
+           why.empty() ? "-" : why});
+  }
+  return t.render();
+}
+
 // A failed job's log tail: a heading, then its lines indented under a bar.
 std::string log_tail_text(const json& t) {
   if (!t.is_object()) return "";
@@ -236,6 +249,7 @@ std::string render_table(const json& doc, double now) {
   const json data = doc.value("data", json::object());
   if (kind == "JobStatusList") return jobs_table(data);
   if (kind == "NodeList") return nodes_table(data, now);
+  if (kind == "SlurmNodeList") return slurm_nodes_table(data);
   if (kind == "JobExplanation") return explain_text(data);
   if (kind == "AppExplanation") return app_explanation_text(data);
   if (kind == "RoundResult") return round_text(data);

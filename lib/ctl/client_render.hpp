@@ -1,4 +1,4 @@
-// Tables for people of the documents sia-ctl prints: JobStatusList, NodeList,
+// Tables for people of the documents sia-ctl prints: JobStatusList, NodeList, SlurmNodeList,
 // JobExplanation, RoundResult and Config. Unknown kinds are printed as indented JSON.
 // Thread-safety: pure.
 #pragma once

@@ -155,13 +155,13 @@ std::vector<const BookJob*> JobBook::active() const {
   return out;
 }
 
-int JobBook::forget_ended_before(double cutoff) {
-  int n = 0;
+std::vector<std::string> JobBook::forget_ended_before(double cutoff) {
+  std::vector<std::string> gone;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     if (is_ended(it->second.state) && it->second.end_time < cutoff) {
       retired_.insert(it->first);  // its report offsets stay: no line is taken twice
+      gone.push_back(it->first);
       it = jobs_.erase(it);
-      ++n;
     } else {
       ++it;
     }
@@ -177,7 +177,7 @@ int JobBook::forget_ended_before(double cutoff) {
       ++it;
     }
   }
-  return n;
+  return gone;
 }
 
 std::int64_t JobBook::report_next(const std::string& node, const std::string& job) const {

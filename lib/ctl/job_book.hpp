@@ -264,9 +264,9 @@ class JobBook {
   const std::map<std::string, BookNode>& nodes() const { return nodes_; }
   const std::deque<Rejection>& rejections() const { return rejections_; }
   // Forgets the jobs that ended before `cutoff` (seconds since the epoch); their names stay
-  // taken (retired). Returns how many it forgot. Not a journal record: it is made before a
+  // taken (retired). Returns their names, sorted. Not a journal record: it is made before a
   // snapshot, and the same call after a replay forgets the same jobs.
-  int forget_ended_before(double cutoff);
+  std::vector<std::string> forget_ended_before(double cutoff);
   bool retired(const std::string& name) const { return retired_.count(name) > 0; }
 
   // Next unread byte of (node, job)'s reports file.

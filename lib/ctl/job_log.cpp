@@ -23,7 +23,7 @@ std::optional<Placed> last_placed(const BookJob& b) {
 }  // namespace
 
 RankLogSource locate_rank_log(const JobBook& book, const std::vector<PendingRequest>& pending,
-                              const LogQuery& q) {
+                              const LogQuery& q, bool down_ok) {
   const std::string name = "job \"" + q.job + "\"";
   const BookJob* b = book.find(q.job);
   if (!b) {
@@ -55,6 +55,11 @@ RankLogSource locate_rank_log(const JobBook& book, const std::vector<PendingRequ
   }
   if (auto n = book.nodes().find(s.node);
       n != book.nodes().end() && n->second.last_check > 0 && !n->second.up) {
+    if (down_ok) {
+      s.node_down = true;
+      s.down_reason = n->second.error;
+      return s;
+    }
     throw Error(ExitStatus::unavailable,
                 "node " + s.node + " is down" +
                     (n->second.error.empty() ? "" : " (" + n->second.error + ")") +

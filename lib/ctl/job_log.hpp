@@ -33,13 +33,16 @@ struct LogQuery {
 struct RankLogSource {
   std::string node;  // the node that holds the rank's log
   Lifecycle state = Lifecycle::queued;
+  bool node_down = false;   // the last round found the node down (only with down_ok)
+  std::string down_reason;  // what that round said of it ("" : nothing)
 };
 
 // Where the rank's log is. Status 66 for a job neither known nor pending ("not known"),
 // or one that never started ("no log yet"); 64 for a rank outside the job's ranks; 69 for
-// a node the last round found down (naming it).
+// a node the last round found down (naming it) -- unless `down_ok` (the log is on storage
+// the controller reads itself): then node_down says so.
 RankLogSource locate_rank_log(const JobBook& book, const std::vector<PendingRequest>& pending,
-                              const LogQuery& query);
+                              const LogQuery& query, bool down_ok = false);
 
 // sia-run logs's arguments for the query: JOB --rank N (--tail N | --offset B) -o json.
 std::vector<std::string> sia_run_log_args(const LogQuery& query);

@@ -61,6 +61,9 @@ class NodeDriver {
   // decides and delivers nothing and the last placement stands. Agents and node commands
   // answer for themselves: never blind.
   virtual bool blind() const { return false; }
+  // The book forgot these ended jobs (controller.history_days): the driver drops what it
+  // keeps of them in the state directory. Agents and node commands keep nothing.
+  virtual void forget(const std::vector<std::string>& jobs) { (void)jobs; }
 };
 
 }  // namespace sia::ctl

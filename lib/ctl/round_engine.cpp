@@ -174,8 +174,11 @@ json RoundEngine::run(JobBook& book) {
   World world(*this, r);
   run_round(world);
   // 6. Snapshot, without the jobs that ended longer ago than the history keeps them.
+  // The driver's state of them goes first: a controller killed in between forgets the same
+  // jobs again after its replay.
   if (config_.controller.history_days > 0) {
-    book.forget_ended_before(r.now - config_.controller.history_days * 86400);
+    const auto gone = book.forget_ended_before(r.now - config_.controller.history_days * 86400);
+    if (!options_.dry_run && !gone.empty()) driver_.forget(gone);
   }
   if (!options_.dry_run) store_.compact(book);
   return r.result;

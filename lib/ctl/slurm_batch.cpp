@@ -70,7 +70,8 @@ std::vector<std::string> sbatch_argv(const slurm::SlurmSettings& s,
 }
 
 // The case branch of one rank: its directory, variables, log header, and the command.
-static std::string rank_branch(const exec::JobLaunch& l, const exec::RankLaunch& r) {
+static std::string rank_branch(const exec::JobLaunch& l, const exec::RankLaunch& r,
+                               const std::string& ranks_file) {
   std::string out = "  " + shell_quoted(l.node + "/" + std::to_string(r.local_rank)) + ")\n";
   if (!l.cwd.empty()) out += "    cd " + shell_quoted(l.cwd) + " || exit 70\n";
   for (const auto& [k, v] : r.env) {
@@ -79,10 +80,37 @@ static std::string rank_branch(const exec::JobLaunch& l, const exec::RankLaunch&
   }
   out += "    printf '%s\\n' " + shell_quoted(exec::rank_header(l, r)) + " >>" +
          shell_quoted(r.log) + "\n";
-  out += "    exec";
+  // The worker runs as the task's child, so that the task records how it ended: a TERM
+  // to the task (the stop's, forwarded to every process of the step) is the worker's to
+  // take, the task waits on.
+  out += "    trap : TERM\n   ";
   for (const auto& a : l.command) out += " " + shell_quoted(a);
-  out += " >>" + shell_quoted(r.log) + " 2>&1\n    ;;\n";
+  out += " >>" + shell_quoted(r.log) + " 2>&1 &\n";
+  out += "    wait_step $!\n    s=$?\n    printf '%s %s\\n' " +
+         shell_quoted(l.node + "/" + std::to_string(r.local_rank)) + " \"$s\" >>" +
+         shell_quoted(ranks_file) + "\n    exit \"$s\"\n    ;;\n";
   return out;
+}
+
+// After a step on `node` ended with $s != 0: the first status a rank there recorded that is
+// neither 0 nor 75 (nor, after the stop, 143: the forwarded TERM's) is the step's (srun
+// reports the highest, which a 75 beside it would hide); with none, a stopped step is 75.
+static std::string rank_failure(const std::string& node, const std::string& ranks_file) {
+  const std::string stopped = std::to_string(exec::kPreemptedExit);
+  return "if [ \"$s\" != 0 ]; then\n"
+         "  b=$(awk -v n=" +
+         node +
+         " -v stop=\"$stop\" '{ split($1, a, \"/\") } a[1] == n && NF == 2 && $2 != 0 && $2 != " +
+         stopped + " && !(stop == 1 && $2 == 143) { print $2; exit }' " + shell_quoted(ranks_file) +
+         " 2>/dev/null)\n"
+         "  if [ -n \"$b\" ]; then\n"
+         "    echo \"sia: a rank on \"" +
+         node +
+         "\" exited $b: the job failed\" >&2\n"
+         "    s=$b\n"
+         "  elif [ \"$stop\" = 1 ]; then\n"
+         "    s=" +
+         stopped + "\n  fi\nfi";
 }
 
 // Batch mode: one step per node, then the first failure's status. SIGTERM to the script
@@ -93,27 +121,21 @@ static std::string rank_branch(const exec::JobLaunch& l, const exec::RankLaunch&
 static std::string batch_steps(const std::vector<exec::JobLaunch>& launches,
                                const std::string& type, const std::string& script,
                                const std::string& scancel, const std::string& ranks_file) {
-  std::string out =
-      "stop=0 fwd=\n"
-      "trap 'stop=1; [ -n \"$fwd\" ] || { forward & fwd=$!; }' TERM\n"
-      "forward() {\n"
-      "  trap - TERM\n"
-      "  while :; do\n"
-      "    " +
-      shell_quoted(scancel) +
-      " --signal=TERM \"${SLURM_JOB_ID-}\" >/dev/null 2>&1\n"
-      "    sleep 1\n"
-      "  done\n"
-      "}\n"
-      "# wait_step PID: the step's exit status, past the waits a trapped TERM cuts short\n"
-      "wait_step() {\n"
-      "  while :; do\n"
-      "    wait \"$1\"\n"
-      "    s=$?\n"
-      "    [ \"$s\" -gt 128 ] && kill -0 \"$1\" 2>/dev/null && continue\n"
-      "    return \"$s\"\n"
-      "  done\n"
-      "}\n";
+  // The ranks' lines are this run's only (a generation submitted again starts afresh).
+  std::string out = ": >" + shell_quoted(ranks_file) +
+                    "\n"
+                    "stop=0 fwd=\n"
+                    "trap 'stop=1; [ -n \"$fwd\" ] || { forward & fwd=$!; }' TERM\n"
+                    "forward() {\n"
+                    "  trap - TERM\n"
+                    "  while :; do\n"
+                    "    " +
+                    shell_quoted(scancel) +
+                    " --signal=TERM \"${SLURM_JOB_ID-}\" >/dev/null 2>&1\n"
+                    "    sleep 1\n"
+                    "  done\n"
+                    "}\n";
+
   const bool het = !uniform(launches);
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const auto& l = launches[i];
@@ -135,9 +157,8 @@ static std::string batch_steps(const std::vector<exec::JobLaunch>& launches,
            "  echo \"sia: the step on \"" +
            node +
            "\" started no rank (srun exited $s): counted as stopped (75)\" >&2\n"
-           "  s=75\nfi\n"
-           "[ \"$s\" != 0 ] && [ \"$stop\" = 1 ] && s=" +
-           std::to_string(exec::kPreemptedExit) + "\n[ \"$st\" = 0 ] && st=$s\n";
+           "  s=75\nfi\n" +
+           rank_failure(node, ranks_file) + "\n[ \"$st\" = 0 ] && st=$s\n";
   }
   out += "[ -n \"$fwd\" ] && kill \"$fwd\" 2>/dev/null\n";
   return out;
@@ -151,6 +172,16 @@ std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
   std::string out = "#!/bin/sh\n# sia: job " + first.job + " generation " +
                     std::to_string(first.generation) +
                     " (written by sia-ctl; the ranks re-enter it with \"rank\")\n";
+  out +=
+      "# wait_step PID: PID's exit status, past the waits a trapped TERM cuts short\n"
+      "wait_step() {\n"
+      "  while :; do\n"
+      "    wait \"$1\"\n"
+      "    s=$?\n"
+      "    [ \"$s\" -gt 128 ] && kill -0 \"$1\" 2>/dev/null && continue\n"
+      "    return \"$s\"\n"
+      "  done\n"
+      "}\n";
   // Rank mode: this task's GPU is the LOCALID-th of the step's (Slurm binds them).
   out +=
       "if [ \"${1-}\" = rank ]; then\n"
@@ -165,7 +196,7 @@ std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
       "\n"
       "  case \"${SLURMD_NODENAME-}/${SLURM_LOCALID-}\" in\n";
   for (const auto& l : launches) {
-    for (const auto& r : l.ranks) out += rank_branch(l, r);
+    for (const auto& r : l.ranks) out += rank_branch(l, r, ranks_file);
   }
   out += "  esac\n  echo \"sia: job " + first.job +
          ": no rank for node ${SLURMD_NODENAME-?} task ${SLURM_LOCALID-?}\" >&2\n"

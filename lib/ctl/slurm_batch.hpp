@@ -10,17 +10,21 @@
 //   - the script runs one srun per node, each starting that node's ranks; every task
 //     re-enters the script ("rank" mode), picks its rank by SLURMD_NODENAME and
 //     SLURM_LOCALID, exports that rank's variables (CUDA_VISIBLE_DEVICES is Slurm's: it
-//     binds the GPUs) and execs the job's command in its working directory, output
-//     appended to the rank's log. The script exits with the first failing srun's status
-//     and writes that status to EXIT_FILE first (atomically), so the controller learns
-//     how the generation ended without Slurm accounting;
+//     binds the GPUs) and runs the job's command in its working directory, output
+//     appended to the rank's log, waits for it and appends "NODE/LOCALID STATUS" to
+//     EXIT_FILE.ranks. The script exits with the first failing step's status -- the first
+//     status one of its ranks recorded that is neither 0 nor 75, as srun's own (the
+//     highest) would let a 75 beside a failure hide it -- and writes that status to
+//     EXIT_FILE first (atomically), so the controller learns how the generation ended
+//     without Slurm accounting;
 //   - the stop protocol: SIGTERM to the batch script (`scancel --batch --signal=TERM`)
 //     starts no step that has not started, forwards TERM to every rank (SCANCEL
 //     --signal=TERM of its own job, which signals the steps, not the script) every second
 //     until the steps end -- a rank still starting at the first TERM gets a later one --
-//     and ends 75: a step ending other than 0 after the TERM (a rank killed while
-//     starting, TERM before its handler) counts as checkpoint-stopped, not failed. TERM to
-//     srun itself would kill its ranks at once, so the script never signals srun;
+//     and ends 75 only when every rank ended 75 or by that TERM (143, or killed before it
+//     recorded anything: TERM before its handler); a rank that recorded another status is
+//     the job's failure, with that status. TERM to srun itself would kill its ranks at
+//     once, so the script never signals srun;
 //   - every rank appends "NODE/LOCALID" to EXIT_FILE.ranks as it starts: a step that
 //     failed without starting any rank there (srun could not create it: slurmctld down)
 //     ran nothing and counts as stopped (75), to be started again, not as the job failing.

@@ -41,6 +41,10 @@ constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
 constexpr std::int64_t kMaxExitFile = 64;
 // Seconds past an sbatch's time limit after which a job it submitted is in Slurm's list.
 constexpr double kListedWithin = 10;
+// Seconds a Slurm job's SubmitTime may lie before a record's intent_at and still be its
+// sbatch's: one for SubmitTime's whole seconds, two for the clocks of the controller and
+// slurmctld.
+constexpr double kSubmitSlack = 3;
 
 std::string small_file(const std::string& path) {
   std::ifstream in(path);
@@ -97,6 +101,16 @@ SlurmDriver::SlurmDriver(Cluster cluster, slurm::SlurmSettings settings, SlurmDr
 
 std::string SlurmDriver::record_path(const std::string& job) const {
   return options_.state_dir + "/slurm/" + job + ".json";
+}
+
+void SlurmDriver::forget(const std::vector<std::string>& jobs) {
+  for (const auto& job : jobs) {
+    std::error_code ec;
+    fs::remove(record_path(job), ec);
+    forget_slurm_generations(options_.state_dir, job);
+    records_.erase(job);
+    seen_.erase(job);
+  }
 }
 
 std::string SlurmDriver::job_dir(const std::string& job) const {
@@ -168,12 +182,22 @@ slurm::OwnedJob SlurmDriver::owned(const Record& rec) {
   return {{rec.job, rec.generation}, rec.uid, rec.slurm_id};
 }
 
+// Could `job` be the one the sbatch of `rec`'s intent submitted? Submitted from the intent
+// on, within sbatch's time limit. A record of a version that wrote no intent_at: any.
+static bool submitted_for(const SlurmDriver::Record& rec, const slurm::SlurmJob& job) {
+  if (rec.intent_at <= 0) return true;
+  return job.submit_time >= rec.intent_at - kSubmitSlack &&
+         job.submit_time <= rec.intent_at + kCommandTimeout + kSubmitSlack;
+}
+
 // The Slurm job of the record's generation, when Slurm lists it as sia's (slurm::owns: the
-// record's mark, uid and id); the lowest id of a heterogeneous job's components.
+// record's mark, uid and id -- with no id yet, submitted_for its intent); the lowest id of
+// a heterogeneous job's components.
 const slurm::SlurmJob* SlurmDriver::own_job(const Record& rec) const {
   const slurm::SlurmJob* found = nullptr;
   for (const auto& j : slurm_jobs_) {
     if (!slurm::owns(owned(rec), j)) continue;
+    if (rec.slurm_id == 0 && !submitted_for(rec, j)) continue;
     if (!found || std::atol(j.id.c_str()) < std::atol(found->id.c_str())) found = &j;
   }
   return found;

@@ -80,4 +80,9 @@ void record_slurm_generation(const std::string& state_dir, const std::string& jo
                         json{{"job", job}, {"generations", list}}.dump() + "\n");
 }
 
+void forget_slurm_generations(const std::string& state_dir, const std::string& job) {
+  std::error_code ec;
+  fs::remove(generations_path(state_dir, job), ec);
+}
+
 }  // namespace sia::ctl

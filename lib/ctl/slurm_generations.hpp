@@ -4,7 +4,8 @@
 // sorted by generation, one entry per generation (recording one again replaces it).
 // Unlike the driver's record of the current generation (STATE/slurm/JOB.json), it is kept
 // after the job ended, for `sia-ctl history` (slurm_history.hpp) and `sia-ctl logs`
-// (the first node of the last generation holds the rank logs on shared storage).
+// (the first node of the last generation holds the rank logs on shared storage), until the
+// book forgets the job (controller.history_days): both files go then.
 // The files are the controller's own (its state directory): written atomically.
 // Thread-safety: functions over files; one writer (the round, under the state lock).
 #pragma once
@@ -27,5 +28,7 @@ void record_slurm_generation(const std::string& state_dir, const std::string& jo
 // this format is refused: Error(data) naming it and the field.
 std::vector<SlurmGeneration> read_slurm_generations(const std::string& state_dir,
                                                     const std::string& job);
+// Removes the job's file (when the book forgot the job); none is no error.
+void forget_slurm_generations(const std::string& state_dir, const std::string& job);
 
 }  // namespace sia::ctl

@@ -11,7 +11,7 @@ using nlohmann::json;
 json slurm_job_log(const JobBook& book, const std::vector<PendingRequest>& pending,
                    const LogQuery& q, const slurm::SlurmSettings& settings,
                    const std::string& state_dir) {
-  const RankLogSource source = locate_rank_log(book, pending, q);
+  const RankLogSource source = locate_rank_log(book, pending, q, true);
   const auto gens = read_slurm_generations(state_dir, q.job);
   if (gens.empty()) {
     throw Error(ExitStatus::no_input, "job \"" + q.job + "\" has no Slurm job recorded yet (" +
@@ -30,6 +30,11 @@ json slurm_job_log(const JobBook& book, const std::vector<PendingRequest>& pendi
   doc["data"]["slurm_job"] = last.slurm_job;
   doc["data"]["slurm_output"] =
       settings.shared_dir + "/slurm/" + q.job + "/slurm-" + std::to_string(last.slurm_job) + ".out";
+  if (source.node_down) {
+    doc["data"]["note"] = "the last round found " + source.node + " down" +
+                          (source.down_reason.empty() ? "" : " (" + source.down_reason + ")") +
+                          ": Slurm was not asked; read from shared storage";
+  }
   return doc;
 }
 

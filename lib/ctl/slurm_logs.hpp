@@ -5,9 +5,12 @@
 // give (job_log.hpp), with run_state null (no sia-run watches the ranks: the round says how
 // they ended) and two fields more: slurm_job (the last generation's Slurm job id) and
 // slurm_output (Slurm's output file of its batch script, SHARED/slurm/JOB/slurm-ID.out).
-// Refusals as locate_rank_log's (66, 64, and 69 while the last round found the rank's
-// node down: slurmctld unreachable); 66 for a job with no Slurm generation recorded. The log is
-// opened by exec/rank_log.hpp's rule (a link or FIFO in its place is refused, status 77).
+// Refusals as locate_rank_log's (66, 64); 66 for a job with no Slurm generation recorded.
+// Slurm is never asked: the path is sia's own record, so a node the last round found down
+// (slurmctld unreachable) is no refusal -- the log is read all the same, with one field
+// more, note ("the last round found NODE down (REASON): Slurm was not asked; read from
+// shared storage"). The log is opened by exec/rank_log.hpp's rule (a link or FIFO in its
+// place is refused, status 77).
 // Thread-safety: pure over files.
 #pragma once
 

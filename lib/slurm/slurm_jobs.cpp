@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <ctime>
 
 #include "core/error.hpp"
 
@@ -32,6 +33,14 @@ SlurmJob parse_job(std::string_view line, std::size_t line_no) {
     if (key == "HetJobId") j.het_job_id = value;
   }
   j.name = f.get("JobName");
+  bool after_user = false;
+  for (const auto& [key, value] : f.items) {
+    if (key == "UserId") after_user = true;
+    if (after_user && key == "SubmitTime") {
+      j.submit_time = parse_slurm_time(value);
+      break;
+    }
+  }
   j.user_id = parse_uid(f.get("UserId"));
   if (j.user_id < 0) throw Error(ExitStatus::data, at + ": UserId: expected NAME(UID)");
   j.partition = f.get("Partition");
@@ -70,6 +79,31 @@ SlurmJob parse_job(std::string_view line, std::size_t line_no) {
 }
 
 }  // namespace
+
+double parse_slurm_time(std::string_view text) {
+  if (text.size() != 19 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||
+      text[16] != ':') {
+    return 0;
+  }
+  auto num = [&](std::size_t at, std::size_t n, int& out) {
+    auto [p, ec] = std::from_chars(text.data() + at, text.data() + at + n, out);
+    return ec == std::errc() && p == text.data() + at + n;
+  };
+  std::tm tm{};
+  if (!num(0, 4, tm.tm_year) || !num(5, 2, tm.tm_mon) || !num(8, 2, tm.tm_mday) ||
+      !num(11, 2, tm.tm_hour) || !num(14, 2, tm.tm_min) || !num(17, 2, tm.tm_sec)) {
+    return 0;
+  }
+  if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+      tm.tm_min > 59 || tm.tm_sec > 60) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_isdst = -1;
+  const std::time_t t = std::mktime(&tm);
+  return t == static_cast<std::time_t>(-1) ? 0 : static_cast<double>(t);
+}
 
 bool SlurmJob::holds_nodes() const {
   static const char* const kHolding[] = {"RUNNING",   "SUSPENDED", "COMPLETING", "CONFIGURING",

@@ -23,6 +23,10 @@ struct SlurmJob {
   std::string state;               // RUNNING, PENDING, COMPLETING, ...
   std::vector<std::string> nodes;  // NodeList, expanded
   std::string comment;
+  // SubmitTime (slurmctld's clock, whole seconds, the local time zone scontrol printed it
+  // in), seconds since the epoch; 0 when not given or not a time ("Unknown"). Read only
+  // after UserId, so that no text in the job name stands for it.
+  double submit_time = 0;
   std::map<std::string, std::vector<GpuGres>> gpus_per_node;  // node -> its GPUs
 
   // Holds its nodes' resources now (running, suspended, completing, configuring...).
@@ -31,6 +35,8 @@ struct SlurmJob {
 };
 
 std::vector<std::string> show_jobs_args();
+// "2026-12-05T08:40:00" (local time) -> seconds since the epoch; 0 when it is not one.
+double parse_slurm_time(std::string_view text);
 std::vector<SlurmJob> parse_jobs(std::string_view text);
 
 }  // namespace sia::slurm

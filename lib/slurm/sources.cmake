@@ -10,6 +10,7 @@ sia_module(slurm
   slurm/job_mark.cpp
   slurm/slurm_cluster.cpp
   slurm/slurm_accounting.cpp
+  slurm/slurm_node_view.cpp
 )
 target_link_libraries(sia_slurm
   PUBLIC sia_core

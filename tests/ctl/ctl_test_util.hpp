@@ -133,6 +133,10 @@ class FakeDriver : public NodeDriver {
   }
 
   std::vector<ReportLine> drain_reports() override { return std::exchange(pending_reports, {}); }
+  void forget(const std::vector<std::string>& jobs) override {
+    forgotten.insert(forgotten.end(), jobs.begin(), jobs.end());
+  }
+  std::vector<std::string> forgotten;  // what forget() was told, in order
 
   std::vector<NodeResult> deliver(std::int64_t round, const Placement& placement,
                                   const nlohmann::json& jobs_doc) override {

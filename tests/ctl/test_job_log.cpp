@@ -59,7 +59,7 @@ TEST_CASE("sia-run logs arguments and the JobLog document", "[job_log]") {
         std::vector<std::string>{"a", "--rank", "2", "--tail", "20", "-o", "json"});
   CHECK(sia_run_log_args({"a", 0, -1, 77}) ==
         std::vector<std::string>{"a", "--rank", "0", "--offset", "77", "-o", "json"});
-  json doc = job_log_document({"a", 1, -1, 0}, {"t4-0", Lifecycle::running},
+  json doc = job_log_document({"a", 1, -1, 0}, RankLogSource{"t4-0", Lifecycle::running, false, ""},
                               {{"offset", 0}, {"next", 3}, {"size", 3}, {"text", "hi\n"}});
   CHECK(doc["kind"] == "JobLog");
   CHECK(doc["data"]["node"] == "t4-0");

@@ -237,9 +237,11 @@ TEST_CASE("history accounts GPU time per type and forgets old ended jobs", "[rou
 
   // A day after it ended, the round's snapshot forgets it; its name stays taken.
   f.now += 86400 + 1;
+  CHECK(f.driver.forgotten.empty());
   f.round();
   CHECK(client.history()["data"]["jobs"].empty());
   CHECK(f.book().retired("a"));
+  CHECK(f.driver.forgotten == std::vector<std::string>{"a"});  // the driver's state goes too
   auto e = sia::test::error_of([&] { client.submit({ct::spec("a")}); });
   CHECK(e.first == 65);
   CHECK(e.second.find("never reused") != std::string::npos);

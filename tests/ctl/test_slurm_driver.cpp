@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -33,10 +34,21 @@ namespace {
 // checking the job's record is already written), every call is recorded.
 constexpr long kSiaUid = 1000;
 
+// Slurm's SubmitTime of epoch second `t`, in the local time zone as scontrol prints it.
+std::string slurm_time(double t) {
+  const std::time_t s = static_cast<std::time_t>(t);
+  std::tm tm{};
+  ::localtime_r(&s, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+  return text;
+}
+
 std::string job_line(long id, const std::string& mark, const std::string& state, long uid = kSiaUid,
-                     const std::string& nodes = "t4-0") {
+                     const std::string& nodes = "t4-0", double submitted = 1000) {
   return "JobId=" + std::to_string(id) + " JobName=" + mark + " UserId=u(" + std::to_string(uid) +
-         ") JobState=" + state + " Partition=gpu NodeList=" + nodes + " Nodes=" + nodes +
+         ") JobState=" + state + " SubmitTime=" + slurm_time(submitted) +
+         " Partition=gpu NodeList=" + nodes + " Nodes=" + nodes +
          " GRES=gpu:tesla_t4:1(IDX:0) Comment=" + mark + "\n";
 }
 
@@ -327,14 +339,38 @@ TEST_CASE("a controller killed after its record but before sbatch's answer adopt
   FakeSlurm f;
   std::filesystem::create_directories(f.state + "/slurm");
   std::ofstream(f.state + "/slurm/j1.json")
-      << R"({"job":"j1","generation":1,"slurm_job":0,"node":"t4-0","shape":"","stop":false})";
-  f.queue = job_line(77, "sia:j1:1", "PENDING");
+      << R"({"job":"j1","generation":1,"slurm_job":0,"node":"t4-0","shape":"","stop":false,)"
+      << R"("intent_at":999.5})";
+  f.queue = job_line(77, "sia:j1:1", "PENDING", kSiaUid, "t4-0", 999);  // whole seconds
   SlurmDriver d = f.driver();
   auto st = d.observe();
   CHECK(st.at(0).status["jobs"][0]["state"] == "running");
   CHECK(st.at(0).status["jobs"][0]["slurm_job"] == 77);
   json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
   CHECK(rec["slurm_job"] == 77);
+}
+
+TEST_CASE("only a job submitted within the intent's sbatch is adopted, not a mark forged",
+          "[slurm_driver]") {
+  FakeSlurm f;
+  f.now = 1100;  // past the window in which the record's sbatch could still be on its way
+  f.record(R"({"job":"j1","generation":2,"slurm_job":0,"node":"t4-0","shape":"","stop":false,)"
+           R"("intent_at":1000})");
+  auto adopted = [&](double submitted) {
+    f.queue = job_line(77, "sia:j1:2", "RUNNING", kSiaUid, "t4-0", submitted);
+    SlurmDriver d = f.driver();
+    auto st = d.observe();
+    return !st.at(0).status["jobs"].empty() &&
+           st.at(0).status["jobs"][0].value("slurm_job", 0) == 77;
+  };
+  // The same user's job with the next mark, submitted before the intent (the mark guessed)
+  // or after sbatch's time limit (sbatch had failed): not sia's; the generation is absent.
+  CHECK_FALSE(adopted(900));
+  CHECK_FALSE(adopted(1000 + 60 + 4));
+  CHECK(json::parse(std::ifstream(f.state + "/slurm/j1.json"))["slurm_job"] == 0);
+  // Within the window: the one its sbatch submitted.
+  CHECK(adopted(1000));
+  CHECK(json::parse(std::ifstream(f.state + "/slurm/j1.json"))["slurm_job"] == 77);
 }
 
 TEST_CASE("a record whose sbatch may still be on its way is neither resubmitted nor lost",
@@ -454,6 +490,22 @@ TEST_CASE("every generation's Slurm job is kept for history and logs, adopted on
   CHECK(read_slurm_generations(f.state, "j1").size() == 2);
 }
 
+TEST_CASE("a job the book forgot takes its record and generations with it",
+          "[slurm_driver][slurm_history]") {
+  FakeSlurm f;
+  f.first_generation();
+  record_slurm_generation(f.state, "j2", {1, 50, "t4-1"});
+  REQUIRE(std::filesystem::exists(f.state + "/slurm/j1.json"));
+  REQUIRE(read_slurm_generations(f.state, "j1").size() == 1);
+  SlurmDriver d = f.driver();
+  d.forget({"j1", "gone-before"});
+  CHECK_FALSE(std::filesystem::exists(f.state + "/slurm/j1.json"));
+  CHECK_FALSE(std::filesystem::exists(f.state + "/slurm/generations/j1.json"));
+  CHECK(read_slurm_generations(f.state, "j2") == std::vector<SlurmGeneration>{{1, 50, "t4-1"}});
+  // Forgotten, j1's Slurm job is no longer sia's (no record makes it so).
+  CHECK(SlurmDriver::load_records(f.state, kSiaUid).empty());
+}
+
 TEST_CASE("logs under Slurm: the rank's log from shared storage, Slurm's output named",
           "[slurm_driver][slurm_logs]") {
   FakeSlurm f;
@@ -491,11 +543,16 @@ TEST_CASE("logs under Slurm: the rank's log from shared storage, Slurm's output 
   CHECK(sia::test::error_of([&] {
           slurm_job_log(book, {}, {"j1", 1, -1, 0}, s, f.state);
         }).first == 77);
-  // The last round found the rank's node down (slurmctld away): said as under agents.
+  CHECK_FALSE(doc["data"].contains("note"));
+  // The last round found the rank's node down (slurmctld away): the log is read all the
+  // same from shared storage (sia's own record says where), with a note that Slurm was not
+  // asked.
   book.apply(make_node_seen("t4-1", false, "slurm: slurmctld not reachable", 200));
-  CHECK(sia::test::error_of([&] {
-          slurm_job_log(book, {}, {"j1", 2, -1, 0}, s, f.state);
-        }).first == 69);
+  doc = slurm_job_log(book, {}, {"j1", 2, -1, 0}, s, f.state);
+  CHECK(doc["data"]["text"] == "step 1\nstep 2\n");
+  CHECK(doc["data"]["note"] ==
+        "the last round found t4-1 down (slurm: slurmctld not reachable): Slurm was not asked; "
+        "read from shared storage");
   // A job placed but with no Slurm job recorded: no log yet.
   std::filesystem::remove(f.state + "/slurm/generations/j1.json");
   auto [status, message] = sia::test::error_of([&] {

@@ -7,28 +7,16 @@
 #include "ctl/slurm_generations.hpp"
 #include "ctl/slurm_history.hpp"
 #include "ctl_test_util.hpp"
+#include "slurm/canned_runner.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
 using namespace sia::ctl;
 using nlohmann::json;
 using sia::ctl::test::TempDir;
+using sia::slurm::test::CannedRunner;
 
 namespace {
-
-struct FakeSacct : slurm::CommandRunner {
-  int status = 0;
-  std::string out, err;
-  int calls = 0;
-  slurm::CommandResult run(const std::vector<std::string>&, double) override {
-    ++calls;
-    return {true, status, out, err};
-  }
-  slurm::CommandResult run_as(const os::Account&, const std::vector<std::string>& argv,
-                              double timeout) override {
-    return run(argv, timeout);
-  }
-};
 
 json history_of(const std::vector<std::string>& names) {
   json rows = json::array();
@@ -71,11 +59,11 @@ TEST_CASE("history under Slurm: each job's Slurm jobs and sacct's figures beside
   const std::string st = dir / "state";
   record_slurm_generation(st, "a", {1, 17, "n1"});
   record_slurm_generation(st, "a", {2, 19, "n2"});
-  FakeSacct sacct;
+  CannedRunner sacct;
   sacct.out = "17|CANCELLED by 0|00:01:05|0:15\n19|COMPLETED|00:00:30|0:0\n";
   json doc = history_of({"a", "b"});
   add_slurm_history(doc, st, sacct);
-  CHECK(sacct.calls == 1);
+  CHECK(sacct.calls.size() == 1);
   const json& a = doc["data"]["jobs"][0]["slurm"];
   REQUIRE(a.size() == 2);
   CHECK(a[0] == json{{"generation", 1},
@@ -101,7 +89,7 @@ TEST_CASE("history under Slurm without accounting: the ids, and one note line", 
   TempDir dir;
   const std::string st = dir / "state";
   record_slurm_generation(st, "a", {1, 17, "n1"});
-  FakeSacct sacct;
+  CannedRunner sacct;
   sacct.status = 1;
   sacct.err = "Slurm accounting storage is disabled\n";
   json doc = history_of({"a"});

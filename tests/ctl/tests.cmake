@@ -10,6 +10,7 @@ sia_test(ctl
   ctl/test_pipe_process.cpp
   ctl/test_command_driver.cpp
   ctl/test_slurm_driver.cpp
+  ctl/test_slurm_batch.cpp
   ctl/test_slurm_history.cpp
   ctl/test_job_log.cpp
   ctl/test_node_outputs.cpp

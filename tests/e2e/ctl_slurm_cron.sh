@@ -11,9 +11,11 @@
 #     and, Slurm keeping no accounting here, one note line saying so; logs reads a's rank
 #     logs from the shared directory (--tail, -o json naming its Slurm job and output file);
 #   - another user's Slurm job (nobody's, on the t4 node) is untouched and its node is
-#     never given to sia's jobs;
+#     never given to sia's jobs; `sia-ctl nodes` shows Slurm's nodes, that one not offered
+#     (another job holds one of its GPUs), the others offered;
 #   - with slurmctld stopped, a round says "slurmctld not reachable" in one line, exits 69
-#     and changes no job's state.
+#     and changes no job's state, nodes exits 69; logs still reads a's rank log from the shared directory,
+#     with one note line that Slurm was not asked.
 # Skips (77) without root, slurm-wlm or munge.
 #   ctl_slurm_cron.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
@@ -131,6 +133,12 @@ PY
 max=$(max_step "$SH"/nodes/*/jobs/a/reports.jsonl)
 [ "$max" = "$STEPS" ] || fail "a reached step $max, not $STEPS"
 grep -q "rtx2080ti" "$ST"/rounds/r*-placement.json || fail "a never moved to rtx2080ti"
+# nodes: Slurm's live nodes; n3, where nobody's job holds a GPU, not offered, and why.
+ctl -o json nodes >nodes.json || fail "nodes -o json"
+json_check "nodes from Slurm: n3 held by another job, not offered; the others offered" nodes.json \
+  "d['kind'] == 'SlurmNodeList' and [n['name'] for n in d['data']['nodes']] == ['n1', 'n2', 'n3', 'n4'] and [(n['offered'], n['gpus_other'], n['why']) for n in d['data']['nodes'] if n['name'] == 'n3'] == [(False, 1, 'other jobs hold 1 of its GPUs')] and all(n['offered'] and n['gpus'] == 2 for n in d['data']['nodes'] if n['name'] != 'n3') and [n['gpu_type'] for n in d['data']['nodes']] == ['a100', 'a100', 't4', 'rtx2080ti']"
+ctl nodes >nodes.txt || fail "nodes"
+grep -q "n3 .* no .*other jobs hold 1 of its GPUs" nodes.txt || fail "nodes: $(cat nodes.txt)"
 # nobody's job: untouched, its node never placed.
 [ "$(slurm_job_state "$other")" = RUNNING ] || fail "nobody's job is $(slurm_job_state "$other")"
 ! grep -l '"n3"' "$ST"/rounds/r*-placement.json | grep -q . || fail "a placement used n3"
@@ -176,4 +184,13 @@ ctl -o json status >after.json || fail "status after"
 json_eval before.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >b.txt
 json_eval after.json '[(j["name"], j["state"]) for j in d["data"]["jobs"]]' >a.txt
 cmp -s b.txt a.txt || fail "the state changed without slurmctld: $(cat b.txt) / $(cat a.txt)"
+ctl nodes >out 2>err.txt
+[ $? -eq 69 ] || fail "nodes without slurmctld did not exit 69: $(cat err.txt)"
+# logs without slurmctld: read from the shared storage all the same, one note line.
+ctl logs a --tail 2 >logs.txt 2>logs.err || { cat logs.err; fail "logs a without slurmctld"; }
+[ "$(wc -l <logs.txt)" -eq 2 ] || fail "logs a --tail 2 without slurmctld: $(cat logs.txt)"
+[ "$(wc -l <logs.err)" -eq 1 ] && grep -q "^note: the last round found .* down (.*slurmctld not reachable.*): Slurm was not asked; read from shared storage$" logs.err ||
+  fail "logs without slurmctld: $(cat logs.err)"
+ctl -o json logs a >logd.json || fail "logs a -o json without slurmctld"
+json_check "the JobLog says Slurm was not asked" logd.json "'Slurm was not asked' in d['data']['note'] and 'rank 0/' in d['data']['text']"
 echo "ok"

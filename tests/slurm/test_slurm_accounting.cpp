@@ -1,30 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include "slurm/canned_runner.hpp"
 #include "slurm/slurm_accounting.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
 using namespace sia::slurm;
+using sia::slurm::test::CannedRunner;
 using sia::test::error_of;
-
-namespace {
-
-// A sacct played by the test: answers `out` or fails with `err`; keeps the argv.
-struct FakeSacct : CommandRunner {
-  int status = 0;
-  std::string out, err;
-  std::vector<std::vector<std::string>> calls;
-  CommandResult run(const std::vector<std::string>& argv, double) override {
-    calls.push_back(argv);
-    return {true, status, out, err};
-  }
-  CommandResult run_as(const os::Account&, const std::vector<std::string>& argv,
-                       double timeout) override {
-    return run(argv, timeout);
-  }
-};
-
-}  // namespace
 
 TEST_CASE("sacct's Elapsed in all its forms", "[slurm][accounting]") {
   CHECK(parse_elapsed("00:07", "x") == 7);
@@ -75,7 +58,7 @@ TEST_CASE("malformed sacct output is one line naming the line and the field",
 
 TEST_CASE("read_accounting: one sacct for all ids; no accounting is a note, never a throw",
           "[slurm][accounting]") {
-  FakeSacct f;
+  CannedRunner f;
   f.out = "17|COMPLETED|00:01:05|0:0\n";
   auto a = read_accounting(f, {17, 21});
   REQUIRE(f.calls.size() == 1);
@@ -86,11 +69,11 @@ TEST_CASE("read_accounting: one sacct for all ids; no accounting is a note, neve
   CHECK(a.note.empty());
   CHECK(a.jobs.size() == 1);
 
-  FakeSacct none;
+  CannedRunner none;
   CHECK(read_accounting(none, {}).available);
   CHECK(none.calls.empty());  // nothing to ask
 
-  FakeSacct off;
+  CannedRunner off;
   off.status = 1;
   off.err = "Slurm accounting storage is disabled\n";
   a = read_accounting(off, {17});
@@ -98,13 +81,13 @@ TEST_CASE("read_accounting: one sacct for all ids; no accounting is a note, neve
   CHECK(a.note ==
         "Slurm keeps no accounting here (sacct: accounting storage is disabled): no Slurm figures");
 
-  FakeSacct down;
+  CannedRunner down;
   down.status = 1;
   down.err = "sacct: error: slurmdbd: Connection refused\nmore\n";
   CHECK(read_accounting(down, {17}).note ==
         "sacct failed (sacct: error: slurmdbd: Connection refused): no Slurm figures");
 
-  FakeSacct garbled;
+  CannedRunner garbled;
   garbled.out = "17|COMPLETED\n";
   a = read_accounting(garbled, {17});
   CHECK_FALSE(a.available);

@@ -1,39 +1,21 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "core/cluster.hpp"
+#include "slurm/canned_runner.hpp"
 #include "slurm/slurm_cluster.hpp"
+#include "slurm/slurm_node_view.hpp"
 #include "test_util.hpp"
 
 using namespace sia;
 using namespace sia::slurm;
+using sia::slurm::test::CannedRunner;
 using sia::test::error_of;
 
 namespace {
-
-// Answers scontrol's node and job queries from fixed text; or fails like a dead slurmctld.
-class FakeRunner : public CommandRunner {
- public:
-  std::string nodes, jobs;
-  bool reachable = true;
-  std::vector<std::vector<std::string>> calls;
-  CommandResult run(const std::vector<std::string>& argv, double) override {
-    calls.push_back(argv);
-    CommandResult r;
-    if (!reachable) {
-      r.ran = true;
-      r.status = 1;
-      r.err = "slurm_load_node error: Unable to contact slurm controller (connect failure)\n";
-      return r;
-    }
-    r.ran = true;
-    r.out = argv.back() == "node" ? nodes : jobs;
-    return r;
-  }
-  CommandResult run_as(const os::Account&, const std::vector<std::string>& argv,
-                       double t) override {
-    return run(argv, t);
-  }
-};
 
 const char* kNodes =
     "NodeName=n1 NodeAddr=10.0.0.1 Gres=gpu:a100:4 GresUsed=gpu:a100:3(IDX:0-2) State=MIXED "
@@ -53,11 +35,18 @@ SlurmSettings settings() {
 
 const std::set<std::string> kCatalog{"a100", "t4", "rtx2080ti"};
 
+// n1: 3 GPUs in use -- 2 by sia's job 7, 1 by job 8 of another user with sia's mark forged.
+const char* kJobsOnN1 =
+    "JobId=7 UserId=sia(990) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:2(IDX:0-1) "
+    "Comment=sia:j:2\n"
+    "JobId=8 UserId=bob(1001) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:1(IDX:2) "
+    "Comment=sia:j:2\n";
+
 }  // namespace
 
 TEST_CASE("the cluster from Slurm: partition, usable nodes, mapped types", "[slurm]") {
-  FakeRunner runner;
-  runner.nodes = kNodes;
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
   Cluster c = cluster_from_slurm(read_nodes(runner), settings(), kCatalog, "sia");
   CHECK(runner.calls.front() == std::vector<std::string>{"scontrol", "-d", "-o", "show", "node"});
   CHECK(c.type_names() == "a100, t4, rtx2080ti");  // the order of the nodes
@@ -68,8 +57,8 @@ TEST_CASE("the cluster from Slurm: partition, usable nodes, mapped types", "[slu
 }
 
 TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
-  FakeRunner runner;
-  runner.nodes = kNodes;
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
   auto nodes = read_nodes(runner);
   SlurmSettings s = settings();
   s.gres_types.clear();
@@ -78,21 +67,22 @@ TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
   CHECK(message ==
         "slurm: node n3: GPU type \"l40s\" is neither mapped in slurm.gres_types nor a "
         "catalog GPU type");
-  runner.nodes = "NodeName=m Gres=gpu:a100:2,gpu:t4:2 State=IDLE\n";
+  runner.out_for["node"] = "NodeName=m Gres=gpu:a100:2,gpu:t4:2 State=IDLE\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).second ==
         "slurm: node m: GPUs of two types (a100, t4): sia needs one GPU type per node");
-  runner.nodes = "NodeName=m Gres=gpu:2 State=IDLE\n";
+  runner.out_for["node"] = "NodeName=m Gres=gpu:2 State=IDLE\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).first == 78);
-  runner.nodes = "NodeName=m Gres=gpu:a100:2 State=DOWN\n";
+  runner.out_for["node"] = "NodeName=m Gres=gpu:a100:2 State=DOWN\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }).first == 69);
   // A NodeAddr that is no host name (here bytes that are not text) is refused by name.
-  runner.nodes = "NodeName=m NodeAddr=10.0.\xf7 Gres=gpu:a100:2 State=IDLE\n";
+  runner.out_for["node"] = "NodeName=m NodeAddr=10.0.\xf7 Gres=gpu:a100:2 State=IDLE\n";
   CHECK(error_of([&] { cluster_from_slurm(read_nodes(runner), {}, kCatalog, "x"); }) ==
         std::pair<int, std::string>{78,
                                     "slurm: node m: NodeAddr is not a node address (a host "
                                     "name or address: printable ASCII, no white space, not "
                                     "starting with '-')"});
-  runner.reachable = false;
+  runner.status = 1;  // slurmctld away
+  runner.err = "slurm_load_node error: Unable to contact slurm controller (connect failure)\n";
   auto [st, msg] = error_of([&] { read_nodes(runner); });
   CHECK(st == 69);
   CHECK(msg ==
@@ -101,14 +91,9 @@ TEST_CASE("the cluster from Slurm: bad input is one line", "[slurm]") {
 }
 
 TEST_CASE("usable GPUs: another user's jobs hold theirs, sia's own do not", "[slurm]") {
-  FakeRunner runner;
-  runner.nodes = kNodes;
-  // n1: 3 in use -- 2 by sia's job 7, 1 by job 8 of another user with a forged mark.
-  runner.jobs =
-      "JobId=7 UserId=sia(990) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:2(IDX:0-1) "
-      "Comment=sia:j:2\n"
-      "JobId=8 UserId=bob(1001) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:1(IDX:2) "
-      "Comment=sia:j:2\n";
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
+  runner.out_for["job"] = kJobsOnN1;
   const std::vector<OwnedJob> ours = {{{"j", 2}, 990, 7}};
   auto usable = usable_gpus(read_nodes(runner), read_jobs(runner), settings(), ours);
   CHECK(usable == std::map<std::string, long>{{"n1", 3}, {"n2", 2}, {"n3", 2}});
@@ -117,7 +102,7 @@ TEST_CASE("usable GPUs: another user's jobs hold theirs, sia's own do not", "[sl
   const std::vector<OwnedJob> bobs = {{{"j", 2}, 1001, 7}};
   usable = usable_gpus(read_nodes(runner), read_jobs(runner), settings(), bobs);
   CHECK(usable.at("n1") == 1);
-  runner.jobs = "JobId=9 UserId=sia(990) JobState=RUNNING NodeList=zz Comment=sia:k:0\n";
+  runner.out_for["job"] = "JobId=9 UserId=sia(990) JobState=RUNNING NodeList=zz Comment=sia:k:0\n";
   const std::vector<OwnedJob> k = {{{"k", 0}, 990, 9}};
   auto [status, message] =
       error_of([&] { usable_gpus(read_nodes(runner), read_jobs(runner), settings(), k); });
@@ -153,4 +138,44 @@ TEST_CASE("a Slurm job is sia's only with the recorded mark, uid and id", "[slur
   CHECK(!owns({{"j", 1}, 1002, 0}, mine));
   CHECK(is_sia_job(mine, {{{"k", 1}, 1001, 40}, rec}));
   CHECK(!is_sia_job(mine, {}));
+}
+
+TEST_CASE("sia-ctl nodes under Slurm: each node's GPUs, who holds them, offered or why not",
+          "[slurm]") {
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
+  runner.out_for["job"] =
+      std::string(kJobsOnN1) +
+      "JobId=9 UserId=sia(990) JobState=COMPLETED NodeList=n2 Nodes=n2 GRES=gpu:t4:2(IDX:0-1) "
+      "Comment=sia:k:1\n";
+  const std::vector<OwnedJob> ours = {{{"j", 2}, 990, 7}, {{"k", 1}, 990, 9}};
+  auto views = node_views(read_nodes(runner), read_jobs(runner), settings(), ours);
+  REQUIRE(views.size() == 6);
+  auto at = [&](const std::string& name) {
+    return *std::find_if(views.begin(), views.end(),
+                         [&](const SlurmNodeView& v) { return v.name == name; });
+  };
+  CHECK(views.front().name == "c1");  // sorted by name
+  const auto n1 = at("n1");
+  CHECK(n1.state == "MIXED");
+  CHECK(n1.gpu_type == "a100");
+  CHECK((n1.gpus == 4 && n1.gpus_sia == 2 && n1.gpus_other == 1));
+  CHECK_FALSE(n1.offered);
+  CHECK(n1.why == "other jobs hold 1 of its GPUs");
+  const auto n2 = at("n2");  // job 9 completed: holds nothing
+  CHECK((n2.offered && n2.why.empty() && n2.gpus_sia == 0 && n2.gpus_other == 0));
+  CHECK(at("n3").gpu_type == "rtx2080ti");  // l40s, mapped
+  CHECK(at("n3").offered);
+  CHECK(at("n4").why == "Slurm state IDLE+DRAIN");
+  CHECK(at("n5").why == "not in partition sia");
+  CHECK(at("c1").why == "no GPUs");
+  const auto j = node_views_json(views);
+  CHECK(j["nodes"][0] == nlohmann::json{{"name", "c1"},
+                                        {"state", "IDLE"},
+                                        {"gpu_type", ""},
+                                        {"gpus", 0},
+                                        {"gpus_sia", 0},
+                                        {"gpus_other", 0},
+                                        {"offered", false},
+                                        {"why", "no GPUs"}});
 }

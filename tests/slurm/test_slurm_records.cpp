@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <ctime>
+
 #include "slurm/job_mark.hpp"
 #include "slurm/slurm_fields.hpp"
 #include "slurm/slurm_jobs.hpp"
@@ -72,6 +74,30 @@ TEST_CASE("scontrol show job: user, comment, GPUs per node", "[slurm]") {
   CHECK(jobs[1].gpus_per_node.empty());
   CHECK(error_of([] { parse_jobs("JobId=1 UserId=bob\n"); }).second ==
         "slurm: scontrol show job: line 1 (job 1): UserId: expected NAME(UID)");
+}
+
+TEST_CASE("scontrol show job: SubmitTime, local time, never from the job's name", "[slurm]") {
+  std::tm tm{};
+  tm.tm_year = 2026 - 1900;
+  tm.tm_mon = 11;
+  tm.tm_mday = 5;
+  tm.tm_hour = 8;
+  tm.tm_min = 40;
+  tm.tm_isdst = -1;
+  const double t = static_cast<double>(std::mktime(&tm));
+  CHECK(parse_slurm_time("2026-12-05T08:40:00") == t);
+  CHECK(parse_slurm_time("2026-12-05T08:40:07") == t + 7);
+  for (const char* bad : {"Unknown", "None", "", "2026-12-05 08:40:00", "2026-13-05T08:40:00",
+                          "2026-12-05T08:40:0x", "2026-12-05T08:40:000"}) {
+    CHECK(parse_slurm_time(bad) == 0);
+  }
+  auto jobs = parse_jobs(
+      "JobId=7 JobName=x SubmitTime=2026-12-05T08:39:00 UserId=bob(1001) JobState=RUNNING "
+      "SubmitTime=2026-12-05T08:40:00 NodeList=(null)\n"
+      "JobId=8 JobName=y UserId=bob(1001) JobState=PENDING SubmitTime=Unknown NodeList=(null)\n");
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0].submit_time == t);  // the name's is the user's text
+  CHECK(jobs[1].submit_time == 0);
 }
 
 TEST_CASE("sia's job mark round-trips; other comments are not marks", "[slurm]") {

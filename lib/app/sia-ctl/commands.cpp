@@ -210,6 +210,10 @@ int run_job_request_command(const CtlArgs& args, JobRequest request,
 
 int run_nodes_command(const CtlArgs& args) {
   Settings config = config_of(args);
+  if (config.slurm.enabled && config.client.connect.empty()) {  // the live nodes, from Slurm
+    print(slurm_nodes_document(config), args.format);
+    return 0;
+  }
   print(make_client_backend(config)->nodes(), args.format);
   return 0;
 }

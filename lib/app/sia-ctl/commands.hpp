@@ -55,7 +55,10 @@ int run_history_command(const CtlArgs& args, JobFilter filter, const std::string
 // cancel, hold, release, requeue (with --dry-run: the jobs' status, nothing done).
 int run_job_request_command(const CtlArgs& args, JobRequest request,
                             const std::vector<std::string>& jobs);
+// nodes: under [slurm] (and no client.connect) Slurm's live nodes, a SlurmNodeList
+// (slurm_nodes_document; 69 when slurmctld cannot be reached), else the book's NodeList.
 int run_nodes_command(const CtlArgs& args);
+nlohmann::json slurm_nodes_document(const Settings& config);
 int run_explain_command(const CtlArgs& args, const std::string& job);
 int run_config_command(const CtlArgs& args);
 // fsck: checks the state directory under its lock (75 while a controller holds it); 0 when

@@ -54,6 +54,9 @@ int run_logs_command(const CtlArgs& args, const LogsRequest& request) {
       node = d.value("node", node);
       continue;
     }
+    if (node.empty() && d.contains("note") && d["note"].is_string()) {
+      cli::write_stderr("note: " + d["note"].get<std::string>() + "\n");  // once
+    }
     node = d.value("node", node);
     cli::write_stdout(d.value("text", std::string()));
     q.tail = -1;

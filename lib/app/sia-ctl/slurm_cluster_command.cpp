@@ -1,7 +1,8 @@
-// sia-ctl slurm-cluster: the cluster description from Slurm (slurm/slurm_cluster.hpp), as
-// cluster.toml (-o table) or a Cluster document (-o json, with the GPUs usable now per
-// node in metadata.usable_gpus), to stdout or atomically to a file: nothing is written
-// when Slurm cannot be read or a node cannot be described.
+// sia-ctl nodes under [slurm] (slurm_nodes_document: Slurm's live nodes as sia sees them,
+// slurm/slurm_node_view.hpp) and sia-ctl slurm-cluster: the cluster description from Slurm
+// (slurm/slurm_cluster.hpp), as cluster.toml (-o table) or a Cluster document (-o json, with the
+// GPUs usable now per node in metadata.usable_gpus), to stdout or atomically to a file: nothing is
+// written when Slurm cannot be read or a node cannot be described.
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -12,8 +13,11 @@
 #include "model/catalog.hpp"
 #include "os/atomic_file.hpp"
 #include "slurm/slurm_cluster.hpp"
+#include "slurm/slurm_node_view.hpp"
 
 namespace sia::ctl {
+
+using nlohmann::json;
 
 namespace {
 
@@ -49,6 +53,19 @@ std::string cluster_toml(const Cluster& c) {
 }
 
 }  // namespace
+
+json slurm_nodes_document(const Settings& config) {
+  slurm::ProcessRunner runner(config.slurm);
+  const auto nodes = slurm::read_nodes(runner);
+  const auto jobs = slurm::read_jobs(runner);
+  const auto records =
+      SlurmDriver::load_records(config.controller.state_dir, static_cast<long>(::geteuid()));
+  const auto views = slurm::node_views(nodes, jobs, config.slurm, SlurmDriver::owned_jobs(records));
+  return {{"apiVersion", kApiVersion},
+          {"kind", "SlurmNodeList"},
+          {"metadata", {{"generator", "sia-ctl nodes"}}},
+          {"data", slurm::node_views_json(views)}};
+}
 
 int run_slurm_cluster_command(const CtlArgs& args, const std::string& out) {
   Settings config = load_config(args.sources);
