@@ -135,6 +135,20 @@ TEST_CASE("an agent says READY and applies an ASSIGN once", "[agent]") {
   CHECK(node.last_placement == placement("a"));
 }
 
+TEST_CASE("an agent's READY says its lease: fence_after and its stops' grace", "[agent][lease]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  AgentOptions o = patient_agent("ipc://" + tmp / "ctl");
+  o.stop_grace = 7;
+  Agent agent(o, node);
+  auto ready = ctl.next<Ready>(agent);
+  REQUIRE(ready);
+  REQUIRE(ready->lease);
+  CHECK(ready->lease->fence_after == 60);
+  CHECK(ready->lease->grace == agent_lease(60, 7).grace);
+}
+
 TEST_CASE("a repeated ASSIGN is answered from the cache, never applied twice", "[agent]") {
   TempDir tmp;
   RawController ctl("ipc://" + tmp / "ctl");
