@@ -63,7 +63,7 @@ struct Hub::Impl {
     Identity identity;
     Inventory inventory;
     json run_status = json::object();
-    json jobs = json::object();
+    json jobs = json::object();  // the last HEARTBEAT's, unless run_status is newer
     bool busy = false;
     std::string rid;  // the current connection's routing id; "" when none
     bool up = false;
@@ -124,6 +124,15 @@ struct Hub::Impl {
           os::fmt_seconds(limit) + " of silence, not " + os::fmt_seconds(limit_of(assumed)));
       a.lease_said = limit;
     }
+  }
+
+  // A RunStatus newer than the last HEARTBEAT (READY, ACK, BYE): that heartbeat's job
+  // states are older and must not be laid over it -- a job that had failed, started again
+  // by the ACK's apply, would read as failed until the next heartbeat, and a job moving
+  // off the node would start elsewhere while it still runs here.
+  static void take_status(Agent& a, json run_status) {
+    a.run_status = std::move(run_status);
+    a.jobs = json::object();
   }
 
   void log(const std::string& line) {
@@ -268,7 +277,7 @@ struct Hub::Impl {
     }
     a.inventory = r.inventory;
     take_lease(a, r.lease);
-    a.run_status = r.run_status;
+    take_status(a, r.run_status);
     a.busy = false;
     a.last_heard = now;
     a.up = true;
@@ -291,7 +300,7 @@ struct Hub::Impl {
       return;  // an older ASSIGN's, or a repeat: the current one is what counts
     }
     a.pending.reset();
-    if (!ack.run_status.is_null()) a.run_status = ack.run_status;
+    if (!ack.run_status.is_null()) take_status(a, ack.run_status);
     a.last_ack = ack;
     HubEvent e;
     e.type = HubEventType::ack;
@@ -319,7 +328,7 @@ struct Hub::Impl {
 
   void on_bye(Agent& a, Bye b, os::Clock::TimePoint now) {
     a.last_heard = now;
-    if (!b.run_status.is_null()) a.run_status = b.run_status;
+    if (!b.run_status.is_null()) take_status(a, b.run_status);
     unbind(a);
     HubEvent e;
     e.type = HubEventType::bye;

@@ -104,9 +104,10 @@ struct AgentView {
   Identity identity;
   Inventory inventory;
   nlohmann::json run_status;  // from READY, the last ACK, BYE or HEARTBEAT that had one
-  nlohmann::json jobs;        // job -> state, from the last HEARTBEAT
-  bool busy = false;          // applying, by its last HEARTBEAT
-  bool connected = false;     // has a current connection (READY seen, no BYE, not fenced)
+  // job -> state, from the last HEARTBEAT; empty when a RunStatus came after it
+  nlohmann::json jobs;
+  bool busy = false;       // applying, by its last HEARTBEAT
+  bool connected = false;  // has a current connection (READY seen, no BYE, not fenced)
   bool up = false;
   bool fenced = false;
   double silent_for = 0;   // seconds since it was last heard

@@ -518,6 +518,45 @@ TEST_CASE("a late or repeated ACK counts once, and only the current ASSIGN's", "
   CHECK_FALSE(hub.agent("n0")->pending);
 }
 
+TEST_CASE("an ACK's RunStatus is not overlaid with an older heartbeat's job states",
+          "[hub][fault5]") {
+  // Job c failed on n0 (its peer's node was lost) and the heartbeat said so; the next
+  // ASSIGN started c again there and its ACK says c runs. The heartbeat's "failed" is
+  // older: laid over the ACK's RunStatus it hid a running generation, and the controller
+  // started the next one elsewhere before this one was stopped.
+  TempDir tmp;
+  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
+  RawPeer peer(hub.endpoint());
+  say_ready(hub, peer);
+  Heartbeat h;
+  h.node = "n0";
+  h.jobs = {{"c", "failed"}};
+  peer.send(h);
+  drive(
+      hub, {}, [](const HubEvent&) { return false; }, 150);
+  REQUIRE(hub.agent("n0")->jobs == json{{"c", "failed"}});
+  auto seq = hub.assign("n0", 4, placement("c again"), json::object());
+  REQUIRE(seq);
+  Ack ack;
+  ack.round = 4;
+  ack.seq = *seq;
+  ack.run_status = {{"jobs", json::array({json{{"name", "c"}, {"state", "running"}}})}};
+  peer.send(ack);
+  bool found = false;
+  drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ack; }, 3000, &found);
+  REQUIRE(found);
+  auto v = hub.agent("n0");
+  CHECK(v->jobs.empty());
+  CHECK(v->run_status["jobs"][0]["state"] == "running");
+  // The next heartbeat is newer again.
+  h.jobs = {{"c", "running"}};
+  peer.send(h);
+  drive(
+      hub, {}, [](const HubEvent&) { return false; }, 150);
+  CHECK(hub.agent("n0")->jobs == json{{"c", "running"}});
+}
+
 TEST_CASE("an old connection's REPORT after a new READY is refused, its lines taken once",
           "[hub][fault5]") {
   TempDir tmp;
