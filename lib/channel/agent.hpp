@@ -60,7 +60,7 @@ struct AgentOptions {
   double fence_after = kChannelTiming.fence_after;
   // Seconds from SIGTERM to SIGKILL when the node's applies stop a job (sia-run apply
   // --grace): with fence_after, the lease its READY says (channel/lease.hpp).
-  double stop_grace = default_stop_grace();
+  double stop_grace = kChannelTiming.agent_grace;
   double backoff_min = kChannelTiming.backoff_min;
   double backoff_max = kChannelTiming.backoff_max;
   double report_scan_interval = kChannelTiming.report_scan_interval;

@@ -1,7 +1,9 @@
 #include "channel/lease.hpp"
 
+#include <algorithm>
+
+#include "channel/timing.hpp"
 #include "exec/executor.hpp"
-#include "exec/node_plan.hpp"
 #include "os/clock.hpp"
 
 namespace sia::channel {
@@ -10,16 +12,13 @@ Lease agent_lease(double fence_after, double stop_grace) {
   return Lease{fence_after, stop_grace + exec::kKillMarginSeconds};
 }
 
-double default_stop_grace() {
-  return exec::GenerationSettings{}.grace;
-}
-
 Lease assumed_lease(double fence_after) {
-  return Lease{fence_after, 0};
+  return agent_lease(fence_after, kChannelTiming.agent_grace);
 }
 
 double silence_limit(double heartbeat_interval, int heartbeat_liveness, const Lease& lease) {
-  return heartbeat_interval * (heartbeat_liveness + 1) + lease.fence_after + lease.grace;
+  return heartbeat_interval * (heartbeat_liveness + 1) + std::max(lease.fence_after, lease.grace) +
+         lease.grace;
 }
 
 std::string describe(const Lease& lease) {

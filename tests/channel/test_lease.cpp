@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 
 #include <catch2/catch.hpp>
@@ -68,14 +69,36 @@ TEST_CASE("the silence limit is the controller's detection, the fence and the gr
   Lease l = agent_lease(30, 120);
   CHECK(l.fence_after == 30);
   CHECK(l.grace == 120 + sia::exec::kKillMarginSeconds);
-  CHECK(silence_limit(1, 3, l) == Approx(4 + 30 + 130));
-  CHECK(silence_limit(0.5, 8, agent_lease(4, 10)) == Approx(4.5 + 4 + 20));
-  // An agent that says nothing is held to the rule before leases: no grace.
-  CHECK(default_stop_grace() == sia::exec::GenerationSettings{}.grace);
+  // A grace longer than fence_after counts twice: an apply begun before the fence runs on.
+  CHECK(silence_limit(1, 3, l) == Approx(4 + 130 + 130));
+  CHECK(silence_limit(0.5, 8, agent_lease(4, 10)) == Approx(4.5 + 20 + 20));
+  CHECK(silence_limit(0.5, 8, agent_lease(30, 10)) == Approx(4.5 + 30 + 20));
+  // An agent that says nothing is assumed to have an agent's default grace.
   Lease a = assumed_lease(30);
   CHECK(a.fence_after == 30);
-  CHECK(a.grace == 0);
+  CHECK(a.grace == kChannelTiming.agent_grace + sia::exec::kKillMarginSeconds);
+  // The defaults: a silent node's jobs may start elsewhere after 64 s.
+  CHECK(silence_limit(kChannelTiming.heartbeat_interval, kChannelTiming.heartbeat_liveness,
+                      agent_lease(kChannelTiming.fence_after, kChannelTiming.agent_grace)) ==
+        Approx(64));
   CHECK(describe(agent_lease(2, 3)) == "fence_after 2.0 s, grace 13.0 s");
+}
+
+TEST_CASE("the silence limit covers an apply that runs on past the fence", "[lease]") {
+  // An apply begun at the agent's last word from the controller (t = 0) may stop jobs for
+  // the whole grace, then start a generation; the fence's stop waits for it
+  // (test_agent.cpp, "a fence during an apply...") and takes the grace again. The jobs
+  // have surely ended by max(fence_after, grace) + grace; the controller stops hearing
+  // the agent up to heartbeat_interval x (heartbeat_liveness + 1) before that word.
+  const double hb = 0.5;
+  const int liveness = 8;
+  for (const Lease l :
+       {agent_lease(5, 5), agent_lease(30, 20), agent_lease(60, 120), agent_lease(1, 0)}) {
+    const double apply_ends = l.grace;
+    const double stop_begins = std::max(l.fence_after, apply_ends);
+    const double jobs_ended = stop_begins + l.grace;
+    CHECK(silence_limit(hb, liveness, l) >= hb * (liveness + 1) + jobs_ended);
+  }
 }
 
 TEST_CASE("an agent without a lease is fenced after the controller's assumption", "[lease][hub]") {
@@ -83,16 +106,16 @@ TEST_CASE("an agent without a lease is fenced after the controller's assumption"
   h.say_ready(std::nullopt);
   auto v = h.hub.agent("n0");
   CHECK(v->lease.fence_after == 5);
-  CHECK(v->fence_limit == Approx(8));
-  CHECK_FALSE(h.fenced_at(7.9));
+  CHECK(v->fence_limit == Approx(3 + 30 + 30));  // fence_after 5, grace 20 + 10
+  CHECK_FALSE(h.fenced_at(62.9));
   CHECK_FALSE(h.hub.agent("n0")->up);  // down long ago, its jobs still count as running
-  CHECK(h.fenced_at(8));
+  CHECK(h.fenced_at(63));
   CHECK(h.said("lease") == 0);
 }
 
 TEST_CASE("an agent's shorter lease fences its node sooner", "[lease][hub]") {
   ClockedHub h;
-  h.say_ready(Lease{2, 1});  // 3 + 2 + 1 = 6 s
+  h.say_ready(Lease{2, 1});  // 3 + max(2, 1) + 1 = 6 s
   CHECK(h.hub.agent("n0")->fence_limit == Approx(6));
   CHECK_FALSE(h.fenced_at(5.9));
   CHECK(h.fenced_at(6));
@@ -101,11 +124,11 @@ TEST_CASE("an agent's shorter lease fences its node sooner", "[lease][hub]") {
 
 TEST_CASE("an agent's longer lease is taken: fenced later, said once", "[lease][hub]") {
   ClockedHub h;
-  const Lease longer = agent_lease(200, 20);  // 3 + 200 + 30 = 233 s
+  const Lease longer = agent_lease(200, 20);  // 3 + max(200, 30) + 30 = 233 s
   h.say_ready(longer);
   CHECK(h.hub.agent("n0")->fence_limit == Approx(233));
   REQUIRE(h.said("is longer than this controller's") == 1);
-  CHECK(h.said("fenced after 233.0 s of silence, not 8.0 s") == 1);
+  CHECK(h.said("fenced after 233.0 s of silence, not 63.0 s") == 1);
   // Well past the controller's own assumption, the node still holds its jobs.
   CHECK_FALSE(h.fenced_at(200));
   CHECK(h.hub.nodes_up().empty());

@@ -4,8 +4,8 @@
 # The semantics (sia-ctl(1), FAILURE MODEL): the agent, having heard nothing for its
 # --fence-after, checkpoint-stops its jobs; the controller counts them stopped only after
 # the silence limit of the lease the agent said (heartbeat_interval x (heartbeat_liveness +
-# 1) + fence_after + grace), and places them elsewhere; the healed agent says READY and its
-# next ASSIGN leaves it what it holds now.
+# 1) + max(fence_after, grace) + grace), and places them elsewhere; the healed agent says
+# READY and its next ASSIGN leaves it what it holds now.
 # Checks, from the workers' timelines: two generations of a job never ran at once, no step
 # trained past the limit, every job ended once, status agrees with what ran.
 # Root only (skips with 77 otherwise). SIA_NETFAULT_SECONDS lengthens the partition.
