@@ -528,12 +528,15 @@ TEST_CASE("an ACK's RunStatus is not overlaid with an older heartbeat's job stat
   Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
   RawPeer peer(hub.endpoint());
   say_ready(hub, peer);
-  Heartbeat h;
-  h.node = "n0";
-  h.jobs = {{"c", "failed"}};
-  peer.send(h);
-  drive(
-      hub, {}, [](const HubEvent&) { return false; }, 150);
+  auto heartbeat_says = [&](const std::string& state) {
+    Heartbeat h;
+    h.node = "n0";
+    h.jobs = {{"c", state}};
+    peer.send(h);
+    drive(
+        hub, {}, [](const HubEvent&) { return false; }, 150);
+  };
+  heartbeat_says("failed");
   REQUIRE(hub.agent("n0")->jobs == json{{"c", "failed"}});
   auto seq = hub.assign("n0", 4, placement("c again"), json::object());
   REQUIRE(seq);
@@ -550,10 +553,7 @@ TEST_CASE("an ACK's RunStatus is not overlaid with an older heartbeat's job stat
   CHECK(v->jobs.empty());
   CHECK(v->run_status["jobs"][0]["state"] == "running");
   // The next heartbeat is newer again.
-  h.jobs = {{"c", "running"}};
-  peer.send(h);
-  drive(
-      hub, {}, [](const HubEvent&) { return false; }, 150);
+  heartbeat_says("running");
   CHECK(hub.agent("n0")->jobs == json{{"c", "running"}});
 }
 
