@@ -126,6 +126,7 @@ struct Agent::Impl {
     r.inventory = opt.inventory;
     r.run_status = node.run_status();
     r.offsets = node.report_ends();
+    r.lease = agent_lease(opt.fence_after, opt.stop_grace);
     send(r);
     synced = false;
     ++session_count;
@@ -513,10 +514,10 @@ Agent::Agent(AgentOptions options, NodeBackend& node)
                                         "(give --node)");
   }
   if (!(o.heartbeat_interval > 0) || o.heartbeat_liveness < 1 || !(o.fence_after > 0) ||
-      !(o.backoff_min > 0) || o.backoff_max < o.backoff_min) {
+      !(o.stop_grace >= 0) || !(o.backoff_min > 0) || o.backoff_max < o.backoff_min) {
     throw Error(ExitStatus::config,
-                "heartbeat interval, fence time and back-off must be positive, liveness at "
-                "least 1");
+                "heartbeat interval, fence time and back-off must be positive, the grace "
+                "period not negative, liveness at least 1");
   }
   if (o.connect.empty()) throw Error(ExitStatus::usage, "no controller endpoint (--connect)");
   require_curve(o.connect, o.keys.has_value(), "connect",

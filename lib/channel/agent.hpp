@@ -1,6 +1,7 @@
 // Agent: a node's end of the control channel (`sia-run agent`), as a library. A DEALER
-// connects to the controller and says READY with the node's inventory, RunStatus and
-// report offsets; then, from the application loop (step()):
+// connects to the controller and says READY with the node's inventory, RunStatus, report
+// offsets and lease (fence_after and its stops' grace, channel/lease.hpp); then, from the
+// application loop (step()):
 //   - ASSIGN (round, seq) is applied through the NodeBackend, one at a time, and ACKed
 //     with the RunPlan and RunStatus; a repeat of a (round, seq) with the same content is
 //     answered from the cached ACK without applying it again (a repeat that arrives while
@@ -38,6 +39,7 @@
 #include <optional>
 #include <string>
 
+#include "channel/lease.hpp"
 #include "channel/node_backend.hpp"
 #include "channel/protocol.hpp"
 #include "channel/security.hpp"
@@ -56,6 +58,9 @@ struct AgentOptions {
   double heartbeat_interval = kChannelTiming.heartbeat_interval;
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
   double fence_after = kChannelTiming.fence_after;
+  // Seconds from SIGTERM to SIGKILL when the node's applies stop a job (sia-run apply
+  // --grace): with fence_after, the lease its READY says (channel/lease.hpp).
+  double stop_grace = kChannelTiming.agent_grace;
   double backoff_min = kChannelTiming.backoff_min;
   double backoff_max = kChannelTiming.backoff_max;
   double report_scan_interval = kChannelTiming.report_scan_interval;

@@ -63,7 +63,7 @@ struct Hub::Impl {
     Identity identity;
     Inventory inventory;
     json run_status = json::object();
-    json jobs = json::object();
+    json jobs = json::object();  // the last HEARTBEAT's, unless run_status is newer
     bool busy = false;
     std::string rid;  // the current connection's routing id; "" when none
     bool up = false;
@@ -74,6 +74,9 @@ struct Hub::Impl {
     std::optional<Ack> last_ack;
     Offsets confirmed;  // stored by the controller
     Offsets handed;     // handed out by poll(): lines before these offsets are not again
+    Lease lease;        // its own (READY) or the one assumed
+    os::Clock::Duration fence_span{};  // silence_limit of its lease
+    std::optional<double> lease_said;  // the silence limit of a longer lease, logged
   };
 
   HubOptions opt;
@@ -88,7 +91,7 @@ struct Hub::Impl {
   std::int64_t next_seq = 1;
   std::vector<HubEvent> events;
   os::Clock::Duration down_after{};
-  os::Clock::Duration fence_span{};
+  Lease assumed;  // of an agent that says no lease
   os::Clock::Duration interval{};
   os::Clock::Duration resend{};
   // LOGS requests waiting for an agent's LOG, by LOG_FETCH id.
@@ -103,6 +106,34 @@ struct Hub::Impl {
   os::Clock::Duration log_timeout{};
   std::map<std::string, LogWait> log_waits;
   std::int64_t next_fetch = 1;
+
+  os::Clock& clock() const { return opt.clock ? *opt.clock : os::system_clock(); }
+
+  double limit_of(const Lease& lease) const {
+    return silence_limit(opt.heartbeat_interval, opt.heartbeat_liveness, lease);
+  }
+
+  // The agent's lease from its READY (or the assumed one), and when it is fenced.
+  void take_lease(Agent& a, const std::optional<Lease>& said) {
+    a.lease = said.value_or(assumed);
+    double limit = limit_of(a.lease);
+    a.fence_span = os::span(limit);
+    if (limit > limit_of(assumed) && a.lease_said != limit) {
+      log("node " + a.node + ": its agent's lease (" + describe(a.lease) +
+          ") is longer than this controller's (" + describe(assumed) + "): it is fenced after " +
+          os::fmt_seconds(limit) + " of silence, not " + os::fmt_seconds(limit_of(assumed)));
+      a.lease_said = limit;
+    }
+  }
+
+  // A RunStatus newer than the last HEARTBEAT (READY, ACK, BYE): that heartbeat's job
+  // states are older and must not be laid over it -- a job that had failed, started again
+  // by the ACK's apply, would read as failed until the next heartbeat, and a job moving
+  // off the node would start elsewhere while it still runs here.
+  static void take_status(Agent& a, json run_status) {
+    a.run_status = std::move(run_status);
+    a.jobs = json::object();
+  }
 
   void log(const std::string& line) {
     if (opt.log) {
@@ -245,7 +276,8 @@ struct Hub::Impl {
       a.identity = Identity{Identity::Kind::agent, r.node, "", false};
     }
     a.inventory = r.inventory;
-    a.run_status = r.run_status;
+    take_lease(a, r.lease);
+    take_status(a, r.run_status);
     a.busy = false;
     a.last_heard = now;
     a.up = true;
@@ -268,7 +300,7 @@ struct Hub::Impl {
       return;  // an older ASSIGN's, or a repeat: the current one is what counts
     }
     a.pending.reset();
-    if (!ack.run_status.is_null()) a.run_status = ack.run_status;
+    if (!ack.run_status.is_null()) take_status(a, ack.run_status);
     a.last_ack = ack;
     HubEvent e;
     e.type = HubEventType::ack;
@@ -296,7 +328,7 @@ struct Hub::Impl {
 
   void on_bye(Agent& a, Bye b, os::Clock::TimePoint now) {
     a.last_heard = now;
-    if (!b.run_status.is_null()) a.run_status = b.run_status;
+    if (!b.run_status.is_null()) take_status(a, b.run_status);
     unbind(a);
     HubEvent e;
     e.type = HubEventType::bye;
@@ -390,7 +422,7 @@ struct Hub::Impl {
     }
     plan.fetch.id = std::to_string(next_fetch++);
     send(a->second.rid, plan.fetch);
-    log_waits[plan.fetch.id] = {rid, r.id, plan.node, os::system_clock().now() + log_timeout,
+    log_waits[plan.fetch.id] = {rid, r.id, plan.node, clock().now() + log_timeout,
                                 std::move(plan.document)};
     return true;
   }
@@ -573,10 +605,9 @@ struct Hub::Impl {
         emit(HubEventType::down, a,
              node + " is down: silent for " + os::fmt_seconds(os::to_seconds(silent)));
       }
-      // An agent that is down hears nothing more from the hub, so it has gone fence_after
-      // without the controller -- and checkpoint-stopped its jobs -- by down_after +
-      // fence_after (plus one interval for its own clock).
-      if (!a.fenced && !a.up && silent >= fence_span) {
+      // An agent that is down hears nothing more from the hub: by its lease's silence
+      // limit it has checkpoint-stopped its jobs and they have ended (lease.hpp).
+      if (!a.fenced && !a.up && silent >= a.fence_span) {
         fence(a, node + " is fenced: silent for " + os::fmt_seconds(os::to_seconds(silent)) +
                      "; its jobs count as stopped");
         continue;
@@ -614,7 +645,7 @@ Hub::Hub(HubOptions options, RequestHandler handler) : impl_(std::make_unique<Im
   d.curve = o.server_key.has_value();
   d.interval = os::span(o.heartbeat_interval);
   d.down_after = os::span(o.heartbeat_interval * o.heartbeat_liveness);
-  d.fence_span = os::span(o.heartbeat_interval * (o.heartbeat_liveness + 1) + o.fence_after);
+  d.assumed = assumed_lease(o.fence_after);
   d.resend = os::span(o.resend_interval > 0 ? o.resend_interval : o.heartbeat_interval);
   d.next_seq = std::max<std::int64_t>(1, o.first_seq);
   try {
@@ -654,17 +685,17 @@ std::vector<HubEvent> Hub::poll(std::chrono::milliseconds timeout) {
       }
     }
   }
+  // The wait is on the system clock; heartbeats, silence and fencing on clock().
   const auto start = os::system_clock().now();
   const auto deadline = start + timeout;
   const auto tick = std::clamp<os::Clock::Duration>(d.interval / 4, std::chrono::milliseconds(2),
                                                     std::chrono::milliseconds(250));
   for (bool first = true;; first = false) {
-    auto now = os::system_clock().now();
-    d.drain(now);
+    d.drain(d.clock().now());
     d.take_refusals();
-    d.timers(now);
+    d.timers(d.clock().now());
     if (!d.events.empty()) break;
-    now = os::system_clock().now();
+    auto now = os::system_clock().now();
     if (now >= deadline && !first) break;
     auto wait = std::min<os::Clock::Duration>(deadline - now, tick);
     if (wait <= os::Clock::Duration::zero()) {
@@ -701,7 +732,7 @@ std::optional<std::int64_t> Hub::assign(const std::string& node, std::int64_t ro
   p.round = round;
   p.seq = m.seq;
   p.frame = encode(m);
-  p.last_sent = os::system_clock().now();
+  p.last_sent = d.clock().now();
   if (!a.rid.empty()) d.send(a.rid, p.frame);
   a.pending = std::move(p);
   return m.seq;
@@ -713,7 +744,8 @@ void Hub::confirm_reports(const std::string& node, const Offsets& stored) {
     a.node = node;
     a.identity = Identity{Identity::Kind::agent, node, "", false};
     a.fenced = true;  // known from the journal only: not connected, nothing to fence
-    a.last_heard = os::system_clock().now();
+    a.last_heard = impl_->clock().now();
+    impl_->take_lease(a, std::nullopt);
   }
   for (const auto& [job, off] : stored) {
     std::int64_t& c = a.confirmed[job];
@@ -751,7 +783,9 @@ std::optional<AgentView> Hub::agent(const std::string& node) const {
   v.connected = !a.rid.empty();
   v.up = a.up;
   v.fenced = a.fenced;
-  v.silent_for = os::to_seconds(os::system_clock().now() - a.last_heard);
+  v.silent_for = os::to_seconds(impl_->clock().now() - a.last_heard);
+  v.lease = a.lease;
+  v.fence_limit = os::to_seconds(a.fence_span);
   if (a.pending) v.pending = std::make_pair(a.pending->round, a.pending->seq);
   v.last_ack = a.last_ack;
   v.confirmed = a.confirmed;

@@ -4,8 +4,11 @@
 // returns what happened as events. The hub
 //   - knows every agent by node: its inventory, RunStatus, job summary, when it was last
 //     heard, and whether it is up (heard within heartbeat_interval x heartbeat_liveness)
-//     or fenced (silent for fence_after: by now the agent has checkpoint-stopped its jobs,
-//     so they may run elsewhere);
+//     or fenced (silent for its lease's silence limit, channel/lease.hpp: by now the agent
+//     has checkpoint-stopped its jobs and they have ended, so they may run elsewhere). The
+//     lease is the one the agent's READY says; an agent that says none is assumed to have
+//     fence_after and no grace. A lease longer than that assumption
+//     is taken (the node is fenced later) and said once in the log;
 //   - sends each agent a HEARTBEAT every heartbeat_interval, carrying how far the
 //     controller has stored each job's reports (the agent resumes from there);
 //   - sends ASSIGN (round, seq) and resends it every resend_interval until the agent
@@ -38,8 +41,10 @@
 #include "channel/allow_list.hpp"
 #include "channel/identity.hpp"
 #include "channel/keys.hpp"
+#include "channel/lease.hpp"
 #include "channel/protocol.hpp"
 #include "channel/timing.hpp"
+#include "os/clock.hpp"
 
 namespace sia::channel {
 
@@ -53,7 +58,8 @@ struct HubOptions {
   std::string cluster_name;                                       // for that message
   double heartbeat_interval = kChannelTiming.heartbeat_interval;  // seconds
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;     // missed intervals: down
-  double fence_after = kChannelTiming.fence_after;  // seconds of silence: its jobs are lost
+  // An agent's fence_after when its READY says no lease (assumed_lease, lease.hpp).
+  double fence_after = kChannelTiming.fence_after;
   double resend_interval = 0;  // seconds between ASSIGN resends; 0: heartbeat_interval
   // Report lines handed out by poll() count as stored when poll() is next called (the
   // caller journals them in between); false: only confirm_reports() confirms.
@@ -65,13 +71,16 @@ struct HubOptions {
   std::size_t max_request_bytes = 1 << 20;
   // Where log lines go (one line, no newline); null: the library log (core/log.hpp).
   std::function<void(const std::string&)> log;
+  // The time of heartbeats, silence and fencing (not of poll()'s own wait, which is the
+  // system clock's); null: the system clock. Tests pass a fake to step time by hand.
+  os::Clock* clock = nullptr;
 };
 
 enum class HubEventType {
   ready,    // an agent said READY (first time, or again after a reconnect)
   up,       // a down agent was heard again (same connection)
   down,     // an agent was silent for heartbeat_interval x heartbeat_liveness, or said BYE
-  fenced,   // an agent was silent for fence_after, or said BYE having stopped its jobs
+  fenced,   // an agent was silent for its silence limit, or said BYE having stopped its jobs
   bye,      // an agent said BYE
   ack,      // an agent acknowledged the node's current ASSIGN
   reports,  // new report lines from an agent
@@ -95,12 +104,15 @@ struct AgentView {
   Identity identity;
   Inventory inventory;
   nlohmann::json run_status;  // from READY, the last ACK, BYE or HEARTBEAT that had one
-  nlohmann::json jobs;        // job -> state, from the last HEARTBEAT
-  bool busy = false;          // applying, by its last HEARTBEAT
-  bool connected = false;     // has a current connection (READY seen, no BYE, not fenced)
+  // job -> state, from the last HEARTBEAT; empty when a RunStatus came after it
+  nlohmann::json jobs;
+  bool busy = false;       // applying, by its last HEARTBEAT
+  bool connected = false;  // has a current connection (READY seen, no BYE, not fenced)
   bool up = false;
   bool fenced = false;
-  double silent_for = 0;                                         // seconds since it was last heard
+  double silent_for = 0;   // seconds since it was last heard
+  Lease lease;             // its own (from READY) or the one assumed
+  double fence_limit = 0;  // seconds of silence after which it is fenced (silence_limit)
   std::optional<std::pair<std::int64_t, std::int64_t>> pending;  // unacknowledged ASSIGN
   std::optional<Ack> last_ack;
   Offsets confirmed;  // report offsets the controller has stored

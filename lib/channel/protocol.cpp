@@ -27,14 +27,16 @@ json offsets_json(const Offsets& o) {
 
 struct Encoder {
   json operator()(const Ready& m) const {
-    return {{"type", "READY"},
-            {"node", m.node},
-            {"inventory",
-             {{"gpu_type", m.inventory.gpu_type},
-              {"gpus", m.inventory.gpus},
-              {"address", m.inventory.address}}},
-            {"run_status", m.run_status},
-            {"offsets", offsets_json(m.offsets)}};
+    json j{{"type", "READY"},
+           {"node", m.node},
+           {"inventory",
+            {{"gpu_type", m.inventory.gpu_type},
+             {"gpus", m.inventory.gpus},
+             {"address", m.inventory.address}}},
+           {"run_status", m.run_status},
+           {"offsets", offsets_json(m.offsets)}};
+    if (m.lease) j["lease"] = {{"fence_after", m.lease->fence_after}, {"grace", m.lease->grace}};
+    return j;
   }
   json operator()(const Assign& m) const {
     return {{"type", "ASSIGN"},
@@ -178,6 +180,11 @@ Message decode_object(const Node& m, const std::string& type) {
     json rs = object_or_null(m, "run_status");
     r.run_status = rs.is_null() ? json::object() : rs;
     r.offsets = read_offsets(m, "offsets");
+    if (auto lease = m.get("lease")) {
+      if (!lease->is_object()) lease->expected("an object {fence_after, grace}");
+      r.lease = Lease{lease->at("fence_after").positive_number(),
+                      lease->at("grace").non_negative_number()};
+    }
     return r;
   }
   if (type == "ASSIGN") {

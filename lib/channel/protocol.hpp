@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -24,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "channel/lease.hpp"
 #include "core/error.hpp"
 
 namespace sia::channel {
@@ -57,12 +59,15 @@ struct Inventory {
   std::string address;
 };
 
-// READY: an agent (re)connects, says what it is and what runs on it.
+// READY: an agent (re)connects, says what it is and what runs on it, and its lease
+// (channel/lease.hpp: when its jobs stop without the controller). An older agent says no
+// lease: the controller assumes one.
 struct Ready {
   std::string node;
   Inventory inventory;
   nlohmann::json run_status = nlohmann::json::object();  // sia-run's RunStatus data
   Offsets offsets;  // how far each job's reports.jsonl goes (its size in whole lines)
+  std::optional<Lease> lease;
 };
 
 // ASSIGN: the node's part of a round. (round, seq) identify it: a repeat is answered from

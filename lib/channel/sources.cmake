@@ -8,6 +8,7 @@ sia_module(channel
   channel/security.cpp
   channel/ipc_trust.cpp
   channel/zap_handler.cpp
+  channel/lease.cpp
   channel/hub.cpp
   channel/sia_run_node.cpp
   channel/agent.cpp

@@ -13,6 +13,13 @@ struct ChannelTiming {
   // Seconds of silence before an agent checkpoint-stops its jobs, and before the hub
   // counts an agent's jobs as lost.
   double fence_after = 30;
+  // Seconds from SIGTERM to SIGKILL when an agent's node stops a job (sia-run agent
+  // --grace; it bounds a fence's stop too, so it is part of the agent's lease,
+  // channel/lease.hpp). Shorter than a lone sia-run apply's 120 s: with the kill margin it
+  // is 30 s, no longer than fence_after, so the time before a silent node's jobs start
+  // elsewhere is 1 x (3 + 1) + 30 + (20 + 10) = 64 s. A site whose checkpoints take longer
+  // raises it; the agent's READY says so and the controller waits that much longer.
+  double agent_grace = 20;
   double backoff_min = 1;             // the agent's reconnect back-off doubles from this...
   double backoff_max = 32;            // ...to this, in seconds
   double report_scan_interval = 0.5;  // seconds between the agent's looks at report files

@@ -610,6 +610,7 @@ json node_list(const JobBook& book, double, const json& live) {
       }
       r["state"] = a.value("state", "unknown");
       r["last_seen"] = a.value("last_seen", json());
+      if (a.contains("lease")) r["lease"] = a["lease"];
     }
   }
   std::map<std::string, std::vector<std::string>> jobs_on;

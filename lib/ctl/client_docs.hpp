@@ -25,7 +25,8 @@
 //                               missing its deadline (reason: its projected finish)
 //                    ""         running as it should (reason: a notice, if any)
 //   NodeList       {"nodes": [{name, gpu_type, gpus, address, state: up|down|unknown,
-//                  last_seen, error, delivery_error, jobs: ["JOB:GPUS"...]}]}
+//                  last_seen, error, delivery_error, jobs: ["JOB:GPUS"...], and from the
+//                  daemon lease: {fence_after, grace, silence_limit}}]}
 //   JobExplanation {job, state, round, placement, run_as, queue_position, waiting,
 //                  allocation, note, lines: [...]} -- why the job runs where it runs or why it
 //                  waits, from the last round's allocation (with explanations) and placement; a
@@ -81,8 +82,8 @@ nlohmann::json job_status_list(const JobBook& book, const std::vector<PendingReq
                                const std::vector<std::string>& jobs, double now,
                                double silent_after);
 // `live`: what the daemon's hub knows now of the agents, a list of {name, state (up or
-// down), gpu_type, gpus, address, last_seen}; it wins over the book (the last round's
-// view) and lists agents that connected before any round.
+// down), gpu_type, gpus, address, last_seen, lease}; it wins over the book (the last
+// round's view) and lists agents that connected before any round.
 nlohmann::json node_list(const JobBook& book, double now,
                          const nlohmann::json& live = nlohmann::json());
 // For the name of an app, its AppExplanation (app_explanation.hpp).

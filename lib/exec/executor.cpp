@@ -23,7 +23,6 @@ namespace sia::exec {
 namespace {
 
 constexpr auto kPoll = std::chrono::milliseconds(20);
-constexpr double kMarginSeconds = 10;  // beyond the grace period, before killing
 constexpr double kStartTimeoutSeconds = 30;
 
 void signal_supervisor(const JobStatus& s, int sig) {
@@ -67,7 +66,7 @@ void Executor::wait_stopping() {
 
 void Executor::wait_ended(const std::vector<std::string>& jobs, double grace) {
   if (jobs.empty()) return;
-  auto deadline = clock_.now() + os::span(grace + kMarginSeconds);
+  auto deadline = clock_.now() + os::span(grace + kKillMarginSeconds);
   bool killed = false;
   for (;;) {
     std::vector<JobRecord> live;
@@ -89,7 +88,7 @@ void Executor::wait_ended(const std::vector<std::string>& jobs, double grace) {
         }
       }
       killed = true;
-      deadline = clock_.now() + os::span(kMarginSeconds);
+      deadline = clock_.now() + os::span(kKillMarginSeconds);
     }
     clock_.sleep_for(kPoll);
   }

@@ -22,6 +22,9 @@
 
 namespace sia::exec {
 
+// Seconds beyond a stop's grace period before a job still live is killed.
+inline constexpr double kKillMarginSeconds = 10;
+
 class Executor {
  public:
   Executor(StateDir& state, os::Clock& clock) : state_(state), clock_(clock) {}

@@ -65,6 +65,14 @@ json placement(const std::string& tag) {
   return {{"apiVersion", "sia/v1"}, {"kind", "Placement"}, {"data", {{"tag", tag}}}};
 }
 
+Assign assign_of(std::int64_t round, std::int64_t seq, const std::string& tag) {
+  Assign a;
+  a.round = round;
+  a.seq = seq;
+  a.placement = placement(tag);
+  return a;
+}
+
 // A ROUTER standing in for the controller, to send exactly what a test needs.
 class RawController {
  public:
@@ -133,6 +141,20 @@ TEST_CASE("an agent says READY and applies an ASSIGN once", "[agent]") {
   CHECK(events.back().ack.ok);
   CHECK(node.applies == 1);
   CHECK(node.last_placement == placement("a"));
+}
+
+TEST_CASE("an agent's READY says its lease: fence_after and its stops' grace", "[agent][lease]") {
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  AgentOptions o = patient_agent("ipc://" + tmp / "ctl");
+  o.stop_grace = 7;
+  Agent agent(o, node);
+  auto ready = ctl.next<Ready>(agent);
+  REQUIRE(ready);
+  REQUIRE(ready->lease);
+  CHECK(ready->lease->fence_after == 60);
+  CHECK(ready->lease->grace == agent_lease(60, 7).grace);
 }
 
 TEST_CASE("a repeated ASSIGN is answered from the cache, never applied twice", "[agent]") {
@@ -381,6 +403,33 @@ TEST_CASE("an agent without its controller fences: stops the jobs once", "[agent
   CHECK(agent.fenced());
   CHECK(node.stops == 1);
   CHECK(node.applies == 0);
+}
+
+TEST_CASE("a fence during an apply stops the jobs only once the apply has ended",
+          "[agent][lease]") {
+  // What the lease must count (lease.hpp): the fence's stop waits for an apply begun before
+  // it, which may still start a generation.
+  TempDir tmp;
+  RawController ctl("ipc://" + tmp / "ctl");
+  FakeNode node;
+  node.hold = true;
+  AgentOptions o = fast_agent("ipc://" + tmp / "ctl");
+  o.fence_after = 0.15;
+  Agent agent(o, node);
+  REQUIRE(ctl.next<Ready>(agent));
+  ctl.send(Heartbeat{});
+  ctl.send(assign_of(1, 1, "a"));
+  auto step_for = [&](int ms) {
+    auto end = std::chrono::steady_clock::now() + milliseconds(ms);
+    while (std::chrono::steady_clock::now() < end) agent.step(milliseconds(5));
+  };
+  step_for(400);  // the controller says nothing more: past fence_after
+  CHECK(agent.fenced());
+  CHECK(node.applies == 1);
+  CHECK(node.stops == 0);  // the apply still runs
+  node.hold = false;
+  step_for(100);
+  CHECK(node.stops == 1);
 }
 
 TEST_CASE("the agent's heartbeats keep it up on the hub", "[agent]") {

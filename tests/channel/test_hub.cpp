@@ -72,6 +72,15 @@ std::optional<T> next_of(RawPeer& peer, Hub* hub = nullptr, int ms = 3000) {
   return std::nullopt;
 }
 
+// Says READY for `node` on `peer` and polls `hub` until it took it.
+void say_ready(Hub& hub, RawPeer& peer, const std::string& node = "n0") {
+  peer.send(Ready{node, {}, json::object(), {}, std::nullopt});
+  bool found = false;
+  drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+}
+
 }  // namespace
 
 TEST_CASE("a client's request reaches the handler and its reply comes back", "[hub]") {
@@ -212,7 +221,7 @@ TEST_CASE("CURVE: only keys on the allow-list get through", "[hub][curve]") {
     // libzmq drops a mechanism other than CURVE before any message reaches the hub.
     RawPeer raw(hub.endpoint());
     raw.send(Request{});
-    raw.send(Ready{"t4-0", {}, json::object(), {}});
+    raw.send(Ready{"t4-0", {}, json::object(), {}, std::nullopt});
     auto events = drive(
         hub, {}, [](const HubEvent&) { return false; }, 500);
     CHECK_FALSE(has_event(events, HubEventType::ready));
@@ -229,7 +238,7 @@ TEST_CASE("CURVE: an agent may only speak for its own node", "[hub][curve]") {
   o.allow = s.allow;
   Hub hub(o, nullptr);
   RawPeer peer(hub.endpoint(), s.keys(s.agent));
-  peer.send(Ready{"t4-1", {}, json::object(), {}});
+  peer.send(Ready{"t4-1", {}, json::object(), {}, std::nullopt});
   bool found = false;
   auto events = drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::refused; }, 3000, &found);
@@ -241,7 +250,7 @@ TEST_CASE("CURVE: an agent may only speak for its own node", "[hub][curve]") {
   REQUIRE(err);
   CHECK(err->code == "refused");
 
-  peer.send(Ready{"t4-0", {"t4", 4, "10.0.0.1"}, json::object(), {}});
+  peer.send(Ready{"t4-0", {"t4", 4, "10.0.0.1"}, json::object(), {}, std::nullopt});
   events = drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
   REQUIRE(found);
@@ -257,7 +266,7 @@ TEST_CASE("CURVE: an agent may only speak for its own node", "[hub][curve]") {
 
   // A client key may not say READY.
   RawPeer alice(hub.endpoint(), s.keys(s.alice));
-  alice.send(Ready{"alice", {}, json::object(), {}});
+  alice.send(Ready{"alice", {}, json::object(), {}, std::nullopt});
   events = drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::refused; }, 3000, &found);
   CHECK(found);
@@ -273,7 +282,7 @@ TEST_CASE("without CURVE a connection is the node its READY claims", "[hub]") {
   REQUIRE(err);
   CHECK(err->code == "not_ready");
 
-  peer.send(Ready{"n0", {}, json::object(), {}});
+  peer.send(Ready{"n0", {}, json::object(), {}, std::nullopt});
   bool found = false;
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
@@ -282,7 +291,7 @@ TEST_CASE("without CURVE a connection is the node its READY claims", "[hub]") {
   auto events = drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::refused; }, 3000, &found);
   CHECK(found);
-  peer.send(Ready{"n1", {}, json::object(), {}});
+  peer.send(Ready{"n1", {}, json::object(), {}, std::nullopt});
   events = drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::refused; }, 3000, &found);
   CHECK(found);
@@ -324,7 +333,7 @@ TEST_CASE("an ASSIGN is resent until acknowledged", "[hub]") {
   Hub hub(o, nullptr);
   CHECK_FALSE(hub.assign("n0", 1, placement("a"), json::object()));  // not known yet
   RawPeer peer(hub.endpoint());
-  peer.send(Ready{"n0", {}, json::object(), {}});
+  peer.send(Ready{"n0", {}, json::object(), {}, std::nullopt});
   bool found = false;
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
@@ -377,10 +386,11 @@ TEST_CASE("heartbeats mark an agent down, up again, then fenced", "[hub]") {
   HubOptions o = fast_options("ipc://" + tmp / "ctl");
   o.heartbeat_interval = 0.03;
   o.heartbeat_liveness = 2;
-  o.fence_after = 0.2;
   Hub hub(o, nullptr);
   RawPeer peer(hub.endpoint());
-  peer.send(Ready{"n0", {}, json::object(), {}});
+  // Its lease: fenced 0.2 s after it went down (and grace 0: its jobs end at once).
+  const Lease lease{0.2, 0};
+  peer.send(Ready{"n0", {}, json::object(), {}, lease});
   bool found = false;
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
@@ -418,7 +428,7 @@ TEST_CASE("heartbeats mark an agent down, up again, then fenced", "[hub]") {
   auto err = next_of<ErrorMessage>(peer, &hub);
   REQUIRE(err);
   CHECK(err->code == "not_ready");
-  peer.send(Ready{"n0", {}, json::object(), {}});
+  peer.send(Ready{"n0", {}, json::object(), {}, std::nullopt});
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
   CHECK(found);
@@ -429,7 +439,7 @@ TEST_CASE("an agent that says BYE after stopping its jobs is fenced at once", "[
   TempDir tmp;
   Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
   RawPeer peer(hub.endpoint());
-  peer.send(Ready{"n0", {}, json::object(), {}});
+  peer.send(Ready{"n0", {}, json::object(), {}, std::nullopt});
   bool found = false;
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
@@ -446,7 +456,7 @@ TEST_CASE("report lines are handed out once, by (node, job, offset)", "[hub]") {
   TempDir tmp;
   Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
   RawPeer peer(hub.endpoint());
-  peer.send(Ready{"n0", {}, json::object(), {}});
+  peer.send(Ready{"n0", {}, json::object(), {}, std::nullopt});
   bool found = false;
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
@@ -478,6 +488,102 @@ TEST_CASE("report lines are handed out once, by (node, job, offset)", "[hub]") {
   CHECK(acked == Offsets{{"j", 24}});
 }
 
+TEST_CASE("a late or repeated ACK counts once, and only the current ASSIGN's", "[hub][fault5]") {
+  TempDir tmp;
+  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
+  RawPeer peer(hub.endpoint());
+  say_ready(hub, peer);
+  auto first = hub.assign("n0", 7, placement("a"), json::object());
+  auto second = hub.assign("n0", 8, placement("b"), json::object());  // replaces it
+  REQUIRE(first);
+  REQUIRE(second);
+  Ack late;  // the first one's ACK, delayed past the second ASSIGN
+  late.round = 7;
+  late.seq = *first;
+  peer.send(late);
+  auto events = drive(
+      hub, {}, [](const HubEvent&) { return false; }, 150);
+  CHECK_FALSE(has_event(events, HubEventType::ack));
+  CHECK(hub.agent("n0")->pending == std::make_pair(std::int64_t{8}, *second));
+  Ack ack;
+  ack.round = 8;
+  ack.seq = *second;
+  peer.send(ack);
+  peer.send(ack);  // delivered twice
+  events = drive(
+      hub, {}, [](const HubEvent&) { return false; }, 300);
+  int acks = 0;
+  for (const auto& e : events) acks += e.type == HubEventType::ack;
+  CHECK(acks == 1);
+  CHECK_FALSE(hub.agent("n0")->pending);
+}
+
+TEST_CASE("an ACK's RunStatus is not overlaid with an older heartbeat's job states",
+          "[hub][fault5]") {
+  // Job c failed on n0 (its peer's node was lost) and the heartbeat said so; the next
+  // ASSIGN started c again there and its ACK says c runs. The heartbeat's "failed" is
+  // older: laid over the ACK's RunStatus it hid a running generation, and the controller
+  // started the next one elsewhere before this one was stopped.
+  TempDir tmp;
+  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
+  RawPeer peer(hub.endpoint());
+  say_ready(hub, peer);
+  auto heartbeat_says = [&](const std::string& state) {
+    Heartbeat h;
+    h.node = "n0";
+    h.jobs = {{"c", state}};
+    peer.send(h);
+    drive(
+        hub, {}, [](const HubEvent&) { return false; }, 150);
+  };
+  heartbeat_says("failed");
+  REQUIRE(hub.agent("n0")->jobs == json{{"c", "failed"}});
+  auto seq = hub.assign("n0", 4, placement("c again"), json::object());
+  REQUIRE(seq);
+  Ack ack;
+  ack.round = 4;
+  ack.seq = *seq;
+  ack.run_status = {{"jobs", json::array({json{{"name", "c"}, {"state", "running"}}})}};
+  peer.send(ack);
+  bool found = false;
+  drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ack; }, 3000, &found);
+  REQUIRE(found);
+  auto v = hub.agent("n0");
+  CHECK(v->jobs.empty());
+  CHECK(v->run_status["jobs"][0]["state"] == "running");
+  // The next heartbeat is newer again.
+  heartbeat_says("running");
+  CHECK(hub.agent("n0")->jobs == json{{"c", "running"}});
+}
+
+TEST_CASE("an old connection's REPORT after a new READY is refused, its lines taken once",
+          "[hub][fault5]") {
+  TempDir tmp;
+  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
+  RawPeer old_conn(hub.endpoint());
+  say_ready(hub, old_conn);
+  bool found = false;
+  Report r{"n0", {{"j", 0, R"({"a":1})"}}};
+  old_conn.send(r);
+  auto events = drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::reports; }, 3000, &found);
+  REQUIRE(found);
+  // The agent reconnects (a fresh socket) and sends from the stored offset again.
+  RawPeer new_conn(hub.endpoint());
+  say_ready(hub, new_conn);
+  old_conn.send(Report{"n0", {{"j", 8, R"({"a":2})"}}});  // in flight on the old one
+  auto err = next_of<ErrorMessage>(old_conn, &hub);
+  REQUIRE(err);
+  CHECK(err->code == "not_ready");
+  new_conn.send(Report{"n0", {{"j", 0, R"({"a":1})"}, {"j", 8, R"({"a":2})"}}});
+  events = drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::reports; }, 3000, &found);
+  REQUIRE(found);
+  REQUIRE(events.back().lines.size() == 1);
+  CHECK(events.back().lines[0].offset == 8);
+}
+
 TEST_CASE("confirm_reports seeds what a restarted controller has stored", "[hub]") {
   TempDir tmp;
   HubOptions o = fast_options("ipc://" + tmp / "ctl");
@@ -486,7 +592,7 @@ TEST_CASE("confirm_reports seeds what a restarted controller has stored", "[hub]
   hub.confirm_reports("n0", {{"j", 8}});
   CHECK(hub.nodes_up().empty());
   RawPeer peer(hub.endpoint());
-  peer.send(Ready{"n0", {}, json::object(), {{"j", 24}}});
+  peer.send(Ready{"n0", {}, json::object(), {{"j", 24}}, std::nullopt});
   bool found = false;
   drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
@@ -526,7 +632,7 @@ TEST_CASE("a LOGS request is answered when the node's agent has read the log", "
       },
       0.3);
   RawPeer agent(hub.endpoint());
-  agent.send(Ready{"t4-0", {}, json::object(), {}});
+  agent.send(Ready{"t4-0", {}, json::object(), {}, std::nullopt});
   REQUIRE(next_of<Heartbeat>(agent, &hub));
   ClientOptions co;
   co.endpoint = hub.endpoint();

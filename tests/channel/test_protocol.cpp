@@ -42,6 +42,12 @@ TEST_CASE("every message survives a round trip", "[protocol]") {
   CHECK(r2.inventory.address == "10.0.0.7");
   CHECK(r2.run_status == r.run_status);
   CHECK(r2.offsets == r.offsets);
+  CHECK_FALSE(r2.lease);  // an older agent's READY: no lease
+  r.lease = Lease{45, 130};
+  r2 = round_trip(r);
+  REQUIRE(r2.lease);
+  CHECK(r2.lease->fence_after == 45);
+  CHECK(r2.lease->grace == 130);
 
   Assign a;
   a.round = 12;
@@ -156,6 +162,14 @@ TEST_CASE("malformed messages are refused with a clear error", "[protocol]") {
         "\"../etc\"");
   CHECK(decode_error(R"({"v":1,"type":"READY","node":"n","inventory":{"gpus":-1}})") ==
         "READY: inventory.gpus: expected a GPU count, got the number -1");
+  CHECK(decode_error(R"({"v":1,"type":"READY","node":"n","lease":30})") ==
+        "READY: lease: expected an object {fence_after, grace}, got the number 30");
+  CHECK(decode_error(R"({"v":1,"type":"READY","node":"n","lease":{"grace":1}})") ==
+        "READY: lease.fence_after: missing required field");
+  CHECK(decode_error(R"({"v":1,"type":"READY","node":"n","lease":{"fence_after":0,"grace":1}})")
+            .find("READY: lease.fence_after: expected") == 0);
+  CHECK(decode_error(R"({"v":1,"type":"READY","node":"n","lease":{"fence_after":3,"grace":-1}})")
+            .find("READY: lease.grace: expected") == 0);
   CHECK(decode_error(R"({"v":1,"type":"ASSIGN","round":"3","seq":1,"placement":{},"jobs":{}})") ==
         "ASSIGN: round: expected an integer >= 0, got the string \"3\"");
   CHECK(decode_error(R"({"v":1,"type":"ASSIGN","round":3,"seq":-1,"placement":{},"jobs":{}})")

@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$E2E_LIB/net_cluster.sh"
 STEPS=8000
-CUT=$((14 + ${SIA_NETFAULT_SECONDS:-0}))
 logs "$tmp/ctl-*.log" "$tmp/agent-*.log"
 on_fail() { ctl -o json status 2>&1 | head -c 2000; echo; }
 net_cluster 5
@@ -19,6 +18,9 @@ start=$(date +%s)
 net_job a "$STEPS"
 net_job b "$STEPS"
 net_running a b
+# The cut outlasts the nodes' silence limit: the agents fence themselves, and so does the
+# controller fence them.
+CUT=$(($(net_silence t4-0) + 5 + ${SIA_NETFAULT_SECONDS:-0}))
 cut_at=$(date +%s)
 host_cut ctl
 echo "cut the controller at $(($(date +%s) - start)) s"

@@ -30,13 +30,14 @@ net_job c "$STEPS"
 net_running a b c
 # Lose a host that runs something, once its job trained a little.
 busy_host
+silence=$(net_silence "$victim")
 ns=$(host_exec "$victim" readlink /proc/self/ns/net)
 lost_at=$(date +%s.%N)
 host_lose "$victim"
 timeline_lost events.log "$ns"
 echo "lost $victim at $(($(date +%s) - start)) s"
 fenced() { cat "$tmp"/ctl-*.log | grep -q "$victim is fenced"; }
-wait_for 60 "$victim was not fenced" fenced
+wait_for $((silence + 30)) "$victim was not fenced" fenced
 echo "$victim fenced at $(($(date +%s) - start)) s"
 net_settle 300 "$STEPS"
 resumed=$(awk -v t="$lost_at" '$1 == "start" && $4 == 0 && $5 > t' events.log | wc -l)

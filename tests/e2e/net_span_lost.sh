@@ -16,6 +16,7 @@
 # Lose one of its hosts once it trained past its first checkpoint (every 200 steps).
 net_span
 victim=$span_b survivor=$span_a
+silence=$(net_silence "$victim")
 ns=$(host_exec "$victim" readlink /proc/self/ns/net)
 lost_at=$(date +%s.%N)
 host_lose "$victim"
@@ -25,7 +26,7 @@ echo "lost $victim (x's other host: $survivor) at $(($(date +%s) - start)) s"
 peer_lost() { awk '$1 == "end" && $2 == "x" && $6 == 69' events.log | grep -q .; }
 wait_for 60 "no rank of x on $survivor exited 69" peer_lost
 fenced() { cat "$tmp"/ctl-*.log | grep -q "$victim is fenced"; }
-wait_for 60 "$victim was not fenced" fenced
+wait_for $((silence + 30)) "$victim was not fenced" fenced
 echo "$victim fenced at $(($(date +%s) - start)) s"
 said() { grep -q "job x: its ranks on $survivor lost a peer on a node that is down" ctl-0.log; }
 wait_for 30 "the controller did not say x's ranks lost a peer on a node that is down" said

@@ -146,8 +146,10 @@ void add_agent_flags(CLI::App& cmd, Flags& f) {
   cmd.add_flag("--keep-jobs", agent.keep_jobs,
                "On SIGTERM or SIGINT leave the jobs running (default: stop them first)");
   cmd.add_option("--grace", agent.grace,
-                 "Seconds from SIGTERM to SIGKILL when a job is stopped (apply's)")
-      ->check(CLI::Range(0.0, 1e6));
+                 "Seconds from SIGTERM to SIGKILL when a job is stopped (apply's; part of "
+                 "the agent's lease)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   cmd.add_option("--ckpt-root", agent.ckpt_root,
                  "Checkpoints in DIR/JOB, a directory every node sees (apply's)");
   cmd.add_option("--report-interval", agent.report_interval,

@@ -128,7 +128,11 @@ json live_agents(const channel::Hub& hub) {
          {"gpu_type", a.inventory.gpu_type.empty() ? json(nullptr) : json(a.inventory.gpu_type)},
          {"gpus", a.inventory.gpus},
          {"address", a.inventory.address.empty() ? json(nullptr) : json(a.inventory.address)},
-         {"last_seen", now - a.silent_for}});
+         {"last_seen", now - a.silent_for},
+         {"lease",
+          {{"fence_after", a.lease.fence_after},
+           {"grace", a.lease.grace},
+           {"silence_limit", a.fence_limit}}}});
   }
   return list;
 }
@@ -334,7 +338,8 @@ int run_serve_command(const ctl::CtlArgs& args) {
   // been fenced had this controller seen them go silent.
   dopt.hold = placed_nodes(book);
   dopt.given = given_jobs(book);
-  dopt.hold_seconds = cc.heartbeat_interval * (cc.heartbeat_liveness + 1) + cc.fence_after;
+  dopt.hold_seconds = channel::silence_limit(cc.heartbeat_interval, cc.heartbeat_liveness,
+                                             channel::assumed_lease(cc.fence_after));
   dopt.log = log;
   dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
   dopt.interrupted = [] { return cli::stop_signals().load() > 1; };

@@ -54,6 +54,7 @@ int run_agent(const AgentArgs& args) {
   o.heartbeat_interval = args.heartbeat_interval;
   o.heartbeat_liveness = args.heartbeat_liveness;
   o.fence_after = args.fence_after;
+  o.stop_grace = args.grace;
   o.keys = load_client_keys(args.server_key, args.secret_key);
   o.controller_uid = controller_uid(args.controller_user);
   require_curve(o.connect, o.keys.has_value(), "connect",
@@ -84,7 +85,7 @@ int run_agent(const AgentArgs& args) {
     std::snprintf(buf, sizeof buf, "%g", v);
     return std::string(buf);
   };
-  if (args.grace >= 0) so.apply_args.insert(so.apply_args.end(), {"--grace", number(args.grace)});
+  so.apply_args.insert(so.apply_args.end(), {"--grace", number(args.grace)});
   if (!args.ckpt_root.empty()) {
     so.apply_args.insert(so.apply_args.end(), {"--ckpt-root", args.ckpt_root});
   }

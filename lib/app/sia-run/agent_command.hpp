@@ -32,9 +32,9 @@ struct AgentArgs {
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;
   double fence_after = kChannelTiming.fence_after;
   bool keep_jobs = false;
-  // Passed on to every sia-run apply: --grace (when >= 0), --ckpt-root (when not
-  // empty), --report-interval (when > 0).
-  double grace = -1;
+  // Passed on to every sia-run apply: --grace (also the grace of the agent's lease),
+  // --ckpt-root (when not empty), --report-interval (when > 0).
+  double grace = kChannelTiming.agent_grace;
   std::string ckpt_root;
   double report_interval = -1;
 };

@@ -7,6 +7,9 @@
 #   net_cluster FENCE_AFTER      the bed, keys, cluster and configuration; serve started
 #   start_agent NODE [ENDPOINT]  the agent of NODE (default: straight to the controller)
 #   net_agents                   every node's agent started, then connected
+#   net_silence NODE             the seconds of silence after which the controller fences
+#                                NODE (its agent's lease, sia-ctl(1) FAILURE MODEL), as the
+#                                controller says it (sia-ctl nodes), rounded up
 #   ctl ARGS...                  sia-ctl as the controller's admin, on the controller host
 #   net_job NAME STEPS [MIN_GPUS] a job file NAME.toml (the reference worker on the CPU)
 #   net_running JOB...           waits until every JOB runs
@@ -26,6 +29,10 @@
 export SIA_RENDEZVOUS_TIMEOUT=60
 NET_NODES="t4-0 t4-1 t4-2"
 CTL_PORT=7000
+# The channel's timing, the same on both sides; the agents' --grace is their stops'.
+NET_HB=0.5
+NET_LIVENESS=8
+NET_GRACE=5
 
 ctl() { host_exec ctl "$BIN/sia-ctl" --config "$tmp/host/client.toml" "$@"; }
 
@@ -50,8 +57,8 @@ bind = "$EP"
 round = 2
 retention = 500
 time_limit = 1
-heartbeat_interval = 0.5
-heartbeat_liveness = 8
+heartbeat_interval = $NET_HB
+heartbeat_liveness = $NET_LIVENESS
 fence_after = $1
 allow = "$tmp/keys/allow.toml"
 TOML
@@ -73,8 +80,9 @@ start_ctl() {  # start_ctl LOG
 start_agent() {  # start_agent NODE [ENDPOINT]
   host_exec "$1" "$BIN/sia-run" --state-dir "$tmp/host/node" agent --connect "${2:-$EP}" \
     --node "$1" --server-key "$tmp/host/server.pub" --secret-key "$tmp/keys/$1.key" \
-    --cluster "$tmp/cluster.toml" --heartbeat-interval 0.5 --heartbeat-liveness 8 \
-    --fence-after "$NET_FENCE" --grace 10 --ckpt-root "$tmp/shared/ckpt" \
+    --cluster "$tmp/cluster.toml" --heartbeat-interval "$NET_HB" \
+    --heartbeat-liveness "$NET_LIVENESS" --fence-after "$NET_FENCE" --grace "$NET_GRACE" \
+    --ckpt-root "$tmp/shared/ckpt" \
     --report-interval 0.3 >>"$tmp/agent-$1.log" 2>&1 &
   started $!
 }
@@ -83,6 +91,12 @@ connected() { cat "$tmp"/ctl-*.log | grep -q "$1 connected\|$1 reconnected"; }
 net_agents() {
   for n in $NET_NODES; do start_agent "$n"; done
   for n in $NET_NODES; do wait_for 30 "agent $n did not connect" connected "$n"; done
+}
+
+net_silence() {  # net_silence NODE
+  ctl -o json nodes >"$tmp/.net_nodes.json" || fail "sia-ctl nodes"
+  json_eval "$tmp/.net_nodes.json" "-int(-find(d['data']['nodes'], name='$1')[0]['lease']['silence_limit'] // 1)" ||
+    fail "no lease for $1 in sia-ctl nodes: $(head -c 400 "$tmp/.net_nodes.json")"
 }
 
 net_job() {  # net_job NAME STEPS [MIN_GPUS]
