@@ -7,6 +7,7 @@
 #include "core/time_text.hpp"
 #include "ctl/stages.hpp"
 #include "deadline/row_table.hpp"
+#include "round/reservations.hpp"
 
 namespace sia::ctl {
 
@@ -21,33 +22,53 @@ bool is_guaranteed(const JobSpec& s) {
 // GPUs they leave cannot run it at all.
 double finish_after_admitted(const deadline::GuaranteedJob& job,
                              const std::vector<deadline::OrderedAdmission>& before,
-                             const Cluster& cluster) {
+                             const std::map<std::string, int>& capacity) {
   deadline::AdmissionInput in = job.input;
   for (const auto& a : before) {
     const double end = a.plan.admitted ? a.plan.finish : a.plan.best_finish;
     if (end != deadline::kNever) in.now = std::max(in.now, end);
   }
-  in.free_gpus = deadline::gpus_per_type(cluster);
+  in.free_gpus = capacity;
   return deadline::plan_admission(in).best_finish;
 }
 
+// "; reservations hold 4 of its 8 a100 GPUs before then" when `capacity` is short of the
+// cluster's GPUs of a type, else "".
+std::string reserved_note(const AdmissionScene& scene, const std::map<std::string, int>& capacity) {
+  std::string held;
+  for (const auto& [type, gpus] : deadline::gpus_per_type(scene.cluster)) {
+    const auto it = capacity.find(type);
+    const int left = it == capacity.end() ? gpus : it->second;
+    if (left >= gpus) continue;
+    held += std::string(held.empty() ? "" : ", ") + std::to_string(gpus - left) + " of its " +
+            std::to_string(gpus) + " " + type;
+  }
+  return held.empty() ? "" : "; reservations hold " + held + " GPUs before then";
+}
+
 // The one line of a refusal: `best` when it could finish at best, `after` whether only
-// after the jobs admitted before it (none of its configurations fits what they leave).
-std::string refusal(const JobSpec& spec, double best, bool after, double margin) {
+// after the jobs admitted before it (none of its configurations fits what they leave),
+// `note` what reservations hold.
+std::string refusal(const JobSpec& spec, double best, bool after, double margin,
+                    const std::string& note) {
   char pct[32];
   std::snprintf(pct, sizeof pct, "%g%%", margin * 100);
   std::string msg = spec.name + ": deadline: " + utc_text(*spec.deadline) +
                     " cannot be met (with the " + pct + " margin): ";
-  if (best == deadline::kNever) return msg + "it cannot finish on this cluster";
+  if (best == deadline::kNever) return msg + "it cannot finish on this cluster" + note;
   msg += after ? "the guaranteed jobs admitted before it hold the GPUs it could use; it could "
                  "finish by " +
                      utc_text(best) + " at best, after them"
                : "on the GPUs the guaranteed jobs admitted before it leave it could finish by " +
                      utc_text(best) + " at best";
-  return msg + " (--or-best-effort submits it as best-effort)";
+  return msg + note + " (--or-best-effort submits it as best-effort)";
 }
 
 }  // namespace
+
+std::map<std::string, int> scene_capacity(const AdmissionScene& scene) {
+  return scene.capacity.empty() ? deadline::gpus_per_type(scene.cluster) : scene.capacity;
+}
 
 bool has_guaranteed(const Submission& s) {
   return std::any_of(s.jobs.begin(), s.jobs.end(), is_guaranteed);
@@ -101,7 +122,7 @@ std::vector<deadline::GuaranteedJob> admitted_jobs(const JobBook& book,
 
 std::vector<deadline::OrderedAdmission> admit_guaranteed(
     Submission& s, std::vector<deadline::GuaranteedJob> admitted, const AdmissionScene& scene) {
-  const auto total = deadline::gpus_per_type(scene.cluster);
+  const auto total = scene_capacity(scene);
   std::vector<deadline::OrderedAdmission> out;
   for (JobSpec& spec : s.jobs) {
     if (!is_guaranteed(spec)) continue;
@@ -122,11 +143,11 @@ std::vector<deadline::OrderedAdmission> admit_guaranteed(
       continue;
     }
     const bool after = plan.best_finish == deadline::kNever;
-    const double best = after
-                            ? finish_after_admitted(admitted.back(),
-                                                    {plans.begin(), plans.end() - 1}, scene.cluster)
-                            : plan.best_finish;
-    throw Error(ExitStatus::data, refusal(spec, best, after, scene.margin));
+    const double best =
+        after ? finish_after_admitted(admitted.back(), {plans.begin(), plans.end() - 1}, total)
+              : plan.best_finish;
+    throw Error(ExitStatus::data,
+                refusal(spec, best, after, scene.margin, reserved_note(scene, total)));
   }
   return out;
 }
@@ -143,8 +164,18 @@ std::vector<deadline::OrderedAdmission> admit_submission(
   }
   const Cluster cluster = read_cluster(config.controller.cluster);
   const auto estimator = controller_estimator(config, cluster, catalog, profiles_file);
-  const AdmissionScene scene{cluster, *estimator, now, config.controller.deadline_margin};
-  return admit_guaranteed(s, admitted_jobs(book, pending, scene), scene);
+  AdmissionScene scene{cluster, *estimator, now, config.controller.deadline_margin, {}};
+  std::vector<deadline::GuaranteedJob> admitted = admitted_jobs(book, pending, scene);
+  if (!config.controller.reservations.empty()) {
+    double horizon = now;
+    for (const auto& j : admitted) horizon = std::max(horizon, j.input.deadline);
+    for (const auto& spec : s.jobs) {
+      if (is_guaranteed(spec)) horizon = std::max(horizon, *spec.deadline);
+    }
+    scene.capacity = gpus_unreserved(read_reservations(config.controller.reservations, cluster),
+                                     cluster, now, horizon);
+  }
+  return admit_guaranteed(s, std::move(admitted), scene);
 }
 
 }  // namespace sia::ctl

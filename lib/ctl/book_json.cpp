@@ -243,7 +243,8 @@ json JobBook::to_json() const {
           {"retired", retired_},
           {"last_cluster", last_cluster_},
           {"last_allocation", last_allocation_},
-          {"last_placement", last_placement_}};
+          {"last_placement", last_placement_},
+          {"last_reserved", last_reserved_}};
 }
 
 JobBook JobBook::from_json(const json& data, const std::string& file) {
@@ -302,6 +303,9 @@ JobBook JobBook::from_json(const json& data, const std::string& file) {
   b.last_cluster_ = keep("last_cluster");
   b.last_allocation_ = keep("last_allocation");
   b.last_placement_ = keep("last_placement");
+  if (auto reserved = d.get("last_reserved")) {
+    for (const auto& name : reserved->as_strings()) b.last_reserved_.insert(name);
+  }
   return b;
 }
 

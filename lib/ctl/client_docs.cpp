@@ -629,6 +629,7 @@ json node_list(const JobBook& book, double, const json& live) {
     if (!r.contains("gpus")) r["gpus"] = nullptr;
     if (!r.contains("address")) r["address"] = name;
     r["jobs"] = jobs_on[name];
+    r["reserved"] = book.last_reserved().count(name) > 0;
     list.push_back(r);
   }
   return envelope("NodeList", {{"nodes", list}, {"round", book.round()}});

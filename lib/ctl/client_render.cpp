@@ -145,7 +145,8 @@ std::string nodes_table(const json& d, double now) {
     std::string derr = n.value("delivery_error", "");
     if (!derr.empty()) err += (err.empty() ? "" : "; ") + std::string("delivery: ") + derr;
     t.add({n.value("name", ""), text(n.value("gpu_type", json())), text(n.value("gpus", json())),
-           n.value("state", ""), ago(n.value("last_seen", json()), now), jobs.empty() ? "-" : jobs,
+           n.value("state", "") + (n.value("reserved", false) ? ", reserved" : ""),
+           ago(n.value("last_seen", json()), now), jobs.empty() ? "-" : jobs,
            err.empty() ? "-" : err});
   }
   return t.render();

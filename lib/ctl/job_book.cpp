@@ -510,6 +510,10 @@ bool JobBook::apply_round(const json& r) {
   last_cluster_ = r.contains("cluster") ? r["cluster"] : json();
   last_allocation_ = r.contains("allocation") ? r["allocation"] : json();
   last_placement_ = r.contains("placement") ? r["placement"] : json();
+  last_reserved_.clear();
+  for (const auto& n : arr_of(r, "reserved")) {
+    if (n.is_string()) last_reserved_.insert(n.get<std::string>());
+  }
   if (auto m = r.find("models"); m != r.end() && m->is_object()) {
     for (auto it = m->begin(); it != m->end(); ++it) {
       auto j = jobs_.find(it.key());

@@ -282,6 +282,8 @@ class JobBook {
   const nlohmann::json& last_cluster() const { return last_cluster_; }
   const nlohmann::json& last_allocation() const { return last_allocation_; }
   const nlohmann::json& last_placement() const { return last_placement_; }
+  // The nodes the last round kept out of training for reservations.
+  const std::set<std::string>& last_reserved() const { return last_reserved_; }
 
   // The job as the scheduler's stages see it at wall-clock time `now`; the progress it
   // needs (target_progress) is its progress over the fraction of its training its workers
@@ -319,6 +321,7 @@ class JobBook {
   nlohmann::json last_cluster_;
   nlohmann::json last_allocation_;
   nlohmann::json last_placement_;
+  std::set<std::string> last_reserved_;
 };
 
 // When `job` is placed but was never started on its report node because that node's last
@@ -365,12 +368,14 @@ nlohmann::json make_job_ended(const std::string& job, Lifecycle state, const std
 nlohmann::json make_round_fairness(int units, const std::set<std::string>& jobs,
                                    const std::set<std::string>& apps, const FairnessEstimate& est);
 
-// `deadlines`: the guaranteed jobs' re-check, {job: {"finish": t, "at_risk": bool}}.
+// `deadlines`: the guaranteed jobs' re-check, {job: {"finish": t, "at_risk": bool}};
+// `reserved`: the nodes controller.reservations kept out of the round (empty: left out).
 nlohmann::json make_round(std::int64_t round, double time, const nlohmann::json& cluster,
                           const nlohmann::json& allocation, const nlohmann::json& placement,
                           const nlohmann::json& models,
-                          const nlohmann::json& fairness = nullptr,    // null: left out
-                          const nlohmann::json& deadlines = nullptr);  // null: left out
+                          const nlohmann::json& fairness = nullptr,   // null: left out
+                          const nlohmann::json& deadlines = nullptr,  // null: left out
+                          const std::set<std::string>& reserved = {});
 nlohmann::json make_job_silent(const std::string& job, double silent_for, double time);
 nlohmann::json make_job_peer_lost(const std::string& job, const std::string& node,
                                   std::int64_t generation, int attempt, double time);

@@ -143,12 +143,13 @@ std::optional<LogTail> log_tail_from_json(const json& j) {
 
 json make_round(std::int64_t round, double time, const json& cluster, const json& allocation,
                 const json& placement, const json& models, const json& fairness,
-                const json& deadlines) {
+                const json& deadlines, const std::set<std::string>& reserved) {
   json r = {{"type", "round"},    {"round", round},           {"time", time},
             {"cluster", cluster}, {"allocation", allocation}, {"placement", placement},
             {"models", models}};
   if (!fairness.is_null()) r["fairness"] = fairness;
   if (!deadlines.is_null()) r["deadlines"] = deadlines;
+  if (!reserved.empty()) r["reserved"] = reserved;
   return r;
 }
 

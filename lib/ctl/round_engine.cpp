@@ -704,7 +704,7 @@ void RoundEngine::deliver(Pass& r) {
   }
   r.records.push_back(make_round(r.number, r.now, cluster_to_json(up.nodes.empty() ? cluster_ : up),
                                  r.out.allocation_data, r.placement_data, models, r.fairness,
-                                 deadlines));
+                                 deadlines, r.reserved));
   flush(r);
   if (options_.dry_run || r.up.empty()) return;
   Placement full = parse_placement(Node(r.placement_data, "round placement", ""), cluster_);

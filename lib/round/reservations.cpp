@@ -75,6 +75,46 @@ ReservedNodes reserved_nodes(const std::vector<Reservation>& reservations, const
   return out;
 }
 
+std::vector<int> most_held_nodes(const std::vector<Reservation>& reservations,
+                                 const Cluster& cluster, double from, double to) {
+  // The instants the holding may grow at: `from`, each step within the span, and each
+  // window's starts within a day after either (the pattern repeats daily between steps).
+  std::vector<double> segments{from};
+  for (const auto& r : reservations) {
+    for (const auto& s : r.steps) {
+      if (s.at > from && s.at <= to) segments.push_back(s.at);
+    }
+  }
+  std::vector<double> instants = segments;
+  for (double begin : segments) {
+    for (const auto& r : reservations) {
+      if (!r.daily_start) continue;
+      double day = std::floor(begin / kDay) * kDay;
+      for (int k = 0; k < 2; ++k, day += kDay) {
+        const double start = day + *r.daily_start;
+        if (start > begin && start <= to && start <= begin + kDay) instants.push_back(start);
+      }
+    }
+  }
+  std::vector<int> most(cluster.types.size(), 0);
+  for (double t : instants) {
+    const ReservedNodes at = reserved_nodes(reservations, cluster, t);
+    for (std::size_t k = 0; k < most.size(); ++k) most[k] = std::max(most[k], at.held[k]);
+  }
+  return most;
+}
+
+std::map<std::string, int> gpus_unreserved(const std::vector<Reservation>& reservations,
+                                           const Cluster& cluster, double from, double to) {
+  const std::vector<int> held = most_held_nodes(reservations, cluster, from, to);
+  std::map<std::string, int> out;
+  for (std::size_t k = 0; k < cluster.types.size(); ++k) {
+    const GpuType& g = cluster.types[k];
+    out[g.name] += g.capacity() - held[k] * g.gpus_per_node;
+  }
+  return out;
+}
+
 std::vector<Reservation> parse_reservations(const Node& data, const Cluster& cluster) {
   data.only_keys({"reservation", "apiVersion", "kind"});
   std::vector<Reservation> out;

@@ -13,6 +13,7 @@
 // Thread-safety: plain values and pure functions.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,19 @@ struct ReservedNodes {
 };
 ReservedNodes reserved_nodes(const std::vector<Reservation>& reservations, const Cluster& cluster,
                              double t);
+
+// Per GPU type of `cluster` (its order): the most nodes its reservations hold at any time
+// in [from, to] (`from` alone when to <= from) -- what training cannot count on over that
+// span. Exact: the holding only grows at a step or at a window's start, and between two
+// steps a window repeats daily, so those instants within a day of each step are weighed.
+std::vector<int> most_held_nodes(const std::vector<Reservation>& reservations,
+                                 const Cluster& cluster, double from, double to);
+
+// Per GPU type of `cluster` (by name): its GPUs less those of most_held_nodes over
+// [from, to] -- the GPUs a guaranteed job admitted at `from` and due at `to` can count on
+// (ctl/admission.hpp, sim/deadlines.hpp).
+std::map<std::string, int> gpus_unreserved(const std::vector<Reservation>& reservations,
+                                           const Cluster& cluster, double from, double to);
 
 // A Reservations document's data (a TOML file of [[reservation]] tables, or its JSON twin):
 // each field checked against `cluster` (a known GPU type; per type the GPUs owned within

@@ -15,8 +15,9 @@ bool has_deadlines(const std::vector<JobSpec>& workload) {
 }
 
 SimDeadlines::SimDeadlines(const std::vector<JobSpec>& workload, const Cluster& cluster,
-                           const Catalog& catalog, bool sia_policy)
-    : cluster_(cluster), sia_(sia_policy) {
+                           const Catalog& catalog, bool sia_policy,
+                           std::optional<std::vector<Reservation>> reservations)
+    : cluster_(cluster), sia_(sia_policy), reservations_(std::move(reservations)) {
   for (const auto& s : workload) {
     Job j;
     j.job_class = s.job_class;
@@ -34,6 +35,13 @@ void SimDeadlines::decide(Job& j, double now, const GoodputRow& row) {
                                                               deadline::kDefaultDeadlineMargin)
                                     .input;
   in.free_gpus = free_;
+  if (reservations_) {
+    const auto all = deadline::gpus_per_type(cluster_);
+    for (const auto& [type, left] : gpus_unreserved(*reservations_, cluster_, now, *j.deadline)) {
+      int& f = in.free_gpus[type];
+      f = std::max(0, f - (all.at(type) - left));
+    }
+  }
   const deadline::AdmissionPlan plan = deadline::plan_admission(in);
   if (!plan.admitted) return;
   j.admitted = true;

@@ -4,8 +4,9 @@
 //  - Admission, the controller's (deadline/admission.hpp): when a guaranteed job first
 //    enters a round, it is admitted only if a configuration finishes its remaining work by
 //    its deadline (with a 10% margin and one checkpoint-restore) on the GPUs the admitted
-//    jobs' reservations leave; it then reserves the cheapest one until it ends. The table
-//    is read off the round's row (deadline/row_table.hpp). A refused job runs as
+//    jobs' plans leave, less those --reservations hold at any time before its deadline
+//    (round/reservations.hpp, the controller's count); it then reserves the cheapest one until it
+//    ends. The table is read off the round's row (deadline/row_table.hpp). A refused job runs as
 //    best-effort (its deadline kept, measured only).
 //  - Every row carries its job's class and the seconds to its deadline (GoodputRow), which
 //    the edf and elasticflow policies read.
@@ -25,6 +26,7 @@
 #include "core/goodput_matrix.hpp"
 #include "core/job_spec.hpp"
 #include "model/catalog.hpp"
+#include "round/reservations.hpp"
 #include "sim/simulator.hpp"
 
 namespace sia {
@@ -35,7 +37,7 @@ bool has_deadlines(const std::vector<JobSpec>& workload);
 class SimDeadlines {
  public:
   SimDeadlines(const std::vector<JobSpec>& workload, const Cluster& cluster, const Catalog& catalog,
-               bool sia_policy);
+               bool sia_policy, std::optional<std::vector<Reservation>> reservations = {});
 
   // Admission on job i's first row (at `now`): whether a guaranteed job was refused now
   // (the caller then estimates it as best-effort).
@@ -64,7 +66,8 @@ class SimDeadlines {
   const Cluster& cluster_;
   bool sia_;
   std::vector<Job> jobs_;
-  std::map<std::string, int> free_;  // per type: capacity minus the reservations
+  std::map<std::string, int> free_;  // per type: capacity minus the admitted jobs' plans
+  std::optional<std::vector<Reservation>> reservations_;  // SimOptions::reservations
 };
 
 // The summary's deadline figures from the jobs' results (SimSummary, deadline fields).

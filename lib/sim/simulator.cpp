@@ -173,7 +173,8 @@ Simulation::Simulation(const Cluster& cluster, const Catalog& catalog,
   make_jobs(*store_);
   apps_ = group_apps(workload_, opts_.apps, app_of_);
   if (has_deadlines(workload_)) {
-    deadlines_ = std::make_unique<SimDeadlines>(workload_, cluster, catalog, opts_.policy == "sia");
+    deadlines_ = std::make_unique<SimDeadlines>(workload_, cluster, catalog, opts_.policy == "sia",
+                                                opts_.reservations);
   }
   stop_reason_.resize(jobs_.size());
   held_.assign(jobs_.size(), 0);

@@ -42,7 +42,7 @@ TEST_CASE("the controller admits guaranteed jobs on what the admitted ones leave
   Catalog catalog(sia::test::catalog_dir());
   const Cluster cluster = four_t4();
   Estimator est(cluster, catalog);
-  const AdmissionScene scene{cluster, est, kNow, 0.1};
+  const AdmissionScene scene{cluster, est, kNow, 0.1, {}};
   Submission s{{guaranteed("a", kNow + 3600), guaranteed("b", kNow + 3600)}, {}};
   auto plans = admit_guaranteed(s, {}, scene);
   REQUIRE(plans.size() == 2);
@@ -154,4 +154,65 @@ TEST_CASE("a refused guaranteed submission leaves no state directory behind", "[
   LocalBackend client(config, "local:me");
   CHECK(sia::test::error_of([&] { client.submit(std::vector<JobSpec>{s}); }).first == 65);
   CHECK_FALSE(std::filesystem::exists(dir / "state"));
+}
+
+TEST_CASE("admission counts the GPUs reservations hold before the deadline", "[deadline]") {
+  Catalog catalog(sia::test::catalog_dir());
+  const Cluster cluster = four_t4();
+  Estimator est(cluster, catalog);
+  // Reservations hold two of the four T4s before the deadlines: a takes the other two, b
+  // is refused and the line says what the reservations hold.
+  const AdmissionScene scene{cluster, est, kNow, 0.1, {{"t4", 2}}};
+  Submission s{{guaranteed("a", kNow + 3600)}, {}};
+  auto plans = admit_guaranteed(s, {}, scene);
+  REQUIRE(plans.size() == 1);
+  CHECK(plans[0].plan.config->gpus == 2);
+  s.jobs.push_back(guaranteed("b", kNow + 3600));
+  s.jobs.erase(s.jobs.begin());
+  std::vector<deadline::GuaranteedJob> admitted;
+  JobState a;
+  a.spec = guaranteed("a", kNow + 3600);
+  a.path = "a";
+  admitted.push_back(admission_question(a, scene, true));
+  auto [status, line] = sia::test::error_of([&] { admit_guaranteed(s, admitted, scene); });
+  CHECK(status == 65);
+  CHECK(line.find("; reservations hold 2 of its 4 t4 GPUs before then (--or-best-effort") !=
+        std::string::npos);
+}
+
+TEST_CASE("a submission's admission reads controller.reservations over [now, deadline]",
+          "[deadline]") {
+  ctl::test::TempDir dir;
+  const std::string cluster = ctl::test::write_cluster(dir);  // two nodes of two T4s
+  const double now = wall_clock();
+  auto config_with = [&](double at) {
+    ctl::test::write_text(dir / "reservations.toml",
+                          "[[reservation]]\ngpu_type = \"t4\"\ngpus = 2\nsteps = [{at = " +
+                              std::to_string(static_cast<long long>(at)) + ", gpus = 2}]\n");
+    return ctl::test::test_config(dir / "state", cluster,
+                                  {{"controller.reservations", dir / "reservations.toml"}});
+  };
+  Catalog catalog(sia::test::catalog_dir());
+  auto admit = [&](const Settings& config, std::vector<JobSpec> jobs) {
+    Submission s{std::move(jobs), {}};
+    return sia::test::error_of(
+        [&] { admit_submission(s, JobBook{}, {}, config, catalog, "", now); });
+  };
+  // A node reserved from half an hour on, within both deadlines: the two jobs that need
+  // two T4s each for the hour cannot both be admitted.
+  const Settings soon = config_with(now + 1800);
+  auto [status, line] = admit(soon, {guaranteed("a", now + 3600), guaranteed("b", now + 3600)});
+  CHECK(status == 65);
+  CHECK(line.rfind("b: deadline: ", 0) == 0);
+  CHECK(line.find("reservations hold 2 of its 4 t4 GPUs before then") != std::string::npos);
+  // Reserved only after the deadlines: both fit.
+  CHECK(admit(config_with(now + 7200), {guaranteed("a", now + 3600), guaranteed("b", now + 3600)})
+            .first == 0);
+  // A bad reservations file is the configuration's error (78).
+  ctl::test::write_text(dir / "reservations.toml", "[[reservation]]\ngpu_type = \"v100\"\n");
+  const Settings bad = ctl::test::test_config(
+      dir / "state", cluster, {{"controller.reservations", dir / "reservations.toml"}});
+  auto [bad_status, bad_line] = admit(bad, {guaranteed("a", now + 3600)});
+  CHECK(bad_status == 78);
+  CHECK(bad_line.find("reservations.toml") != std::string::npos);
 }

@@ -8,8 +8,11 @@
 # (preempted, exit 75, on that node) and resume elsewhere from their checkpoints, nothing
 # runs on the reserved node from then on, and every job ends at the step limit the test
 # sets (read by each worker as it starts: the taken-back jobs read it as they resume, the
-# two others as a requeue restarts them). A bad reservations file ends a round with one
-# line and status 78, the state unchanged.
+# two others as a requeue restarts them); `sia-ctl nodes` shows the node reserved. A bad
+# reservations file ends a round with one line and status 78, the state unchanged.
+# Before all that, admission (a state directory of its own): with the reservation to hold
+# its node in half an hour, one guaranteed job that needs two T4s for the hour is admitted
+# and a second is refused with one line saying what the reservation holds.
 #   ctl_reservation.sh BIN_DIR SOURCE_DIR
 . "$(dirname "$0")/lib/harness.sh"
 ST=$tmp/state
@@ -35,6 +38,27 @@ steps = [{at = 0, gpus = $1}]
 TOML
   mv reservations.toml.new reservations.toml
 }
+
+# Admission counts the GPUs the reservation holds before the deadline.
+cat >reservations.toml <<TOML
+[[reservation]]
+gpu_type = "t4"
+gpus = 2
+steps = [{at = 0, gpus = 0}, {at = $(($(date +%s) + 1800)), gpus = 2}]
+TOML
+for g in g1 g2; do
+  printf 'name = "%s"\nmodel = "cifar10"\nmax_gpus = 2\ncommand = ["/bin/true"]\n' "$g" >"$g.toml"
+done
+admit() { ctl --state-dir "$tmp/admission" submit --class guaranteed --deadline 1h "$1.toml"; }
+admit g1 >out 2>&1 || { cat out; fail "g1 refused with half the GPUs free for the hour"; }
+admit g2 >out 2>&1
+rc=$?
+[ "$rc" -eq 65 ] || { cat out; fail "g2 exited $rc, not 65"; }
+[ "$(wc -l <out)" -eq 1 ] || { cat out; fail "g2's refusal: not one line"; }
+grep -q "g2: deadline: .*; reservations hold 2 of its 4 t4 GPUs before then" out ||
+  fail "g2's refusal does not say what the reservation holds: $(cat out)"
+echo "admission: g1 admitted, g2 refused: $(cat out)"
+
 reserve 0
 echo 100000000 >steps # beyond reach until the test sets the limit
 for j in j1 j2 j3 j4; do
@@ -97,6 +121,10 @@ json_check "$R taken back from two jobs" "round-$i.json" \
 taken=$(json_eval "round-$i.json" '" ".join(d["data"]["taken_back"][0]["jobs"])')
 [ "$R" = t4-0 ] && O=t4-1 || O=t4-0
 echo "reserved $R, taken back from $taken"
+ctl -o json nodes >nodes.json || fail "nodes"
+json_check "nodes shows $R reserved and $O not" nodes.json \
+  "[n['reserved'] for n in sorted(d['data']['nodes'], key=lambda n: n['name'] != '$R')] == [True, False]"
+ctl nodes | grep -q "^$R .*, reserved" || fail "the nodes table does not say $R is reserved: $(ctl nodes)"
 
 # The taken-back jobs stop on R by checkpoint-stop (preempted, 75).
 stopped_on_r() {

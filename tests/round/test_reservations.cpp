@@ -65,6 +65,48 @@ gpus = 8
   CHECK(at_three.lent_gpus(c) == 2 * 4 + 8);
 }
 
+TEST_CASE("the most nodes reservations hold over a span", "[reservation]") {
+  const auto rs = from_toml(R"(
+[[reservation]]
+gpu_type = "a100"
+gpus = 8
+daily = "08:00-20:00"
+steps = [{at = 0, gpus = 4}, {at = 90000, gpus = 0}]
+
+[[reservation]]
+gpu_type = "t4"
+gpus = 6
+steps = [{at = 0, gpus = 0}, {at = 3600, gpus = 5}, {at = 7200, gpus = 1}]
+
+[[reservation]]
+gpu_type = "t4"
+gpus = 2
+daily = "23:00-23:30"
+steps = [{at = 0, gpus = 0}]
+)");
+  const Cluster c = hetero();  // t4 (4/node), a100 (8/node), rtx2080ti (8/node)
+  // Midnight to 01:00: a100 half held by its step (one node), t4 none.
+  CHECK(most_held_nodes(rs, c, 0, 3599) == std::vector<int>{0, 1, 0});
+  // To 01:30: t4's step to 5 GPUs (two nodes) counts though it ends at 02:00.
+  CHECK(most_held_nodes(rs, c, 0, 5400) == std::vector<int>{2, 1, 0});
+  // From 02:00 to 22:59 on day 2 (step 0 after 25:00): t4 one node, a100's window at 08:00.
+  CHECK(most_held_nodes(rs, c, 7200, 86400 + 22 * 3600) == std::vector<int>{1, 1, 0});
+  // From 25:00 on (a100's step gone): its window on day 2 at 08:00 still holds its node;
+  // before 08:00 nothing does.
+  CHECK(most_held_nodes(rs, c, 90000, 86400 + 7 * 3600) == std::vector<int>{1, 0, 0});
+  CHECK(most_held_nodes(rs, c, 90000, 86400 + 8 * 3600) == std::vector<int>{1, 1, 0});
+  // A window of 30 minutes, days after: 1 t4 GPU (step) + 2 in the window = one node.
+  CHECK(most_held_nodes(rs, c, 90000, 5 * 86400)[0] == 1);
+  // A span that ends before it starts is its start alone.
+  CHECK(most_held_nodes(rs, c, 3600, 0) == std::vector<int>{2, 1, 0});
+  // GPUs left per type over a span.
+  const auto left = gpus_unreserved(rs, c, 0, 5400);
+  CHECK(left.at("t4") == c.types[0].capacity() - 8);
+  CHECK(left.at("a100") == c.types[1].capacity() - 8);
+  CHECK(left.at("rtx2080ti") == c.types[2].capacity());
+  CHECK(gpus_unreserved({}, c, 0, 1e9).at("t4") == c.types[0].capacity());
+}
+
 TEST_CASE("a bad reservations file is one line naming the file and field", "[reservation]") {
   auto status_and = [](const std::string& text) { return error_of([&] { from_toml(text); }); };
   auto [s1, m1] = status_and("[[reservation]]\ngpu_type = \"v100\"\ngpus = 8\n");

@@ -249,3 +249,34 @@ TEST_CASE("a simulation with guaranteed jobs admits, runs and reports them", "[d
     CHECK(r.summary.gpu_hours > 0);
   }
 }
+
+TEST_CASE("the simulator's admission counts the GPUs reservations hold before the deadline",
+          "[deadline]") {
+  Catalog c(test::catalog_dir());
+  Cluster cl = read_cluster(test::data_dir() + "/clusters/sia-hetero-64.toml");
+  const auto w = csv(c, "cifar10-0,0,cifar10,4,2048,200000,guaranteed\n");
+  // Every GPU held from 0 to 5000 s: within the deadline, so nothing is left to admit on;
+  // the job runs best-effort once they are lent back.
+  std::vector<Reservation> all;
+  for (const auto& t : cl.types) {
+    Reservation r;
+    r.gpu_type = t.name;
+    r.gpus = t.capacity();
+    r.steps = {{0, t.capacity()}, {5000, 0}};
+    all.push_back(r);
+  }
+  SimOptions o;
+  o.policy = "sia";
+  o.fairness = false;
+  o.reservations = all;
+  const SimResult held = simulate(cl, c, w, o);
+  REQUIRE(held.jobs.size() == 1);
+  CHECK_FALSE(held.jobs[0].admitted);
+  CHECK(held.jobs[0].completion > 5000);
+  // Held only after the deadline: admitted as without reservations.
+  for (auto& r : all) r.steps = {{0, 0}, {300000, r.gpus}};
+  o.reservations = all;
+  const SimResult later = simulate(cl, c, w, o);
+  CHECK(later.jobs[0].admitted);
+  CHECK(later.jobs[0].deadline_met);
+}
