@@ -306,6 +306,7 @@ struct Estimator::JobView {
   bool any_multi = false;  // some own type has multi-GPU measurements
   int src = -1;            // the type projections start from; -1: none
   std::vector<int> min_rep, max_rep;  // replica bounds per type (GPUs / stages)
+  std::optional<Config> current;      // the row's current configuration
   // The source type's best batch per replica count, for projections: every configuration
   // of that many replicas on any projected type starts from the same one.
   mutable std::map<int, BatchChoice> on_source;
@@ -496,13 +497,24 @@ std::vector<Config> Estimator::candidate_configs(const JobView& v, std::size_t t
       max_nodes = g->max_profiled_nodes;
     }
   }
+  auto within = [&](const Config& c) {
+    return c.gpus >= v.min_rep[t] * u && c.gpus <= v.max_rep[t] * u && (u == 1 || c.gpus % u == 0);
+  };
   for (const Config& c : configs_[t]) {
-    if (c.nodes > max_nodes) continue;
-    if (c.gpus < v.min_rep[t] * u || c.gpus > v.max_rep[t] * u) continue;
-    if (u > 1 && c.gpus % u != 0) continue;
-    out.push_back(c);
+    if (c.nodes <= max_nodes && within(c)) out.push_back(c);
+  }
+  // The configuration the job runs in, when a placer of its own (a [stages] place) put it
+  // outside the set: valued too, so that keeping it is a choice with its goodput.
+  if (v.current && v.current->type == static_cast<int>(t) && off_set(*v.current) &&
+      within(*v.current)) {
+    out.push_back(*v.current);
   }
   return out;
+}
+
+bool Estimator::off_set(const Config& c) const {
+  const auto& set = configs_[static_cast<std::size_t>(c.type)];
+  return std::find(set.begin(), set.end(), c) == set.end();
 }
 
 BatchChoice Estimator::projected_choice(const JobView& v, std::size_t t, const Config& c,
@@ -607,8 +619,11 @@ GoodputRow Estimator::estimate_job(JobState& job) {
                                      e->estimator == id_ && e->store_generation == generation &&
                                      same(e->gradient, job.gradient)) {
     GoodputRow row = e->row;
+    const std::optional<Config> was = row.current;
     refresh_row(job, model_of(job), row);
-    return row;
+    // Its entries are the set's, and the current configuration's when off the set.
+    const bool off_before = was && off_set(*was), off_now = row.current && off_set(*row.current);
+    if (row.current == was || (!off_before && !off_now)) return row;
   }
   GoodputRow row = estimate_fresh(job);
   job.estimated = EstimatedRow{job.observations_version, id_, generation, job.gradient, row};
@@ -619,6 +634,7 @@ GoodputRow Estimator::estimate_fresh(JobState& job) {
   JobView v = resolve(job);  // first: an unknown catalog model is the job's first error
   GoodputRow row;
   refresh_row(job, v.info, row);
+  v.current = row.current;
   replica_bounds(v, row);
   const JobSpec& spec = job.spec;
   std::vector<GoodputEntry> entries;

@@ -11,7 +11,11 @@
 //  - a type the job has run multi-GPU on uses its own model; a type with only
 //    single-GPU measurements borrows the scaling shape of the type with the most
 //    observations, scaled by the ratio of their single-GPU throughputs (Sia Eq. 1);
-//  - a type with nothing known offers one GPU at the row's base value.
+//  - a type with nothing known offers one GPU at the row's base value;
+//  - the job's current configuration, when it is not one of the set (a [stages] place of
+//    the user's own ran it so, e.g. 2 GPUs on one node and 1 on another), is valued like
+//    the others within the same replica bounds, so that keeping the job where it runs is
+//    a choice the solver can price rather than a configuration worth nothing.
 // The "reference" profile (--compat reference) reproduces the scheduler evaluated in the
 // Sia paper instead: models only from running, projection from the first type that has one
 // with the catalog's offline throughput ratio, per-type replica caps of 64, the workload's
@@ -120,6 +124,7 @@ class Estimator {
   void replica_bounds(JobView& v, GoodputRow& row) const;
   Valuation valuation(const JobView& v, std::size_t t, double* ratio) const;
   std::vector<Config> candidate_configs(const JobView& v, std::size_t t) const;
+  bool off_set(const Config& c) const;  // not among its type's valid configurations
   BatchChoice projected_choice(const JobView& v, std::size_t t, const Config& c,
                                double ratio) const;
   bool value_type(const JobView& v, std::size_t t, std::vector<GoodputEntry>& entries) const;

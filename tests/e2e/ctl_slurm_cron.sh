@@ -31,14 +31,8 @@ state_dir = "$ST"
 cluster = "$tmp/cluster.toml"
 retention = 500
 time_limit = 1
-[slurm]
-enabled = true
-conf = "$SLURM_CONF"
-partition = "$SLURM_BED_PARTITION"
-shared_dir = "$SH"
-grace_seconds = 60
-report_interval = 0.5
 TOML
+slurm_sia_section "$SH" >>config.toml
 ctl() { "$BIN/sia-ctl" --config "$tmp/config.toml" "$@"; }
 on_fail() {
   ctl status

@@ -340,6 +340,45 @@ TEST_CASE("without profiling every type looks alike; an oracle knows every place
   CHECK(find(o, 0, 8)->source == GoodputSource::model);
 }
 
+TEST_CASE("a current configuration off the set is valued too, within the replica bounds",
+          "[estimator]") {
+  Fixture f;
+  Estimator est(f.cluster, f.catalog);
+  JobState j = ran_on_a100(f.catalog);
+  const GoodputRow in_set = est.estimate_job(j);
+  auto at = [](const GoodputRow& r, int nodes, int gpus) -> const GoodputEntry* {
+    for (const auto& e : r.entries) {
+      if (e.config.type == 1 && e.config.nodes == nodes && e.config.gpus == gpus) return &e;
+    }
+    return nullptr;
+  };
+  CHECK_FALSE(at(in_set, 2, 3));
+  // A placer of the user's own ran it on 2 GPUs of one node and 1 of another.
+  j.current = CurrentAllocation{"a100", {2, 1}};
+  GoodputRow r = est.estimate_job(j);
+  REQUIRE(r.current);
+  CHECK(*r.current == Config{1, 2, 3});
+  const GoodputEntry* e = at(r, 2, 3);
+  REQUIRE(e);
+  CHECK(e->source == GoodputSource::model);
+  CHECK(e->raw_goodput > at(r, 1, 2)->raw_goodput);
+  CHECK(e->raw_goodput < at(r, 1, 4)->raw_goodput);  // fewer GPUs, and across two nodes
+  CHECK(e->batch.local > 0);
+  CHECK(e->batch.global == 3 * e->batch.local * (e->batch.accum_steps + 1));
+  CHECK(r.entries.size() == in_set.entries.size() + 1);
+  // Past the replica bounds (the scale-up rule: 8 here) it is not offered.
+  j.current = CurrentAllocation{"a100", {8, 4}};
+  CHECK(est.estimate_job(j).entries.size() == in_set.entries.size());
+  // A reused row gains it, and loses it, as the job's configuration changes.
+  j.observations_version = 1;
+  j.current.reset();
+  CHECK(est.estimate_job(j).entries.size() == in_set.entries.size());
+  j.current = CurrentAllocation{"a100", {1, 2}};
+  CHECK(at(est.estimate_job(j), 2, 3));
+  j.current = CurrentAllocation{"a100", {4}};
+  CHECK_FALSE(at(est.estimate_job(j), 2, 3));
+}
+
 TEST_CASE("a reused row is the row a fresh estimate gives, until its inputs change",
           "[estimator]") {
   Fixture f;
@@ -373,7 +412,7 @@ TEST_CASE("a reused row is the row a fresh estimate gives, until its inputs chan
     j->attained_service = 1200;
     j->restoring = true;
     j->progress = 900;
-    j->current = CurrentAllocation{"t4", {2, 2}};
+    j->current = CurrentAllocation{"t4", {4}};  // one of the set
   }
   CHECK(reused());
   CHECK(est.estimate_job(versioned).restarts == 2);

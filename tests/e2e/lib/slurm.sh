@@ -23,7 +23,11 @@
 #                                 longer answers; its state (jobs) is kept for the next start;
 #   slurm_ctld_start              starts it again on the same state and waits until it
 #                                 answers (the slurmd and their jobs ran on meanwhile);
-#   slurm_cancel_all              cancels every job of the bed and waits until none is left.
+#   slurm_cancel_all              cancels every job of the bed and waits until none is left;
+#   slurm_sia_section SHARED [GRACE]  prints the [slurm] section of a sia-config(5) whose
+#                                 rounds go through this bed: its configuration and
+#                                 partition, shared_dir SHARED, grace_seconds GRACE
+#                                 (default 60), reports every 0.5 s.
 # The Slurm commands (sbatch, squeue, scontrol, scancel, sinfo) run as they are: SLURM_CONF
 # names the bed's configuration. Nothing here depends on a Slurm already running, nor
 # touches one (private ports, state, spool and munge socket).
@@ -80,6 +84,18 @@ slurm_cancel_all() {
   scancel --partition="$SLURM_BED_PARTITION" --full >/dev/null 2>&1
   _sca_end=$(($(date +%s) + 30))
   until _slurm_no_jobs || [ "$(date +%s)" -ge "$_sca_end" ]; do sleep 0.2; done
+}
+
+slurm_sia_section() {
+  cat <<EOF
+[slurm]
+enabled = true
+conf = "$SLURM_CONF"
+partition = "$SLURM_BED_PARTITION"
+shared_dir = "$1"
+grace_seconds = ${2:-60}
+report_interval = 0.5
+EOF
 }
 
 _slurm_skip_unless_able() {
