@@ -745,7 +745,7 @@ void Hub::confirm_reports(const std::string& node, const Offsets& stored) {
     a.identity = Identity{Identity::Kind::agent, node, "", false};
     a.fenced = true;  // known from the journal only: not connected, nothing to fence
     a.last_heard = impl_->clock().now();
-    impl_->take_lease(a, std::nullopt);
+    impl_->take_lease(a, lease_before_ready(impl_->opt.remembered, node, impl_->opt.fence_after));
   }
   for (const auto& [job, off] : stored) {
     std::int64_t& c = a.confirmed[job];

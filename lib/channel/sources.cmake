@@ -9,6 +9,7 @@ sia_module(channel
   channel/ipc_trust.cpp
   channel/zap_handler.cpp
   channel/lease.cpp
+  channel/lease_memory.cpp
   channel/hub.cpp
   channel/sia_run_node.cpp
   channel/agent.cpp
