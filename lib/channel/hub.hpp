@@ -6,11 +6,9 @@
 //     heard, and whether it is up (heard within heartbeat_interval x heartbeat_liveness)
 //     or fenced (silent for its lease's silence limit, channel/lease.hpp: by now the agent
 //     has checkpoint-stopped its jobs and they have ended, so they may run elsewhere). The
-//     lease is the one the agent's READY says; an agent that says none is assumed to have
-//     fence_after and an agent's default grace (assumed_lease). A lease longer than that
-//     assumption is taken (the node is fenced later) and said once in the log. A node
-//     known from the journal only (confirm_reports) has, until its READY, the lease its
-//     agent said before the restart (`remembered`, lease_memory.hpp), else the assumed one;
+//     lease is the one the agent's READY says, else assumed; before its READY (a node
+//     known from the journal only, confirm_reports) the one `remembered`, else assumed --
+//     the rules of channel/hub_leases.hpp;
 //   - sends each agent a HEARTBEAT every heartbeat_interval, carrying how far the
 //     controller has stored each job's reports (the agent resumes from there);
 //   - sends ASSIGN (round, seq) and resends it every resend_interval until the agent

@@ -11,6 +11,7 @@ sia_module(channel
   channel/lease.cpp
   channel/lease_memory.cpp
   channel/hub.cpp
+  channel/hub_leases.cpp
   channel/sia_run_node.cpp
   channel/agent.cpp
   channel/node_logs.cpp
