@@ -699,6 +699,26 @@ std::vector<std::string> nodes_of(const JobBook& book, const std::string& job) {
   return out;
 }
 
+// Job a placed on two nodes (`na`, rank order) with controller.peer_retries 1.
+struct SpanningJob {
+  Fixture f{{{"controller.peer_retries", "1"}}, 3};
+  LocalBackend client{f.config, "local:tester"};
+  std::vector<std::string> na;
+  SpanningJob() {
+    client.submit({two_node_spec("a")});
+    f.round();
+    na = nodes_of(f.book(), "a");
+    REQUIRE(na.size() == 2);
+  }
+  // Its nodes cannot reach each other: the ranks on both lose their peers (69).
+  void both_lose() {
+    for (const auto& n : na) {
+      f.driver.runs[n]["a"].state = "failed";
+      f.driver.runs[n]["a"].exit_status = 69;
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("ranks that lost a peer on a node that went down resume elsewhere, not failed",
@@ -770,20 +790,9 @@ TEST_CASE("ranks that lost a peer wait for the peer's node, which is blamed", "[
   CHECK(r["ended"][0]["reason"].get<std::string>().find("failed on " + na[1]) == 0);
 }
 
-TEST_CASE("a job that trains past a loss of its peers has its peer_retries again",
-          "[round][peer]") {
-  Fixture f({{"controller.peer_retries", "1"}}, 3);
-  LocalBackend client(f.config, "local:tester");
-  client.submit({two_node_spec("a")});
-  f.round();
-  const std::vector<std::string> na = nodes_of(f.book(), "a");
-  REQUIRE(na.size() == 2);
-  auto both_lose = [&] {
-    for (const auto& n : na) {
-      f.driver.runs[n]["a"].state = "failed";
-      f.driver.runs[n]["a"].exit_status = 69;
-    }
-  };
+TEST_CASE_METHOD(SpanningJob,
+                 "a job that trains past a loss of its peers has its peer_retries again",
+                 "[round][peer]") {
   const std::string rank0 = f.book().find("a")->report_node;
   std::int64_t offset = 0;
   auto report_step = [&](std::int64_t step) {
@@ -823,21 +832,10 @@ TEST_CASE("a job that trains past a loss of its peers has its peer_retries again
   CHECK(r["ended"][0]["state"] == "failed");
 }
 
-TEST_CASE("ranks that lost their peers while every node was up restart, then fail at the bound",
-          "[round][peer]") {
-  Fixture f({{"controller.peer_retries", "1"}}, 3);
-  LocalBackend client(f.config, "local:tester");
-  client.submit({two_node_spec("a")});
-  f.round();
-  const std::vector<std::string> na = nodes_of(f.book(), "a");
-  REQUIRE(na.size() == 2);
-  // Its nodes cannot reach each other: the ranks on both lose their peers (69).
-  auto both_lose = [&] {
-    for (const auto& n : na) {
-      f.driver.runs[n]["a"].state = "failed";
-      f.driver.runs[n]["a"].exit_status = 69;
-    }
-  };
+TEST_CASE_METHOD(
+    SpanningJob,
+    "ranks that lost their peers while every node was up restart, then fail at the bound",
+    "[round][peer]") {
   both_lose();
   const int generation = f.driver.runs[na[0]]["a"].generation;
   json r = f.round();
