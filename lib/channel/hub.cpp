@@ -7,6 +7,7 @@
 
 #include <zmq.hpp>
 
+#include "channel/hub_leases.hpp"
 #include "channel/security.hpp"
 #include "channel/zap_handler.hpp"
 #include "core/error.hpp"
@@ -74,9 +75,7 @@ struct Hub::Impl {
     std::optional<Ack> last_ack;
     Offsets confirmed;  // stored by the controller
     Offsets handed;     // handed out by poll(): lines before these offsets are not again
-    Lease lease;        // its own (READY) or the one assumed
-    os::Clock::Duration fence_span{};  // silence_limit of its lease
-    std::optional<double> lease_said;  // the silence limit of a longer lease, logged
+    NodeLease fencing;  // its lease and when silence fences it (hub_leases.hpp)
   };
 
   HubOptions opt;
@@ -90,8 +89,7 @@ struct Hub::Impl {
   std::map<std::string, std::string> rid_node;  // routing id -> node of its READY
   std::int64_t next_seq = 1;
   std::vector<HubEvent> events;
-  os::Clock::Duration down_after{};
-  Lease assumed;  // of an agent that says no lease
+  HubLeases leases;
   os::Clock::Duration interval{};
   os::Clock::Duration resend{};
   // LOGS requests waiting for an agent's LOG, by LOG_FETCH id.
@@ -108,23 +106,6 @@ struct Hub::Impl {
   std::int64_t next_fetch = 1;
 
   os::Clock& clock() const { return opt.clock ? *opt.clock : os::system_clock(); }
-
-  double limit_of(const Lease& lease) const {
-    return silence_limit(opt.heartbeat_interval, opt.heartbeat_liveness, lease);
-  }
-
-  // The agent's lease from its READY (or the assumed one), and when it is fenced.
-  void take_lease(Agent& a, const std::optional<Lease>& said) {
-    a.lease = said.value_or(assumed);
-    double limit = limit_of(a.lease);
-    a.fence_span = os::span(limit);
-    if (limit > limit_of(assumed) && a.lease_said != limit) {
-      log("node " + a.node + ": its agent's lease (" + describe(a.lease) +
-          ") is longer than this controller's (" + describe(assumed) + "): it is fenced after " +
-          os::fmt_seconds(limit) + " of silence, not " + os::fmt_seconds(limit_of(assumed)));
-      a.lease_said = limit;
-    }
-  }
 
   // A RunStatus newer than the last HEARTBEAT (READY, ACK, BYE): that heartbeat's job
   // states are older and must not be laid over it -- a job that had failed, started again
@@ -276,7 +257,7 @@ struct Hub::Impl {
       a.identity = Identity{Identity::Kind::agent, r.node, "", false};
     }
     a.inventory = r.inventory;
-    take_lease(a, r.lease);
+    leases.take_ready(a.fencing, r.node, r.lease);
     take_status(a, r.run_status);
     a.busy = false;
     a.last_heard = now;
@@ -600,14 +581,14 @@ struct Hub::Impl {
     log_timers(now);
     for (auto& [node, a] : agents) {
       auto silent = now - a.last_heard;
-      if (a.up && silent > down_after) {
+      if (a.up && leases.down(silent)) {
         a.up = false;
         emit(HubEventType::down, a,
              node + " is down: silent for " + os::fmt_seconds(os::to_seconds(silent)));
       }
       // An agent that is down hears nothing more from the hub: by its lease's silence
       // limit it has checkpoint-stopped its jobs and they have ended (lease.hpp).
-      if (!a.fenced && !a.up && silent >= a.fence_span) {
+      if (!a.fenced && !a.up && HubLeases::fenced(a.fencing, silent)) {
         fence(a, node + " is fenced: silent for " + os::fmt_seconds(os::to_seconds(silent)) +
                      "; its jobs count as stopped");
         continue;
@@ -644,8 +625,7 @@ Hub::Hub(HubOptions options, RequestHandler handler) : impl_(std::make_unique<Im
   make_ipc_private(o.bind);
   d.curve = o.server_key.has_value();
   d.interval = os::span(o.heartbeat_interval);
-  d.down_after = os::span(o.heartbeat_interval * o.heartbeat_liveness);
-  d.assumed = assumed_lease(o.fence_after);
+  d.leases = HubLeases(o, [&d](const std::string& line) { d.log(line); });
   d.resend = os::span(o.resend_interval > 0 ? o.resend_interval : o.heartbeat_interval);
   d.next_seq = std::max<std::int64_t>(1, o.first_seq);
   try {
@@ -745,7 +725,7 @@ void Hub::confirm_reports(const std::string& node, const Offsets& stored) {
     a.identity = Identity{Identity::Kind::agent, node, "", false};
     a.fenced = true;  // known from the journal only: not connected, nothing to fence
     a.last_heard = impl_->clock().now();
-    impl_->take_lease(a, std::nullopt);
+    impl_->leases.take_before_ready(a.fencing, node);
   }
   for (const auto& [job, off] : stored) {
     std::int64_t& c = a.confirmed[job];
@@ -784,8 +764,8 @@ std::optional<AgentView> Hub::agent(const std::string& node) const {
   v.up = a.up;
   v.fenced = a.fenced;
   v.silent_for = os::to_seconds(impl_->clock().now() - a.last_heard);
-  v.lease = a.lease;
-  v.fence_limit = os::to_seconds(a.fence_span);
+  v.lease = a.fencing.lease;
+  v.fence_limit = os::to_seconds(a.fencing.limit);
   if (a.pending) v.pending = std::make_pair(a.pending->round, a.pending->seq);
   v.last_ack = a.last_ack;
   v.confirmed = a.confirmed;

@@ -6,9 +6,9 @@
 //     heard, and whether it is up (heard within heartbeat_interval x heartbeat_liveness)
 //     or fenced (silent for its lease's silence limit, channel/lease.hpp: by now the agent
 //     has checkpoint-stopped its jobs and they have ended, so they may run elsewhere). The
-//     lease is the one the agent's READY says; an agent that says none is assumed to have
-//     fence_after and no grace. A lease longer than that assumption
-//     is taken (the node is fenced later) and said once in the log;
+//     lease is the one the agent's READY says, else assumed; before its READY (a node
+//     known from the journal only, confirm_reports) the one `remembered`, else assumed --
+//     the rules of channel/hub_leases.hpp;
 //   - sends each agent a HEARTBEAT every heartbeat_interval, carrying how far the
 //     controller has stored each job's reports (the agent resumes from there);
 //   - sends ASSIGN (round, seq) and resends it every resend_interval until the agent
@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -60,6 +61,9 @@ struct HubOptions {
   int heartbeat_liveness = kChannelTiming.heartbeat_liveness;     // missed intervals: down
   // An agent's fence_after when its READY says no lease (assumed_lease, lease.hpp).
   double fence_after = kChannelTiming.fence_after;
+  // Each node's lease as its agent said it before this controller started (LeaseMemory):
+  // its lease until its READY (lease_before_ready).
+  std::map<std::string, Lease> remembered;
   double resend_interval = 0;  // seconds between ASSIGN resends; 0: heartbeat_interval
   // Report lines handed out by poll() count as stored when poll() is next called (the
   // caller journals them in between); false: only confirm_reports() confirms.

@@ -16,6 +16,12 @@ Lease assumed_lease(double fence_after) {
   return agent_lease(fence_after, kChannelTiming.agent_grace);
 }
 
+Lease lease_before_ready(const std::map<std::string, Lease>& remembered, const std::string& node,
+                         double fence_after) {
+  auto it = remembered.find(node);
+  return it != remembered.end() ? it->second : assumed_lease(fence_after);
+}
+
 double silence_limit(double heartbeat_interval, int heartbeat_liveness, const Lease& lease) {
   return heartbeat_interval * (heartbeat_liveness + 1) + std::max(lease.fence_after, lease.grace) +
          lease.grace;

@@ -12,11 +12,13 @@
 // seconds of silence (silence_limit). The agent says its lease in READY; an agent that
 // does not (an older one) is assumed to have the controller's fence_after and an agent's
 // default grace with the margin (assumed_lease). After a restart the controller holds the
-// last placement's nodes for that assumed lease (it does not keep leases), so a node whose
-// agent has the defaults is held long enough; one with a longer lease is not (sia-ctl(1)).
+// last placement's nodes, until their READY, for the lease each one's agent said last
+// (kept in the state directory, lease_memory.hpp), and a node it never heard from for the
+// assumed one (lease_before_ready).
 // Thread-safety: plain values and pure functions.
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace sia::channel {
@@ -35,6 +37,11 @@ Lease agent_lease(double fence_after, double stop_grace);
 // and of a node it has not heard since its start: an agent's default grace
 // (channel/timing.hpp) with the kill margin.
 Lease assumed_lease(double fence_after);
+
+// The lease a controller with `fence_after` holds `node` for before its agent's READY:
+// the one `remembered` from the agent's last READY (LeaseMemory), else assumed_lease.
+Lease lease_before_ready(const std::map<std::string, Lease>& remembered, const std::string& node,
+                         double fence_after);
 
 // Seconds of silence after which the controller may count a node's jobs stopped.
 double silence_limit(double heartbeat_interval, int heartbeat_liveness, const Lease& lease);

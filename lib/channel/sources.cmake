@@ -9,7 +9,9 @@ sia_module(channel
   channel/ipc_trust.cpp
   channel/zap_handler.cpp
   channel/lease.cpp
+  channel/lease_memory.cpp
   channel/hub.cpp
+  channel/hub_leases.cpp
   channel/sia_run_node.cpp
   channel/agent.cpp
   channel/node_logs.cpp

@@ -79,6 +79,8 @@ json job_to_json(const BookJob& b) {
       {"silent_restarts", b.silent_restarts},
       {"peer_restarts", b.peer_restarts},
       {"peer_lost_generation", b.peer_lost_generation},
+      {"peer_retries_used", b.peer_retries_used},
+      {"peer_lost_step", b.peer_lost_step},
       {"last_report", b.last_report},
       {"last_report_node", b.last_report_node},
       {"last_report_at", b.last_report_at},
@@ -180,6 +182,9 @@ BookJob job_from_json(const Node& n) {
   b.silent_restarts = static_cast<int>(n.int_or("silent_restarts", 0));
   b.peer_restarts = static_cast<int>(n.int_or("peer_restarts", 0));
   b.peer_lost_generation = n.int_or("peer_lost_generation", 0);
+  // Snapshots from before the reset: every restart counts, from where the job is now.
+  b.peer_retries_used = static_cast<int>(n.int_or("peer_retries_used", b.peer_restarts));
+  b.peer_lost_step = n.int_or("peer_lost_step", b.step);
   if (n.json().contains("last_report")) b.last_report = n.json()["last_report"];
   b.last_report_node = n.string_or("last_report_node", "");
   b.last_report_at = n.number_or("last_report_at", 0);

@@ -99,7 +99,9 @@ const Def kAfterKnobs[] = {
     {"controller.hung_retries", SIA_FIELD(controller.hung_retries), false, "SIA_CTL_HUNG_RETRIES",
      "", "restarts of a silent job before it fails"},
     {"controller.peer_retries", SIA_FIELD(controller.peer_retries), false, "SIA_CTL_PEER_RETRIES",
-     "", "restarts of a multi-node job whose ranks lost their peers before it fails"},
+     "",
+     "restarts of a multi-node job whose ranks lost their peers, without progress between "
+     "them, before it fails"},
     {"stages.estimate", SIA_FIELD(stages.estimate), false, "SIA_STAGE_ESTIMATE", "--stage",
      "estimate stage program"},
     {"stages.solve", SIA_FIELD(stages.solve), false, "SIA_STAGE_SOLVE", "--stage",

@@ -66,8 +66,10 @@ struct ControllerSettings {
   int hung_retries = 2;
   // A job on several nodes whose ranks all lost their peers (exit 69) while every node of
   // it was up -- the nodes could not reach each other -- is started again from its
-  // checkpoint on the same placement (a new attempt), at most peer_retries times in its
-  // life, then it fails with that reason (sia-ctl(1), FAILURE MODEL).
+  // checkpoint on the same placement (a new attempt), at most peer_retries times without
+  // progress in between (once it trains past the step it had reached when its peers were
+  // last lost, the count starts again), then it fails with that reason (sia-ctl(1),
+  // FAILURE MODEL).
   int peer_retries = 3;
   std::string secret_key;
   std::string allow;

@@ -282,8 +282,10 @@ bool JobBook::apply(const json& r) {
     BookJob& b = it->second;
     const auto attempt = static_cast<int>(int_of(r, "attempt", b.peer_restarts + 1));
     if (attempt <= b.peer_restarts) return false;  // one already counted
+    b.peer_retries_used += attempt - b.peer_restarts;
     b.peer_restarts = attempt;
     b.peer_lost_generation = int_of(r, "generation", 0);
+    b.peer_lost_step = b.step;
     b.notice = std::string(kPeersLost) + " (round " + std::to_string(b.peer_lost_generation) +
                ", reported by " + str_of(r, "node") + "): restarted from its checkpoint (attempt " +
                std::to_string(attempt) + ")";
@@ -492,6 +494,11 @@ void JobBook::take_position(BookJob& b, const json& rep, const std::string& node
     b.last_report_time = std::max(b.last_report_time, time);
     if (b.silent_restarts > 0) b.notice.clear();  // it speaks again
     b.silent_restarts = 0;
+    // Past where its peers were last lost, on a generation started since: the cut that
+    // cost it those restarts is behind it; a later one counts from 0 again.
+    if (b.generation > b.peer_lost_generation && b.step > b.peer_lost_step) {
+      b.peer_retries_used = 0;
+    }
     b.restoring = false;
     if (str_of(rep, "reason") == "done") b.done_reported = true;
   }

@@ -165,9 +165,14 @@ struct BookJob {
   int silent_restarts = 0;      // restarts for silence since its workers last reported
   int peer_restarts = 0;        // restarts for ranks that lost their peers (its attempt)
   std::int64_t peer_lost_generation = 0;  // the generation the last of them was for
-  nlohmann::json last_report;             // the latest report object (null before the first)
-  std::string last_report_node;           // the node it came from
-  double last_report_at = 0;              // when the controller took it in
+  // Of those, the ones since the job last made progress: what controller.peer_retries
+  // bounds. Back to 0 once a generation started after the last of them reports a step
+  // past `peer_lost_step`, the step the job had reached when that one was counted.
+  int peer_retries_used = 0;
+  std::int64_t peer_lost_step = 0;
+  nlohmann::json last_report;    // the latest report object (null before the first)
+  std::string last_report_node;  // the node it came from
+  double last_report_at = 0;     // when the controller took it in
   nlohmann::json models = nlohmann::json::object();  // fitted models as in a Jobs document
   std::vector<HistoryEntry> history;
   // The fraction of its training done, as its workers last reported it (report field

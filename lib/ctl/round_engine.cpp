@@ -323,13 +323,15 @@ static PeerLoss peer_loss(const BookJob& b, const JobOnNode& failed,
 }
 
 // A job on several nodes whose ranks lost their peers while every node of it was up: a new
-// attempt (journaled) while controller.peer_retries allows, else failed with that reason.
+// attempt (journaled) while controller.peer_retries allows -- counting the restarts since
+// it last made progress (BookJob::peer_retries_used) -- else failed with that reason.
 void RoundEngine::peers_lost(Pass& r, const BookJob& b, const JobOnNode& failed) {
   const int retries = config_.controller.peer_retries;
   const std::string what = kPeersLost;
-  if (b.peer_restarts >= retries) {
-    std::string reason = what + ", " + std::to_string(b.peer_restarts + 1) +
-                         " time(s) (controller.peer_retries " + std::to_string(retries) +
+  const std::string since = " since it last trained past where its peers were lost";
+  if (b.peer_retries_used >= retries) {
+    std::string reason = what + ", " + std::to_string(b.peer_retries_used + 1) + " time(s)" +
+                         since + " (controller.peer_retries " + std::to_string(retries) +
                          "); last reported by " + failed.node + ": " + failed.reason;
     end_job(r, b.spec.name, Lifecycle::failed, reason, failed.exit_status, failed.log_tail);
     return;
@@ -338,8 +340,8 @@ void RoundEngine::peers_lost(Pass& r, const BookJob& b, const JobOnNode& failed)
   r.records.push_back(
       make_job_peer_lost(b.spec.name, failed.node, failed.generation, attempt, r.now));
   warn("job " + b.spec.name + ": " + what + " (its nodes cannot reach each other?); it " +
-       "restarts from its checkpoint, attempt " + std::to_string(attempt) + " of at most " +
-       std::to_string(retries));
+       "restarts from its checkpoint as attempt " + std::to_string(attempt) + ", restart " +
+       std::to_string(b.peer_retries_used + 1) + " of at most " + std::to_string(retries) + since);
 }
 
 // 3. Jobs that ended on their nodes, and queued jobs the cluster can no longer hold.

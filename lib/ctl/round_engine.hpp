@@ -17,7 +17,8 @@
 //      ranks lost their peers while every node of it was up and had its say (they could
 //      not reach each other) starts again from its checkpoint as a new attempt (a
 //      job-peer-lost record; its Jobs document's state.attempt), at most
-//      controller.peer_retries times, then fails with that reason;
+//      controller.peer_retries times in a row without progress (BookJob::peer_retries_used),
+//      then fails with that reason;
 //   3b. run the app schedulers (successive halving) on their trials' reports: a trial that
 //      reached its phase's budget waits out of the schedule; when every live trial of the
 //      phase is there, the worse ones end as stopped (their GPUs freed this round) and the

@@ -9,6 +9,8 @@
 //   STATE/rounds/        rNNNNNN-{cluster,profiles,jobs,goodput,allocation,placement}.json
 //                        of the last `retention` rounds
 //   STATE/profiles.json  the profile store (model/shared_profiles.hpp; ctl/stages.hpp)
+//   STATE/leases.json    each node's lease as its agent last said it (serve; written and
+//                        read by channel/lease_memory.hpp)
 //   STATE/run/           files handed to node commands and stage programs (this round's)
 //   STATE/nodes/NODE/    sia-run state directories of the default local node driver
 // Loading never repairs anything but a torn last journal line (see journal.hpp): a
@@ -33,6 +35,8 @@ namespace sia::ctl {
 
 // The profile store's file in the state directory.
 inline constexpr const char* kProfilesFile = "profiles.json";
+// The daemon's remembered leases (channel/lease_memory.hpp) in the state directory.
+inline constexpr const char* kLeasesFile = "leases.json";
 
 class StateStore {
  public:

@@ -88,7 +88,7 @@ HubDriver::HubDriver(channel::Hub& hub, Cluster cluster, HubDriverOptions option
       cluster_(std::move(cluster)),
       options_(std::move(options)),
       clock_(options_.clock ? *options_.clock : os::system_clock()) {
-  hold_until_ = clock_.now() + os::span(options_.hold_seconds);
+  start_ = clock_.now();
   sent_ = std::move(options_.given);
   options_.given.clear();
 }
@@ -127,7 +127,10 @@ void HubDriver::handle(std::vector<channel::HubEvent> events) {
         break;
       }
       default:
-        if (e.type == channel::HubEventType::ready) seen_.insert(e.node);
+        if (e.type == channel::HubEventType::ready) {
+          seen_.insert(e.node);
+          if (options_.leases) options_.leases->remember(e.node, e.ready.lease);
+        }
         if (e.type == channel::HubEventType::fenced) unsettled_.erase(e.node);
         if (options_.on_event) options_.on_event(e);
         break;
@@ -143,18 +146,15 @@ void HubDriver::handle(std::vector<channel::HubEvent> events) {
 }
 
 bool HubDriver::held(const std::string& node) {
-  if (options_.hold.empty()) return false;
-  if (clock_.now() >= hold_until_) {
-    for (const auto& n : options_.hold) {
-      if (!seen_.count(n) && options_.log) {
-        options_.log(n + " did not come back within " + os::fmt_seconds(options_.hold_seconds) +
-                     " of the controller's start: it is fenced, its jobs count as stopped");
-      }
-    }
-    options_.hold.clear();
-    return false;
+  auto it = options_.hold.find(node);
+  if (it == options_.hold.end() || seen_.count(node)) return false;
+  if (clock_.now() < start_ + os::span(it->second)) return true;
+  if (options_.log) {
+    options_.log(node + " did not come back within " + os::fmt_seconds(it->second) +
+                 " of the controller's start: it is fenced, its jobs count as stopped");
   }
-  return options_.hold.count(node) > 0 && !seen_.count(node);
+  options_.hold.erase(it);
+  return false;
 }
 
 json HubDriver::own_status(const channel::AgentView& a) const {
@@ -346,6 +346,16 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
   std::vector<ctl::NodeResult> out;
   for (const auto& n : cluster_.nodes) out.push_back(std::move(results[n.name]));
   last_deliver_ = std::chrono::duration<double>(clock_.now() - start).count();
+  return out;
+}
+
+std::map<std::string, double> restart_hold(const std::set<std::string>& nodes,
+                                           const channel::HubOptions& ho) {
+  std::map<std::string, double> out;
+  for (const auto& n : nodes) {
+    out[n] = channel::silence_limit(ho.heartbeat_interval, ho.heartbeat_liveness,
+                                    channel::lease_before_ready(ho.remembered, n, ho.fence_after));
+  }
   return out;
 }
 

@@ -4,8 +4,10 @@
 //     that went silent keeps its node (and its jobs) until the hub fences it, so its jobs
 //     are never started twice; once fenced they are rescheduled by the next round;
 //   - after a controller restart, the nodes in `hold` (those the last placement used) count
-//     as up, holding their jobs, for `hold_seconds` (the hub's fencing time) unless their
-//     agent comes back first: one that does not come back is treated as fenced only then;
+//     as up, holding their jobs, each for its seconds (restart_hold: the silence limit of
+//     the lease its agent said before the restart) unless their agent comes back first:
+//     one that does not come back is treated as fenced only then;
+//   - the lease of each READY is remembered in `leases` (LeaseMemory), for the next start;
 //   - deliver(): every node of the cluster gets an ASSIGN with the jobs of the placement
 //     that touch it (whole jobs, so rank numbering and MASTER_ADDR agree) and their
 //     JobSpecs; a node with nothing gets an empty placement and stops what it runs. A job
@@ -41,6 +43,7 @@
 #include <vector>
 
 #include "channel/hub.hpp"
+#include "channel/lease_memory.hpp"
 #include "channel/timing.hpp"
 #include "core/cluster.hpp"
 #include "ctl/node_driver.hpp"
@@ -59,12 +62,14 @@ struct HubDriverOptions {
   std::function<void(const channel::HubEvent&)> on_event;
   std::function<bool()> interrupted;            // true: deliver() stops waiting (a signal)
   std::function<void(const std::string&)> log;  // lines for people; null: none
-  std::set<std::string> hold;                   // nodes that held jobs when the controller started
+  // The nodes that held jobs when the controller started, and for how many seconds from
+  // then each counts as holding them while its agent is not back (restart_hold).
+  std::map<std::string, double> hold;
   // Per node, the live jobs earlier controllers placed there (the journal's placements):
   // one may have finished or still be stopping there, and its word on them counts.
   std::map<std::string, std::set<std::string>> given;
-  double hold_seconds = 0;
-  // The time ack_timeout and hold_seconds are measured on; null: the system clock. Tests
+  channel::LeaseMemory* leases = nullptr;  // where READYs' leases are kept; null: nowhere
+  // The time ack_timeout and the holds are measured on; null: the system clock. Tests
   // pass a fake so that no test waits on the wall clock.
   os::Clock* clock = nullptr;
 };
@@ -88,7 +93,7 @@ class HubDriver : public ctl::NodeDriver {
 
  private:
   void handle(std::vector<channel::HubEvent> events);
-  // True while `node` is held: in `hold`, not heard since the start, within hold_seconds.
+  // True while `node` is held: in `hold`, not heard since the start, within its seconds.
   bool held(const std::string& node);
   // The agent's merged status, less the jobs neither an ASSIGN nor `given` gave its node.
   nlohmann::json own_status(const channel::AgentView& a) const;
@@ -119,8 +124,14 @@ class HubDriver : public ctl::NodeDriver {
   // placed), and the nodes this controller has sent an ASSIGN.
   std::map<std::string, std::set<std::string>> sent_;
   std::set<std::string> assigned_;
-  os::Clock::TimePoint hold_until_;
+  os::Clock::TimePoint start_;
 };
+
+// What a controller restarted with hub options `ho` holds `nodes` (the last placement's)
+// for: by node, the silence limit of its lease before its READY (lease_before_ready, with
+// ho.remembered), in seconds.
+std::map<std::string, double> restart_hold(const std::set<std::string>& nodes,
+                                           const channel::HubOptions& ho);
 
 // The jobs of a Placement document's data that touch `node`, as a Placement document.
 nlohmann::json placement_for_node(const nlohmann::json& placement_data, const std::string& node,

@@ -81,6 +81,14 @@ void say_ready(Hub& hub, RawPeer& peer, const std::string& node = "n0") {
   REQUIRE(found);
 }
 
+// A hub on fast_options whose peer has said READY for n0: where the agent cases start.
+struct ReadyHub {
+  TempDir tmp;
+  Hub hub{fast_options("ipc://" + tmp / "ctl"), nullptr};
+  RawPeer peer{hub.endpoint()};
+  ReadyHub() { say_ready(hub, peer); }
+};
+
 }  // namespace
 
 TEST_CASE("a client's request reaches the handler and its reply comes back", "[hub]") {
@@ -435,15 +443,9 @@ TEST_CASE("heartbeats mark an agent down, up again, then fenced", "[hub]") {
   CHECK_FALSE(hub.agent("n0")->fenced);
 }
 
-TEST_CASE("an agent that says BYE after stopping its jobs is fenced at once", "[hub]") {
-  TempDir tmp;
-  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
-  RawPeer peer(hub.endpoint());
-  peer.send(Ready{"n0", {}, json::object(), {}, std::nullopt});
+TEST_CASE_METHOD(ReadyHub, "an agent that says BYE after stopping its jobs is fenced at once",
+                 "[hub]") {
   bool found = false;
-  drive(
-      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
-  REQUIRE(found);
   peer.send(Bye{"n0", "signal", true, json::object()});
   auto events = drive(
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::fenced; }, 3000, &found);
@@ -452,15 +454,8 @@ TEST_CASE("an agent that says BYE after stopping its jobs is fenced at once", "[
   CHECK(has_event(events, HubEventType::down, "n0"));
 }
 
-TEST_CASE("report lines are handed out once, by (node, job, offset)", "[hub]") {
-  TempDir tmp;
-  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
-  RawPeer peer(hub.endpoint());
-  peer.send(Ready{"n0", {}, json::object(), {}, std::nullopt});
+TEST_CASE_METHOD(ReadyHub, "report lines are handed out once, by (node, job, offset)", "[hub]") {
   bool found = false;
-  drive(
-      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
-  REQUIRE(found);
   Report r{"n0", {{"j", 0, R"({"a":1})"}, {"j", 8, R"({"a":2})"}}};
   peer.send(r);
   auto events = drive(
@@ -488,11 +483,8 @@ TEST_CASE("report lines are handed out once, by (node, job, offset)", "[hub]") {
   CHECK(acked == Offsets{{"j", 24}});
 }
 
-TEST_CASE("a late or repeated ACK counts once, and only the current ASSIGN's", "[hub][fault5]") {
-  TempDir tmp;
-  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
-  RawPeer peer(hub.endpoint());
-  say_ready(hub, peer);
+TEST_CASE_METHOD(ReadyHub, "a late or repeated ACK counts once, and only the current ASSIGN's",
+                 "[hub][fault5]") {
   auto first = hub.assign("n0", 7, placement("a"), json::object());
   auto second = hub.assign("n0", 8, placement("b"), json::object());  // replaces it
   REQUIRE(first);
@@ -518,16 +510,13 @@ TEST_CASE("a late or repeated ACK counts once, and only the current ASSIGN's", "
   CHECK_FALSE(hub.agent("n0")->pending);
 }
 
-TEST_CASE("an ACK's RunStatus is not overlaid with an older heartbeat's job states",
-          "[hub][fault5]") {
+TEST_CASE_METHOD(ReadyHub,
+                 "an ACK's RunStatus is not overlaid with an older heartbeat's job states",
+                 "[hub][fault5]") {
   // Job c failed on n0 (its peer's node was lost) and the heartbeat said so; the next
   // ASSIGN started c again there and its ACK says c runs. The heartbeat's "failed" is
   // older: laid over the ACK's RunStatus it hid a running generation, and the controller
   // started the next one elsewhere before this one was stopped.
-  TempDir tmp;
-  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
-  RawPeer peer(hub.endpoint());
-  say_ready(hub, peer);
   auto heartbeat_says = [&](const std::string& state) {
     Heartbeat h;
     h.node = "n0";
@@ -557,12 +546,10 @@ TEST_CASE("an ACK's RunStatus is not overlaid with an older heartbeat's job stat
   CHECK(hub.agent("n0")->jobs == json{{"c", "running"}});
 }
 
-TEST_CASE("an old connection's REPORT after a new READY is refused, its lines taken once",
-          "[hub][fault5]") {
-  TempDir tmp;
-  Hub hub(fast_options("ipc://" + tmp / "ctl"), nullptr);
-  RawPeer old_conn(hub.endpoint());
-  say_ready(hub, old_conn);
+TEST_CASE_METHOD(ReadyHub,
+                 "an old connection's REPORT after a new READY is refused, its lines taken once",
+                 "[hub][fault5]") {
+  RawPeer& old_conn = peer;
   bool found = false;
   Report r{"n0", {{"j", 0, R"({"a":1})"}}};
   old_conn.send(r);

@@ -139,3 +139,31 @@ TEST_CASE("an agent's longer lease is taken: fenced later, said once", "[lease][
   CHECK_FALSE(h.fenced_at(200 + 232.9));
   CHECK(h.fenced_at(200 + 233));
 }
+
+TEST_CASE("a node known from the journal only has its remembered lease until its READY",
+          "[lease][hub]") {
+  TempDir tmp;
+  HubOptions o;
+  o.bind = "ipc://" + tmp / "ctl";
+  o.heartbeat_interval = 1;
+  o.heartbeat_liveness = 2;
+  o.fence_after = 5;
+  o.log = [](const std::string&) {};
+  o.remembered = {{"n0", Lease{200, 20}}};
+  Hub hub(o, nullptr);
+  hub.confirm_reports("n0", {{"a", 10}});
+  hub.confirm_reports("n1", {{"b", 10}});
+  CHECK(hub.agent("n0")->lease.fence_after == 200);
+  CHECK(hub.agent("n0")->fence_limit == Approx(3 + 200 + 20));
+  CHECK(hub.agent("n1")->fence_limit == Approx(3 + 30 + 30));  // never seen: assumed
+  // Its READY says its lease now; one without a lease is the assumed one, not the memory.
+  RawPeer peer(hub.endpoint());
+  Ready r;
+  r.node = "n0";
+  peer.send(r);
+  bool found = false;
+  drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+  CHECK(hub.agent("n0")->fence_limit == Approx(3 + 30 + 30));
+}

@@ -6,6 +6,7 @@ sia_test(channel
   channel/test_hub.cpp
   channel/test_agent.cpp
   channel/test_lease.cpp
+  channel/test_lease_memory.cpp
   channel/test_ipc_trust.cpp
   channel/test_sia_run_node.cpp)
 add_dependencies(test_channel sia-run)

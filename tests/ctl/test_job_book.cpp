@@ -488,3 +488,50 @@ TEST_CASE("a job-peer-lost record is a new attempt, counted once, kept and hande
   CHECK(back.find("a")->peer_restarts == 1);
   CHECK(back.find("a")->peer_lost_generation == 1);
 }
+
+TEST_CASE("restarts for lost peers count again from 0 once the job trains past the loss",
+          "[book][peer]") {
+  JobBook book;
+  book.apply(make_submit("f", "local:me", 100, {ct::spec("a")}));
+  book.apply(round_record(1, 160, json::array({placed("a", "t4-0", {0, 1})})));
+  book.apply(delivered("t4-0", "a", "start", 1));
+  auto report = [&](int generation, std::int64_t step, std::int64_t offset) {
+    json rep = {{"type", "report"}, {"round", generation}, {"step", step}, {"reason", "interval"}};
+    book.apply(make_report("t4-0", "a", offset, 100 + offset, rep));
+  };
+  report(1, 500, 0);
+  const BookJob& a = *book.find("a");
+  book.apply(make_job_peer_lost("a", "t4-0", 1, 1, 170));
+  CHECK(a.peer_retries_used == 1);
+  CHECK(a.peer_lost_step == 500);
+  // The new attempt resumes behind, then reaches where it was: not yet past the loss.
+  book.apply(delivered("t4-0", "a", "start", 2));
+  report(2, 400, 100);
+  report(2, 500, 200);
+  CHECK(a.peer_retries_used == 1);
+  // One step past it: the cut is behind the job; its attempt stays.
+  report(2, 501, 300);
+  CHECK(a.peer_retries_used == 0);
+  CHECK(a.peer_restarts == 1);
+  CHECK(node_job_json(book, a, "")["state"]["attempt"] == 1);
+  // Lost again, days later: it counts as the first since that progress.
+  book.apply(make_job_peer_lost("a", "t4-0", 2, 2, 900));
+  CHECK(a.peer_retries_used == 1);
+  CHECK(a.peer_restarts == 2);
+  CHECK(node_job_json(book, a, "")["state"]["attempt"] == 2);
+  // The generation whose peers were lost reporting more is no progress since.
+  report(2, 900, 400);
+  CHECK(a.peer_retries_used == 1);
+  // Kept in the snapshot; one from before the reset counts every restart, from its step.
+  json snap = book.to_json();
+  CHECK(JobBook::from_json(snap, "snapshot.json").find("a")->peer_retries_used == 1);
+  CHECK(JobBook::from_json(snap, "snapshot.json").find("a")->peer_lost_step == 501);
+  for (auto& j : snap["jobs"]) {
+    j["peer_restarts"] = 3;
+    j.erase("peer_retries_used");
+    j.erase("peer_lost_step");
+  }
+  JobBook old = JobBook::from_json(snap, "snapshot.json");
+  CHECK(old.find("a")->peer_retries_used == 3);
+  CHECK(old.find("a")->peer_lost_step == old.find("a")->step);
+}

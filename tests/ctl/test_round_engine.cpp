@@ -699,6 +699,26 @@ std::vector<std::string> nodes_of(const JobBook& book, const std::string& job) {
   return out;
 }
 
+// Job a placed on two nodes (`na`, rank order) with controller.peer_retries 1.
+struct SpanningJob {
+  Fixture f{{{"controller.peer_retries", "1"}}, 3};
+  LocalBackend client{f.config, "local:tester"};
+  std::vector<std::string> na;
+  SpanningJob() {
+    client.submit({two_node_spec("a")});
+    f.round();
+    na = nodes_of(f.book(), "a");
+    REQUIRE(na.size() == 2);
+  }
+  // Its nodes cannot reach each other: the ranks on both lose their peers (69).
+  void both_lose() {
+    for (const auto& n : na) {
+      f.driver.runs[n]["a"].state = "failed";
+      f.driver.runs[n]["a"].exit_status = 69;
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("ranks that lost a peer on a node that went down resume elsewhere, not failed",
@@ -770,21 +790,52 @@ TEST_CASE("ranks that lost a peer wait for the peer's node, which is blamed", "[
   CHECK(r["ended"][0]["reason"].get<std::string>().find("failed on " + na[1]) == 0);
 }
 
-TEST_CASE("ranks that lost their peers while every node was up restart, then fail at the bound",
-          "[round][peer]") {
-  Fixture f({{"controller.peer_retries", "1"}}, 3);
-  LocalBackend client(f.config, "local:tester");
-  client.submit({two_node_spec("a")});
-  f.round();
-  const std::vector<std::string> na = nodes_of(f.book(), "a");
-  REQUIRE(na.size() == 2);
-  // Its nodes cannot reach each other: the ranks on both lose their peers (69).
-  auto both_lose = [&] {
-    for (const auto& n : na) {
-      f.driver.runs[n]["a"].state = "failed";
-      f.driver.runs[n]["a"].exit_status = 69;
-    }
+TEST_CASE_METHOD(SpanningJob,
+                 "a job that trains past a loss of its peers has its peer_retries again",
+                 "[round][peer]") {
+  const std::string rank0 = f.book().find("a")->report_node;
+  std::int64_t offset = 0;
+  auto report_step = [&](std::int64_t step) {
+    f.driver.report(rank0, "a", offset, {{"step", step}, {"reason", "interval"}});
+    offset += 100;
   };
+  report_step(10);
+  f.round();
+  both_lose();  // a partition: the one restart controller.peer_retries allows
+  CHECK(f.round()["ended"].empty());
+  CHECK(f.book().find("a")->peer_retries_used == 1);
+  // The new attempt resumes from its checkpoint and trains past step 10: the cut is over.
+  report_step(8);
+  f.round();
+  CHECK(f.book().find("a")->peer_retries_used == 1);
+  report_step(11);
+  f.round();
+  CHECK(f.book().find("a")->peer_retries_used == 0);
+  // Another, unrelated partition later: restarted again, not failed.
+  both_lose();
+  json r = f.round();
+  CHECK(r["ended"].empty());
+  CHECK(f.book().find("a")->peer_restarts == 2);
+  CHECK(f.book().find("a")->peer_retries_used == 1);
+  bool warned = false;
+  for (const auto& w : f.warnings) {
+    warned = warned ||
+             w.find(
+                 "restarts from its checkpoint as attempt 2, restart 1 of at most "
+                 "1 since it last trained past where its peers were lost") != std::string::npos;
+  }
+  CHECK(warned);
+  // Lost once more before it regained its ground: the bound is reached.
+  both_lose();
+  r = f.round();
+  REQUIRE(r["ended"].size() == 1);
+  CHECK(r["ended"][0]["state"] == "failed");
+}
+
+TEST_CASE_METHOD(
+    SpanningJob,
+    "ranks that lost their peers while every node was up restart, then fail at the bound",
+    "[round][peer]") {
   both_lose();
   const int generation = f.driver.runs[na[0]]["a"].generation;
   json r = f.round();
@@ -815,6 +866,7 @@ TEST_CASE("ranks that lost their peers while every node was up restart, then fai
   CHECK(r["ended"][0]["state"] == "failed");
   const std::string reason = r["ended"][0]["reason"].get<std::string>();
   CHECK(reason.find("its ranks lost their peers on every node while all were up, 2 time(s) "
+                    "since it last trained past where its peers were lost "
                     "(controller.peer_retries 1)") == 0);
   CHECK(f.book().find("a")->reason == reason);
   // A job on one node whose ranks exit 69 failed by its own doing.

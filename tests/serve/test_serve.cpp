@@ -699,8 +699,7 @@ TEST_CASE("after a restart the last placement's nodes hold their jobs until fenc
   StepClock clock;
   serve::HubDriverOptions opt;
   opt.clock = &clock;
-  opt.hold = {"t4-1"};
-  opt.hold_seconds = 0.3;
+  opt.hold = {{"t4-1", 0.3}};
   std::vector<std::string> logs;
   opt.log = [&](const std::string& l) { logs.push_back(l); };
   serve::HubDriver driver(hub, cluster, opt);
@@ -716,6 +715,67 @@ TEST_CASE("after a restart the last placement's nodes hold their jobs until fenc
   CHECK(driver.nodes_up().empty());
   REQUIRE(logs.size() == 1);
   CHECK(logs[0].find("t4-1 did not come back") == 0);
+}
+
+TEST_CASE("a controller restarted while a node is silent holds it for its agent's lease") {
+  // The node's agent runs with a long --grace (600 s): its READY's lease is remembered in
+  // the state directory, and the next controller holds the node for that lease, not for
+  // the assumed one (which would let its jobs start elsewhere while they still stop).
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  const std::string file = dir / "leases.json";
+  const channel::Lease long_grace = channel::agent_lease(30, 600);
+  {
+    channel::LeaseMemory leases(file, [](const std::string& w) { FAIL(w); });
+    channel::Hub hub(fast_hub(dir, 3), nullptr);
+    serve::HubDriverOptions opt;
+    opt.leases = &leases;
+    serve::HubDriver driver(hub, cluster, opt);
+    zmq::context_t ctx;
+    zmq::socket_t agent(ctx, zmq::socket_type::dealer);
+    agent.set(zmq::sockopt::linger, 0);
+    agent.connect(hub.endpoint());
+    channel::Ready ready;
+    ready.node = "t4-1";
+    ready.inventory = {"t4", 2, "t4-1"};
+    ready.lease = long_grace;
+    agent.send(zmq::buffer(channel::encode(ready)), zmq::send_flags::none);
+    for (int i = 0; i < 600 && driver.nodes_up().empty(); ++i) {
+      driver.pump(std::chrono::milliseconds(50));
+    }
+    REQUIRE(driver.nodes_up() == std::vector<std::string>{"t4-1"});
+  }  // the controller stops; the node goes silent
+  std::vector<std::string> warnings;
+  channel::LeaseMemory leases(file, [&](const std::string& w) { warnings.push_back(w); });
+  CHECK(warnings.empty());
+  channel::HubOptions ho = fast_hub(dir, 3);
+  ho.bind = "ipc://" + (dir / "hub2.sock");
+  ho.fence_after = 30;
+  ho.remembered = leases.leases();
+  channel::Hub hub(ho, nullptr);
+  hub.confirm_reports("t4-1", {{"a", 100}});  // known from the journal
+  StepClock clock;
+  serve::HubDriverOptions opt;
+  opt.clock = &clock;
+  opt.hold = serve::restart_hold({"t4-1"}, ho);
+  std::vector<std::string> logs;
+  opt.log = [&](const std::string& l) { logs.push_back(l); };
+  serve::HubDriver driver(hub, cluster, opt);
+  const double assumed = 0.2 * 4 + 30 + 30;       // the assumed lease: 60.8 s
+  const double remembered = 0.2 * 4 + 610 + 610;  // its own: 1220.8 s
+  CHECK(opt.hold.at("t4-1") == Approx(remembered));
+  CHECK(hub.agent("t4-1")->fence_limit == Approx(remembered));
+  clock.advance(assumed + 1);
+  CHECK(driver.nodes_up() == std::vector<std::string>{"t4-1"});  // still holds its jobs
+  clock.advance(remembered - assumed - 1.1);
+  CHECK(driver.nodes_up() == std::vector<std::string>{"t4-1"});
+  CHECK(logs.empty());
+  clock.advance(0.2);
+  CHECK(driver.nodes_up().empty());
+  REQUIRE(logs.size() == 1);
+  CHECK(logs[0] ==
+        "t4-1 did not come back within 1220.8 s of the controller's start: it is "
+        "fenced, its jobs count as stopped");
 }
 
 TEST_CASE("a node's word counts only for the jobs it was sent") {

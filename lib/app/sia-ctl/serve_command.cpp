@@ -14,6 +14,7 @@
 #include "channel/allow_list.hpp"
 #include "channel/hub.hpp"
 #include "channel/keys.hpp"
+#include "channel/lease_memory.hpp"
 #include "channel/security.hpp"
 #include "cli/stop_signals.hpp"
 #include "cli/tool.hpp"
@@ -314,6 +315,10 @@ int run_serve_command(const ctl::CtlArgs& args) {
   store.create();
   exec::StateLock lock = store.lock("sia-ctl serve");
   use_local_keys(ho, cc);
+  // Each node's lease as its agent said it last, before this start (sia-ctl(1), FAILURE
+  // MODEL): a silent node of the last placement is held for it.
+  channel::LeaseMemory leases(store.path(ctl::kLeasesFile), warn);
+  ho.remembered = leases.leases();
   std::vector<std::string> warnings;
   ctl::JobBook book = store.load(true, &warnings);
   for (const auto& w : warnings) warn(w);
@@ -336,10 +341,9 @@ int run_serve_command(const ctl::CtlArgs& args) {
   HubDriverOptions dopt;
   // After a restart the nodes of the last placement hold their jobs until they would have
   // been fenced had this controller seen them go silent.
-  dopt.hold = placed_nodes(book);
+  dopt.hold = restart_hold(placed_nodes(book), ho);
   dopt.given = given_jobs(book);
-  dopt.hold_seconds = channel::silence_limit(cc.heartbeat_interval, cc.heartbeat_liveness,
-                                             channel::assumed_lease(cc.fence_after));
+  dopt.leases = &leases;
   dopt.log = log;
   dopt.ack_timeout = std::min(config.nodes.timeout, std::max(10.0, 2 * cc.round));
   dopt.interrupted = [] { return cli::stop_signals().load() > 1; };
