@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "ctl/node_outputs.hpp"
 #include "ctl/pipe_process.hpp"
+#include "ctl/stop_first.hpp"
 #include "exec/job_status.hpp"
 #include "os/atomic_file.hpp"
 
@@ -217,7 +218,7 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
                                                const json& jobs_doc) {
   if (!observed_) observe();
   const json data = placement_to_json(placement, cluster_);
-  // Jobs going to a node where they do not run while they run elsewhere (see the header).
+  // Jobs that stop everywhere before they start again (ctl/stop_first.hpp).
   std::map<std::string, std::set<std::string>> moving;    // job -> the nodes it runs on now
   std::map<std::string, std::set<std::string>> going_to;  // job -> its nodes in `placement`
   for (const auto& jp : placement.jobs) {
@@ -225,7 +226,7 @@ std::vector<NodeResult> CommandDriver::deliver(std::int64_t round, const Placeme
     if (where == running_on_.end()) continue;
     std::set<std::string> to;
     for (const auto& ng : jp.nodes) to.insert(ng.node);
-    if (to != where->second) {  // moved, grown or shrunk across nodes
+    if (stop_first(where->second, jp)) {
       moving[jp.job] = where->second;
       going_to[jp.job] = to;
     }

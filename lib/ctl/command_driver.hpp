@@ -11,12 +11,13 @@
 //   logs     on demand (`sia-ctl logs`), on the node that holds a rank: prints a RunLog
 //            document; the driver appends sia-run logs's JOB --rank N ... -o json
 //   apply    per node that is up: the Placement on standard input; prints a RunPlan.
-//            A running job whose set of nodes changes (a move, growth onto more nodes, a
-//            shrink onto fewer) is delivered in two phases: first a placement without it
-//            to every node (its old nodes checkpoint-stop it), then, once all its old
-//            nodes and all its new ones acknowledged that, the whole placement to the
-//            nodes it goes to -- so it resumes from the checkpoint its old workers wrote
-//            and two generations never run at once. Its RunPlan actions are both phases'.
+//            A running job that starts a new generation across nodes (ctl/stop_first.hpp:
+//            a move, growth or shrink across nodes, a new shape on several nodes) is
+//            delivered in two phases: first a placement without it to every node (its old
+//            nodes checkpoint-stop it), then, once all its old nodes and all its new ones
+//            acknowledged that, the whole placement to the nodes it goes to -- so it
+//            resumes from the checkpoint its old workers wrote and two generations never
+//            run at once. Its RunPlan actions are both phases'.
 // Placeholders in every argument: {state} (the controller's state directory), {node},
 // {address} (the node's address in the cluster file), {cluster} (the cluster file),
 // {jobs} (a Jobs document with the jobs' commands, STATE/run/jobs.json), {placement}

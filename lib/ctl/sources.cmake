@@ -13,6 +13,7 @@ sia_module(ctl
   ctl/fsck.cpp
   ctl/pipe_process.cpp
   ctl/node_outputs.cpp
+  ctl/stop_first.cpp
   ctl/command_driver.cpp
   ctl/slurm_batch.cpp
   ctl/slurm_driver.cpp

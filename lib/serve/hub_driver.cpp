@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/document.hpp"
+#include "ctl/stop_first.hpp"
 #include "exec/job_status.hpp"
 #include "os/clock.hpp"
 
@@ -294,6 +295,11 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
       for (const auto& job : u->second.jobs) running_on[job].insert(v.node);
     }
   }
+  // The jobs that must stop everywhere before they start again (ctl/stop_first.hpp).
+  std::set<std::string> staged;
+  for (const auto& jp : placement.jobs) {
+    if (ctl::stop_first(running_on[jp.job], jp)) staged.insert(jp.job);
+  }
   std::map<std::string, json> full, first;
   std::map<std::string, std::set<std::string>> held_back;
   for (const auto& n : cluster_.nodes) {
@@ -307,12 +313,11 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
     }
     json part = placement_for_node(data, n.name, round);
     full[n.name] = part;
-    // Phase 1: no job starts here that still runs on another node.
+    // Phase 1: every job but the staged ones (which stop where they run).
     json kept = json::array();
     for (const auto& j : part["data"]["jobs"]) {
       const std::string job = j.value("name", "");
-      const auto& where = running_on[job];
-      if (!where.empty() && !where.count(n.name)) {
+      if (staged.count(job)) {
         held_back[n.name].insert(job);
       } else {
         kept.push_back(j);
@@ -322,7 +327,7 @@ std::vector<ctl::NodeResult> HubDriver::deliver(std::int64_t round, const Placem
     first[n.name] = part;
   }
   send_and_wait(round, first, jobs_doc, deadline, results);
-  // Phase 2: the moved jobs, once every node they leave has acknowledged.
+  // Phase 2: the staged jobs, once every node that ran them has acknowledged phase 1.
   std::map<std::string, json> second;
   for (const auto& [node, jobs] : held_back) {
     json part = full[node];

@@ -11,9 +11,12 @@
 //   - deliver(): every node of the cluster gets an ASSIGN with the jobs of the placement
 //     that touch it (whole jobs, so rank numbering and MASTER_ADDR agree) and their
 //     JobSpecs; a node with nothing gets an empty placement and stops what it runs. A job
-//     that moves is started on its new nodes only after the nodes it leaves acknowledged
-//     (two phases), so it resumes from the checkpoint its old workers wrote and never runs
-//     twice at once; a job is also held back while any node it was sent to has not
+//     that starts a new generation across nodes (ctl/stop_first.hpp: it moves, grows,
+//     shrinks, or takes a new shape on several nodes) is stopped on every node that runs
+//     it and started on its nodes only after they all acknowledged that (two phases), so
+//     it resumes from the checkpoint its old workers wrote and never runs twice at once,
+//     not even on one node while another still stops it; a job is also held back while
+//     any node it was sent to has not
 //     acknowledged its latest ASSIGN (a slow apply may still be starting it there).
 //     deliver() waits, pumping the hub, until every connected node
 //     acknowledged or `ack_timeout` passed; an ACK that comes later is handed to

@@ -9,6 +9,7 @@ sia_test(ctl
   ctl/test_app_scheduler.cpp
   ctl/test_pipe_process.cpp
   ctl/test_command_driver.cpp
+  ctl/test_stop_first.cpp
   ctl/test_slurm_driver.cpp
   ctl/test_slurm_batch.cpp
   ctl/test_slurm_history.cpp

@@ -835,3 +835,54 @@ TEST_CASE("a node's word counts only for the jobs it was sent") {
   }
   CHECK(seen == (given ? std::set<std::string>{"a", "b"} : std::set<std::string>{"b"}));
 }
+
+TEST_CASE("a job restarted across its nodes stops on all of them before it starts on any") {
+  TempDir dir;
+  Cluster cluster = read_cluster(write_cluster(dir));
+  channel::HubOptions ho = fast_hub(dir, 25);
+  channel::Hub hub(ho, nullptr);
+  StepClock clock;
+  serve::HubDriverOptions opt;
+  opt.clock = &clock;
+  opt.interrupted = give_up_after(60);
+  opt.ack_timeout = 5;
+  serve::HubDriver driver(hub, cluster, opt);
+  zmq::context_t ctx;
+  FakeAgent t0(ctx, hub.endpoint(), "t4-0", {"a"});  // a runs on both nodes
+  FakeAgent t1(ctx, hub.endpoint(), "t4-1", {"a"});
+  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
+    driver.pump(std::chrono::milliseconds(50));
+  }
+  REQUIRE(driver.nodes_up().size() == 2);
+  auto placed = [&](std::vector<std::string> nodes, std::vector<int> gpus, bool restart) {
+    json ns = json::array();
+    for (const auto& n : nodes) ns.push_back({{"name", n}, {"gpus", gpus}});
+    json data = {
+        {"cluster_name", "box"},
+        {"jobs", {{{"name", "a"}, {"gpu_type", "t4"}, {"nodes", ns}, {"restart", restart}}}},
+        {"evicted", json::array()},
+        {"waiting", json::array()}};
+    return parse_placement(Node(data, "test", ""), cluster);
+  };
+  const json jobs = {{"data", {{"jobs", json::array()}}}};
+  using Names = std::vector<std::string>;
+  const Names none, a{"a"};
+
+  // Kept on its nodes (a batch size at most): one phase, a stays on both.
+  auto r1 = driver.deliver(3, placed({"t4-0", "t4-1"}, {0}, false), jobs);
+  CHECK((r1[0].acknowledged && r1[1].acknowledged));
+  CHECK(t0.assigns() == std::vector<Names>{a});
+  CHECK(t1.assigns() == std::vector<Names>{a});
+
+  // A new shape on the same two nodes: both stop it, then both start it.
+  auto r2 = driver.deliver(4, placed({"t4-0", "t4-1"}, {0, 1}, true), jobs);
+  CHECK((r2[0].acknowledged && r2[1].acknowledged));
+  CHECK(t0.assigns() == std::vector<Names>{a, none, a});
+  CHECK(t1.assigns() == std::vector<Names>{a, none, a});
+
+  // Shrunk onto t4-0, which runs it: t4-0 starts it only after t4-1 stopped it too.
+  auto r3 = driver.deliver(5, placed({"t4-0"}, {0, 1}, true), jobs);
+  CHECK((r3[0].acknowledged && r3[1].acknowledged));
+  CHECK(t0.assigns() == std::vector<Names>{a, none, a, none, a});
+  CHECK(t1.assigns() == std::vector<Names>{a, none, a, none});
+}
