@@ -25,6 +25,7 @@
 #include "os/atomic_file.hpp"
 #include "os/clock.hpp"
 #include "os/make_dirs.hpp"
+#include "os/remove_tree.hpp"
 #include "os/safe_open.hpp"
 #include "slurm/job_mark.hpp"
 #include "slurm/slurm_cluster.hpp"
@@ -108,6 +109,13 @@ void SlurmDriver::forget(const std::vector<std::string>& jobs) {
     std::error_code ec;
     fs::remove(record_path(job), ec);
     forget_slurm_generations(options_.state_dir, job);
+    // The job's directory is its user's: removed through descriptors, no link followed
+    // (os/remove_tree.hpp), from SHARED/slurm opened as a directory, not through a link.
+    try {
+      os::remove_tree(job_dir(job));
+    } catch (const Error& e) {
+      warnings_.push_back("job " + job + ": " + e.what());
+    }
     records_.erase(job);
     seen_.erase(job);
   }

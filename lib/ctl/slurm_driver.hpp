@@ -101,7 +101,11 @@ class SlurmDriver : public NodeDriver {
   std::vector<ReportLine> drain_reports() override;
   std::vector<NodeStatus> observe() override;
   bool blind() const override { return observed_ && !reachable_; }
-  // Removes STATE/slurm/JOB.json and the job's generations (slurm_generations.hpp).
+  // Removes STATE/slurm/JOB.json, the job's generations (slurm_generations.hpp) and its
+  // directory SHARED/slurm/JOB (script, Slurm's output, exit files): its user's, so removed
+  // through descriptors from SHARED/slurm opened as a directory, never following a link
+  // (os/remove_tree.hpp) -- a link planted inside it, or at its name, is removed itself,
+  // never what it points at. What cannot be removed is a warning (take_warnings).
   void forget(const std::vector<std::string>& jobs) override;
   std::vector<std::string> take_warnings();
 

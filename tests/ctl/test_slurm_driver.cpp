@@ -504,6 +504,57 @@ TEST_CASE("a job the book forgot takes its record and generations with it",
   CHECK(read_slurm_generations(f.state, "j2") == std::vector<SlurmGeneration>{{1, 50, "t4-1"}});
   // Forgotten, j1's Slurm job is no longer sia's (no record makes it so).
   CHECK(SlurmDriver::load_records(f.state, kSiaUid).empty());
+  CHECK_FALSE(std::filesystem::exists(f.shared + "/slurm/j1"));
+  CHECK(d.take_warnings().empty());
+}
+
+TEST_CASE("a forgotten job's Slurm directory goes, and no link its user planted is followed",
+          "[slurm_driver][slurm_history]") {
+  namespace fs = std::filesystem;
+  FakeSlurm f;
+  f.first_generation();
+  const std::string dir = f.shared + "/slurm/j1";
+  REQUIRE(fs::exists(dir + "/gen-1.sh"));
+  // What the job's user must not reach: a directory of someone else's with a file.
+  const std::string outside = f.dir / "outside";
+  fs::create_directories(outside);
+  std::ofstream(outside + "/precious") << "keep me\n";
+  auto untouched = [&] {
+    CHECK(fs::is_directory(fs::symlink_status(outside)));
+    CHECK(exec::test::slurp(outside + "/precious") == "keep me\n");
+  };
+  SECTION("links inside the directory are removed themselves") {
+    fs::create_directory_symlink(outside, dir + "/slurm-41.out");
+    fs::create_directories(dir + "/sub");
+    fs::create_symlink(outside + "/precious", dir + "/sub/gen-1.exit");
+    SlurmDriver d = f.driver();
+    d.forget({"j1"});
+    CHECK_FALSE(fs::exists(fs::symlink_status(dir)));
+    CHECK(d.take_warnings().empty());
+    untouched();
+  }
+  SECTION("a link at SHARED/slurm/JOB is removed as a link") {
+    fs::remove_all(dir);
+    fs::create_directory_symlink(outside, dir);
+    SlurmDriver d = f.driver();
+    d.forget({"j1"});
+    CHECK_FALSE(fs::exists(fs::symlink_status(dir)));
+    CHECK(fs::is_directory(f.shared + "/slurm"));
+    untouched();
+  }
+  SECTION("SHARED/slurm itself a link: refused with a warning, nothing removed through it") {
+    fs::rename(f.shared + "/slurm", f.dir / "moved");
+    fs::create_directories(outside + "/j1");
+    std::ofstream(outside + "/j1/gen-1.sh") << "theirs\n";
+    fs::create_directory_symlink(outside, f.shared + "/slurm");
+    SlurmDriver d = f.driver();
+    d.forget({"j1"});
+    CHECK(fs::exists(outside + "/j1/gen-1.sh"));
+    auto w = d.take_warnings();
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] == "job j1: " + f.shared + "/slurm: refused: not a directory (a symbolic link?)");
+    untouched();
+  }
 }
 
 TEST_CASE("logs under Slurm: the rank's log from shared storage, Slurm's output named",
