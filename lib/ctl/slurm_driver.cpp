@@ -156,6 +156,7 @@ SlurmDriver::Record SlurmDriver::record_of(const std::string& job, const json& j
   r.slurm_id = j.value("slurm_job", 0L);
   r.node = j.value("node", "");
   r.shape = j.value("shape", "");
+  r.attempt = j.value("attempt", 0);  // a record from before the field: the first attempt
   r.stop = j.value("stop", false);
   // A record from before the field: submitted as the controller's own user.
   r.uid = j.value("uid", default_uid);
@@ -173,6 +174,7 @@ void SlurmDriver::save(const Record& r) const {
             {"slurm_job", r.slurm_id},
             {"node", r.node},
             {"shape", r.shape},
+            {"attempt", r.attempt},
             {"stop", r.stop},
             {"uid", r.uid},
             {"previous_slurm_job", r.previous_job},
@@ -489,6 +491,7 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   rec.uid = account ? static_cast<long>(account->uid) : options_.sia_uid;
   rec.node = first;
   rec.shape = shape_of(launches);
+  rec.attempt = launches.front().attempt;
   rec.stop = false;
   rec.intent_at = options_.now();
   save(rec);  // before sbatch: a controller killed from here on adopts, never resubmits
@@ -551,7 +554,10 @@ std::vector<NodeResult> SlurmDriver::deliver(std::int64_t, const Placement& plac
     const Seen& s = seen_[job];
     if (!s.live) continue;
     auto w = wanted.find(job);
-    if (w != wanted.end() && shape_of(w->second) == rec.shape) {
+    // The same shape for the same attempt; a new attempt starts the job again, as on an
+    // agent (exec::launch_change).
+    if (w != wanted.end() && shape_of(w->second) == rec.shape &&
+        w->second.front().attempt == rec.attempt) {
       keep.insert(job);
       exec::StateDir st(settings_.shared_dir + "/nodes/" + rec.node);
       exec::JobRecord running = st.record(job);

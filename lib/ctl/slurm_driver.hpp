@@ -49,10 +49,12 @@
 //             generation before stays sia's while it completes). A job of anyone's with
 //             sia's mark written on it is another user's job.
 //   deliver   per job: unchanged -> keep; batch only -> resize (the batch plan file, as
-//             sia-run does); GPU type, nodes or counts changed, or no longer placed ->
-//             checkpoint-stop (scancel --batch --signal=TERM: the batch script forwards it
-//             to the ranks, ctl/slurm_batch.hpp; up to slurm.grace_seconds, then scancel)
-//             and, when placed, a new generation resuming from the checkpoint -- submitted
+//             sia-run does); GPU type, nodes or counts changed, a new attempt (the Jobs
+//             document's state.attempt: the round restarts a job whose ranks lost their
+//             peers on the same placement; a record from before the field is attempt 0),
+//             or no longer placed -> checkpoint-stop (scancel --batch --signal=TERM: the batch
+//             script forwards it to the ranks, ctl/slurm_batch.hpp; up to slurm.grace_seconds, then
+//             scancel) and, when placed, a new generation resuming from the checkpoint -- submitted
 //             only once Slurm lists the stopped one as ended and its script wrote 75 (or it
 //             was cancelled still pending). Otherwise (still there after the grace, ended
 //             with another status: finished meanwhile, failed, killed) the next round sees
@@ -115,6 +117,7 @@ class SlurmDriver : public NodeDriver {
     long slurm_id = 0;
     std::string node;       // rank 0's
     std::string shape;      // "TYPE NODE:N NODE:N"
+    int attempt = 0;        // the Jobs document's state.attempt it was submitted for
     bool stop = false;      // sia asked it to stop
     long uid = -1;          // the user it was submitted as (and runs as)
     long previous_job = 0;  // the Slurm id of the generation before (0: none)
