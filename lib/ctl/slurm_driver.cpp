@@ -37,15 +37,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
+using slurm::kCommandTimeout;  // seconds for sbatch or scancel
 // An exit file holds a status and a newline: anything longer is refused, not read.
 constexpr std::int64_t kMaxExitFile = 64;
 // Seconds past an sbatch's time limit after which a job it submitted is in Slurm's list.
 constexpr double kListedWithin = 10;
-// Seconds a Slurm job's SubmitTime may lie before a record's intent_at and still be its
-// sbatch's: one for SubmitTime's whole seconds, two for the clocks of the controller and
-// slurmctld.
-constexpr double kSubmitSlack = 3;
 
 std::string small_file(const std::string& path) {
   std::ifstream in(path);
@@ -189,28 +185,14 @@ std::vector<std::string> SlurmDriver::take_warnings() {
 }
 
 slurm::OwnedJob SlurmDriver::owned(const Record& rec) {
-  return {{rec.job, rec.generation}, rec.uid, rec.slurm_id};
+  return {{rec.job, rec.generation}, rec.uid, rec.slurm_id, rec.intent_at};
 }
 
-// Could `job` be the one the sbatch of `rec`'s intent submitted? Submitted from the intent
-// on, within sbatch's time limit. A record of a version that wrote no intent_at: any.
-static bool submitted_for(const SlurmDriver::Record& rec, const slurm::SlurmJob& job) {
-  if (rec.intent_at <= 0) return true;
-  return job.submit_time >= rec.intent_at - kSubmitSlack &&
-         job.submit_time <= rec.intent_at + kCommandTimeout + kSubmitSlack;
-}
-
-// The Slurm job of the record's generation, when Slurm lists it as sia's (slurm::owns: the
-// record's mark, uid and id -- with no id yet, submitted_for its intent); the lowest id of
-// a heterogeneous job's components.
+// The Slurm job of the record's generation, when Slurm lists it as sia's (slurm::owned_job:
+// the record's mark, uid and id -- with no id yet, submitted within its intent's sbatch);
+// the lowest id of a heterogeneous job's components.
 const slurm::SlurmJob* SlurmDriver::own_job(const Record& rec) const {
-  const slurm::SlurmJob* found = nullptr;
-  for (const auto& j : slurm_jobs_) {
-    if (!slurm::owns(owned(rec), j)) continue;
-    if (rec.slurm_id == 0 && !submitted_for(rec, j)) continue;
-    if (!found || std::atol(j.id.c_str()) < std::atol(found->id.c_str())) found = &j;
-  }
-  return found;
+  return slurm::owned_job(owned(rec), slurm_jobs_);
 }
 
 // sbatch and scancel run as the record's user (slurm/command_runner.hpp, run_as), unless
