@@ -7,14 +7,15 @@
 // SHARED/ckpt).
 //   records   STATE/slurm/JOB.json: the job's generation, its Slurm job id (0 until sbatch
 //             answered), the uid it was submitted as, its shape (GPU type, nodes and counts),
-//             whether sia asked it to stop, the previous generation's Slurm id and when it
-//             was written -- BEFORE sbatch (the intent), so a controller killed mid-round
-//             neither loses nor duplicates a generation: a record without an id is adopted
-//             from Slurm's job list by its mark (slurm/job_mark.hpp) and uid, and only a
-//             job Slurm says was submitted at or after intent_at (3 s of slack: SubmitTime's
-//             whole seconds, the two clocks) and within sbatch's time limit of it -- a job of
-//             the same user carrying the mark, submitted before the intent (the next mark
-//             guessed) or after a failed sbatch, is never adopted; not listed, it counts as running
+//             the attempt (state.attempt) it was for, whether sia asked it to stop, the
+//             previous generation's Slurm id and when it was written -- BEFORE sbatch (the intent),
+//             so a controller killed mid-round neither loses nor duplicates a generation: a record
+//             without an id is adopted from Slurm's job list by its mark (slurm/job_mark.hpp) and
+//             uid, and only a job Slurm says was submitted at or after intent_at (3 s of slack:
+//             SubmitTime's whole seconds, the two clocks) and within sbatch's time limit of it -- a
+//             job of the same user carrying the mark, submitted before the intent (the next mark
+//             guessed) or after a failed sbatch, is never adopted (slurm::owned_job), nor
+//             are its GPUs counted as sia's (slurm::usable_gpus); not listed, it counts as running
 //             until its sbatch could no longer be on its way (the command's time limit and 10 s),
 //             and only then as never submitted. Written again once sbatch gave the id. Each
 //             generation's Slurm job id, once known, is also kept for history and logs
