@@ -25,6 +25,7 @@
 #include "os/atomic_file.hpp"
 #include "os/clock.hpp"
 #include "os/make_dirs.hpp"
+#include "os/remove_tree.hpp"
 #include "os/safe_open.hpp"
 #include "slurm/job_mark.hpp"
 #include "slurm/slurm_cluster.hpp"
@@ -36,15 +37,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
+using slurm::kCommandTimeout;  // seconds for sbatch or scancel
 // An exit file holds a status and a newline: anything longer is refused, not read.
 constexpr std::int64_t kMaxExitFile = 64;
 // Seconds past an sbatch's time limit after which a job it submitted is in Slurm's list.
 constexpr double kListedWithin = 10;
-// Seconds a Slurm job's SubmitTime may lie before a record's intent_at and still be its
-// sbatch's: one for SubmitTime's whole seconds, two for the clocks of the controller and
-// slurmctld.
-constexpr double kSubmitSlack = 3;
 
 std::string small_file(const std::string& path) {
   std::ifstream in(path);
@@ -108,6 +105,13 @@ void SlurmDriver::forget(const std::vector<std::string>& jobs) {
     std::error_code ec;
     fs::remove(record_path(job), ec);
     forget_slurm_generations(options_.state_dir, job);
+    // The job's directory is its user's: removed through descriptors, no link followed
+    // (os/remove_tree.hpp), from SHARED/slurm opened as a directory, not through a link.
+    try {
+      os::remove_tree(job_dir(job));
+    } catch (const Error& e) {
+      warnings_.push_back("job " + job + ": " + e.what());
+    }
     records_.erase(job);
     seen_.erase(job);
   }
@@ -148,6 +152,7 @@ SlurmDriver::Record SlurmDriver::record_of(const std::string& job, const json& j
   r.slurm_id = j.value("slurm_job", 0L);
   r.node = j.value("node", "");
   r.shape = j.value("shape", "");
+  r.attempt = j.value("attempt", 0);  // a record from before the field: the first attempt
   r.stop = j.value("stop", false);
   // A record from before the field: submitted as the controller's own user.
   r.uid = j.value("uid", default_uid);
@@ -165,6 +170,7 @@ void SlurmDriver::save(const Record& r) const {
             {"slurm_job", r.slurm_id},
             {"node", r.node},
             {"shape", r.shape},
+            {"attempt", r.attempt},
             {"stop", r.stop},
             {"uid", r.uid},
             {"previous_slurm_job", r.previous_job},
@@ -179,28 +185,14 @@ std::vector<std::string> SlurmDriver::take_warnings() {
 }
 
 slurm::OwnedJob SlurmDriver::owned(const Record& rec) {
-  return {{rec.job, rec.generation}, rec.uid, rec.slurm_id};
+  return {{rec.job, rec.generation}, rec.uid, rec.slurm_id, rec.intent_at};
 }
 
-// Could `job` be the one the sbatch of `rec`'s intent submitted? Submitted from the intent
-// on, within sbatch's time limit. A record of a version that wrote no intent_at: any.
-static bool submitted_for(const SlurmDriver::Record& rec, const slurm::SlurmJob& job) {
-  if (rec.intent_at <= 0) return true;
-  return job.submit_time >= rec.intent_at - kSubmitSlack &&
-         job.submit_time <= rec.intent_at + kCommandTimeout + kSubmitSlack;
-}
-
-// The Slurm job of the record's generation, when Slurm lists it as sia's (slurm::owns: the
-// record's mark, uid and id -- with no id yet, submitted_for its intent); the lowest id of
-// a heterogeneous job's components.
+// The Slurm job of the record's generation, when Slurm lists it as sia's (slurm::owned_job:
+// the record's mark, uid and id -- with no id yet, submitted within its intent's sbatch);
+// the lowest id of a heterogeneous job's components.
 const slurm::SlurmJob* SlurmDriver::own_job(const Record& rec) const {
-  const slurm::SlurmJob* found = nullptr;
-  for (const auto& j : slurm_jobs_) {
-    if (!slurm::owns(owned(rec), j)) continue;
-    if (rec.slurm_id == 0 && !submitted_for(rec, j)) continue;
-    if (!found || std::atol(j.id.c_str()) < std::atol(found->id.c_str())) found = &j;
-  }
-  return found;
+  return slurm::owned_job(owned(rec), slurm_jobs_);
 }
 
 // sbatch and scancel run as the record's user (slurm/command_runner.hpp, run_as), unless
@@ -481,6 +473,7 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   rec.uid = account ? static_cast<long>(account->uid) : options_.sia_uid;
   rec.node = first;
   rec.shape = shape_of(launches);
+  rec.attempt = launches.front().attempt;
   rec.stop = false;
   rec.intent_at = options_.now();
   save(rec);  // before sbatch: a controller killed from here on adopts, never resubmits
@@ -543,7 +536,10 @@ std::vector<NodeResult> SlurmDriver::deliver(std::int64_t, const Placement& plac
     const Seen& s = seen_[job];
     if (!s.live) continue;
     auto w = wanted.find(job);
-    if (w != wanted.end() && shape_of(w->second) == rec.shape) {
+    // The same shape for the same attempt; a new attempt starts the job again, as on an
+    // agent (exec::launch_change).
+    if (w != wanted.end() && shape_of(w->second) == rec.shape &&
+        w->second.front().attempt == rec.attempt) {
       keep.insert(job);
       exec::StateDir st(settings_.shared_dir + "/nodes/" + rec.node);
       exec::JobRecord running = st.record(job);

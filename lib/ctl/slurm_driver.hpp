@@ -7,14 +7,15 @@
 // SHARED/ckpt).
 //   records   STATE/slurm/JOB.json: the job's generation, its Slurm job id (0 until sbatch
 //             answered), the uid it was submitted as, its shape (GPU type, nodes and counts),
-//             whether sia asked it to stop, the previous generation's Slurm id and when it
-//             was written -- BEFORE sbatch (the intent), so a controller killed mid-round
-//             neither loses nor duplicates a generation: a record without an id is adopted
-//             from Slurm's job list by its mark (slurm/job_mark.hpp) and uid, and only a
-//             job Slurm says was submitted at or after intent_at (3 s of slack: SubmitTime's
-//             whole seconds, the two clocks) and within sbatch's time limit of it -- a job of
-//             the same user carrying the mark, submitted before the intent (the next mark
-//             guessed) or after a failed sbatch, is never adopted; not listed, it counts as running
+//             the attempt (state.attempt) it was for, whether sia asked it to stop, the
+//             previous generation's Slurm id and when it was written -- BEFORE sbatch (the intent),
+//             so a controller killed mid-round neither loses nor duplicates a generation: a record
+//             without an id is adopted from Slurm's job list by its mark (slurm/job_mark.hpp) and
+//             uid, and only a job Slurm says was submitted at or after intent_at (3 s of slack:
+//             SubmitTime's whole seconds, the two clocks) and within sbatch's time limit of it -- a
+//             job of the same user carrying the mark, submitted before the intent (the next mark
+//             guessed) or after a failed sbatch, is never adopted (slurm::owned_job), nor
+//             are its GPUs counted as sia's (slurm::usable_gpus); not listed, it counts as running
 //             until its sbatch could no longer be on its way (the command's time limit and 10 s),
 //             and only then as never submitted. Written again once sbatch gave the id. Each
 //             generation's Slurm job id, once known, is also kept for history and logs
@@ -49,10 +50,12 @@
 //             generation before stays sia's while it completes). A job of anyone's with
 //             sia's mark written on it is another user's job.
 //   deliver   per job: unchanged -> keep; batch only -> resize (the batch plan file, as
-//             sia-run does); GPU type, nodes or counts changed, or no longer placed ->
-//             checkpoint-stop (scancel --batch --signal=TERM: the batch script forwards it
-//             to the ranks, ctl/slurm_batch.hpp; up to slurm.grace_seconds, then scancel)
-//             and, when placed, a new generation resuming from the checkpoint -- submitted
+//             sia-run does); GPU type, nodes or counts changed, a new attempt (the Jobs
+//             document's state.attempt: the round restarts a job whose ranks lost their
+//             peers on the same placement; a record from before the field is attempt 0),
+//             or no longer placed -> checkpoint-stop (scancel --batch --signal=TERM: the batch
+//             script forwards it to the ranks, ctl/slurm_batch.hpp; up to slurm.grace_seconds, then
+//             scancel) and, when placed, a new generation resuming from the checkpoint -- submitted
 //             only once Slurm lists the stopped one as ended and its script wrote 75 (or it
 //             was cancelled still pending). Otherwise (still there after the grace, ended
 //             with another status: finished meanwhile, failed, killed) the next round sees
@@ -101,7 +104,11 @@ class SlurmDriver : public NodeDriver {
   std::vector<ReportLine> drain_reports() override;
   std::vector<NodeStatus> observe() override;
   bool blind() const override { return observed_ && !reachable_; }
-  // Removes STATE/slurm/JOB.json and the job's generations (slurm_generations.hpp).
+  // Removes STATE/slurm/JOB.json, the job's generations (slurm_generations.hpp) and its
+  // directory SHARED/slurm/JOB (script, Slurm's output, exit files): its user's, so removed
+  // through descriptors from SHARED/slurm opened as a directory, never following a link
+  // (os/remove_tree.hpp) -- a link planted inside it, or at its name, is removed itself,
+  // never what it points at. What cannot be removed is a warning (take_warnings).
   void forget(const std::vector<std::string>& jobs) override;
   std::vector<std::string> take_warnings();
 
@@ -111,6 +118,7 @@ class SlurmDriver : public NodeDriver {
     long slurm_id = 0;
     std::string node;       // rank 0's
     std::string shape;      // "TYPE NODE:N NODE:N"
+    int attempt = 0;        // the Jobs document's state.attempt it was submitted for
     bool stop = false;      // sia asked it to stop
     long uid = -1;          // the user it was submitted as (and runs as)
     long previous_job = 0;  // the Slurm id of the generation before (0: none)

@@ -59,13 +59,13 @@ std::string random_suffix() {
   return out;
 }
 
+}  // namespace
+
 void check_name(const std::string& name, const std::string& path) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
     refuse(path, "not a single file name");
   }
 }
-
-}  // namespace
 
 Fd& Fd::operator=(Fd&& o) noexcept {
   if (this != &o) {

@@ -98,6 +98,10 @@ std::int64_t file_size(int fd, const std::string& path);
 // Appends all of `text` (write(2) until done; errors are ignored: logs are best effort).
 void append_text(int fd, std::string_view text);
 
+// Refuses (status 77, "PATH: refused: not a single file name") a `name` that is empty, "."
+// or "..", or holds a '/': what is reached relative to a directory is one name in it.
+void check_name(const std::string& name, const std::string& path);
+
 // "DIR" and "NAME" of "DIR/NAME" ("." for a bare name).
 std::pair<std::string, std::string> split_path(const std::string& path);
 

@@ -1,6 +1,7 @@
 #include "slurm/slurm_cluster.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/error.hpp"
 #include "core/names.hpp"
@@ -108,9 +109,36 @@ Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSetti
 bool owns(const OwnedJob& owned, const SlurmJob& job) {
   if (job.user_id < 0 || job.user_id != owned.uid) return false;
   if (parse_mark_comment(job.comment) != owned.mark) return false;
-  if (owned.slurm_id == 0) return true;
+  if (owned.slurm_id == 0) {
+    return owned.intent_at <= 0 ||
+           (job.submit_time >= owned.intent_at - kSubmitSlack &&
+            job.submit_time <= owned.intent_at + kCommandTimeout + kSubmitSlack);
+  }
   const std::string& id = job.het_job_id.empty() ? job.id : job.het_job_id;
   return id == std::to_string(owned.slurm_id);
+}
+
+const SlurmJob* owned_job(const OwnedJob& owned, const std::vector<SlurmJob>& jobs) {
+  const SlurmJob* found = nullptr;
+  for (const auto& j : jobs) {
+    if (!owns(owned, j)) continue;
+    if (!found || std::atol(j.id.c_str()) < std::atol(found->id.c_str())) found = &j;
+  }
+  return found;
+}
+
+std::vector<OwnedJob> adopted(const std::vector<OwnedJob>& owned,
+                              const std::vector<SlurmJob>& jobs) {
+  std::vector<OwnedJob> out;
+  for (OwnedJob o : owned) {
+    if (o.slurm_id == 0) {
+      const SlurmJob* j = owned_job(o, jobs);
+      if (!j) continue;
+      o.slurm_id = std::atol((j->het_job_id.empty() ? j->id : j->het_job_id).c_str());
+    }
+    out.push_back(o);
+  }
+  return out;
 }
 
 bool is_sia_job(const SlurmJob& job, const std::vector<OwnedJob>& owned) {
@@ -120,7 +148,8 @@ bool is_sia_job(const SlurmJob& job, const std::vector<OwnedJob>& owned) {
 std::map<std::string, long> usable_gpus(const std::vector<SlurmNode>& nodes,
                                         const std::vector<SlurmJob>& jobs,
                                         const SlurmSettings& settings,
-                                        const std::vector<OwnedJob>& owned) {
+                                        const std::vector<OwnedJob>& records) {
+  const std::vector<OwnedJob> owned = adopted(records, jobs);
   std::map<std::string, long> usable;
   for (const auto& n : offered_nodes(nodes, settings)) {
     usable[n.name] = n.gpu_total() - n.gpu_used();

@@ -23,7 +23,12 @@
 
 namespace sia::slurm {
 
-constexpr double kQueryTimeout = 30;  // seconds for one scontrol query
+constexpr double kQueryTimeout = 30;    // seconds for one scontrol query
+constexpr double kCommandTimeout = 60;  // seconds for sbatch or scancel
+// Seconds a Slurm job's SubmitTime may lie before a record's intent_at and still be its
+// sbatch's: one for SubmitTime's whole seconds, two for the clocks of the controller and
+// slurmctld.
+constexpr double kSubmitSlack = 3;
 
 std::vector<SlurmNode> read_nodes(CommandRunner& runner);
 std::vector<SlurmJob> read_jobs(CommandRunner& runner);
@@ -45,23 +50,35 @@ Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSetti
 
 // What sia recorded when it submitted one generation of a job (the controller's
 // STATE/slurm/JOB.json, ctl/slurm_driver.hpp): its mark, the user it was submitted as and
-// Slurm's id for it (0 while sbatch has not answered: a controller killed in between).
+// Slurm's id for it (0 while sbatch has not answered: a controller killed in between) and
+// when the record was written before sbatch (0: a record of a version that wrote none).
 struct OwnedJob {
   JobMark mark;
   long uid = -1;
   long slurm_id = 0;
+  double intent_at = 0;
 };
 
 // Is `job` the Slurm job `owned` records? Its comment is the record's mark, it runs as
 // the record's uid, and its id (or, for a component of a heterogeneous job, its HetJobId)
-// is the recorded id -- or, with no id recorded yet, any id (adoption by mark and uid).
-// The mark alone is nothing: any user may write it on a job of their own.
+// is the recorded id -- or, with no id recorded yet, any id of a job Slurm says was
+// submitted within the intent's sbatch: from intent_at (less kSubmitSlack) to its time
+// limit (kCommandTimeout, plus the slack) -- adoption by mark and uid. The mark alone is
+// nothing: any user may write it on a job of their own.
 bool owns(const OwnedJob& owned, const SlurmJob& job);
 // Does any of `owned` own `job`?
 bool is_sia_job(const SlurmJob& job, const std::vector<OwnedJob>& owned);
+// Of the jobs `owned` owns, the one of the lowest id (a heterogeneous job's first
+// component); with no id recorded, the job adoption takes. nullptr when none.
+const SlurmJob* owned_job(const OwnedJob& owned, const std::vector<SlurmJob>& jobs);
+// `owned` with each record that has no id yet given the id of the job adoption takes
+// (owned_job), and left out when there is none: no other job carrying its mark counts as
+// sia's.
+std::vector<OwnedJob> adopted(const std::vector<OwnedJob>& owned,
+                              const std::vector<SlurmJob>& jobs);
 
 // Offered node -> GPUs sia may use on it now: its GPUs minus those in use, plus those held
-// by sia's own jobs (is_sia_job over `owned`), never below 0 nor above its GPUs.
+// by sia's own jobs (is_sia_job over adopted(`owned`)), never below 0 nor above its GPUs.
 std::map<std::string, long> usable_gpus(const std::vector<SlurmNode>& nodes,
                                         const std::vector<SlurmJob>& jobs,
                                         const SlurmSettings& settings,

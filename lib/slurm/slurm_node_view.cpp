@@ -31,8 +31,9 @@ std::string gpu_types(const SlurmNode& n, const SlurmSettings& settings) {
 std::vector<SlurmNodeView> node_views(const std::vector<SlurmNode>& nodes,
                                       const std::vector<SlurmJob>& jobs,
                                       const SlurmSettings& settings,
-                                      const std::vector<OwnedJob>& owned) {
-  const auto usable = usable_gpus(nodes, jobs, settings, owned);
+                                      const std::vector<OwnedJob>& records) {
+  const auto usable = usable_gpus(nodes, jobs, settings, records);
+  const auto owned = adopted(records, jobs);
   std::vector<SlurmNodeView> out;
   for (const auto& n : nodes) {
     SlurmNodeView v;

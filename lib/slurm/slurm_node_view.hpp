@@ -1,6 +1,7 @@
 // How each of Slurm's nodes stands for sia, for `sia-ctl nodes` under [slurm]: its Slurm
 // state, GPU type (the GRES type mapped through slurm.gres_types), GPUs, those held by
-// sia's own jobs (is_sia_job over the driver's records) and by other jobs, and whether the
+// sia's own jobs (is_sia_job over the driver's records, adopted: a record
+// with no id yet counts only the job adoption takes) and by other jobs, and whether the
 // rounds offer it -- the rule of the Slurm driver's nodes_up: offered_nodes, and every GPU
 // usable by sia (usable_gpus) -- or why not, first reason first: not in the partition,
 // Slurm's state (down, drained...), no GPUs, other jobs holding GPUs.

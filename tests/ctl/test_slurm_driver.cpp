@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,7 @@ struct FakeSlurm {
   std::vector<std::vector<std::string>> calls;
   std::vector<std::string> users;  // per call: the account it ran as ("" : the driver's own)
   json run_as;                     // the jobs' state.run_as (null: none)
+  int attempt = 0;                 // the jobs' state.attempt
 
   SlurmDriver driver() {
     slurm::SlurmSettings s;
@@ -104,7 +106,8 @@ struct FakeSlurm {
   }
   json jobs_doc() {
     json j = {{"name", "j1"}, {"model", "cifar10"}, {"command", {"./worker", "--steps", "10"}}};
-    if (!run_as.is_null()) j["state"] = {{"run_as", run_as}};
+    if (!run_as.is_null()) j["state"]["run_as"] = run_as;
+    if (attempt > 0) j["state"]["attempt"] = attempt;
     return {{"data", {{"jobs", json::array({j})}}}};
   }
   json status_of_first() {
@@ -316,6 +319,87 @@ TEST_CASE("Slurm states map to run states the round engine knows", "[slurm_drive
   }
 }
 
+TEST_CASE("a new attempt on the same placement is a new generation", "[slurm_driver]") {
+  FakeSlurm f;
+  f.first_generation();
+  REQUIRE(json::parse(std::ifstream(f.state + "/slurm/j1.json"))["attempt"] == 0);
+  auto sbatches = [&f] {
+    return std::count_if(f.calls.begin(), f.calls.end(),
+                         [](const auto& c) { return c[0] == "sbatch"; });
+  };
+  // One round: observe, then deliver j1 on the same GPU of t4-0 for attempt `attempt`.
+  auto round = [&f](int attempt) {
+    f.attempt = attempt;
+    SlurmDriver d = f.driver();
+    d.observe();
+    return d.deliver(2, f.placement({{"t4-0", {0}}}), f.jobs_doc());
+  };
+  SECTION("generation 1 failed with 69 (its ranks lost their peers): attempt 1 starts it again") {
+    f.queue = job_line(41, "sia:j1:1", "FAILED");
+    std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "69\n";
+    f.next_id = 42;
+    f.calls.clear();
+    auto res = round(1);
+    CHECK(sbatches() == 1);
+    CHECK(f.last("scancel") == nullptr);  // nothing left to stop
+    CHECK(res.at(0).plan["actions"][0]["action"] == "restart");
+    CHECK(res.at(0).plan["actions"][0]["round"] == 2);
+    json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+    CHECK(rec["generation"] == 2);
+    CHECK(rec["slurm_job"] == 42);
+    CHECK(rec["attempt"] == 1);
+    // The next round, the same attempt: generation 2 runs on, nothing more is submitted.
+    f.queue = job_line(41, "sia:j1:1", "FAILED") + job_line(42, "sia:j1:2", "RUNNING");
+    f.calls.clear();
+    res = round(1);
+    CHECK(sbatches() == 0);
+    CHECK(f.last("scancel") == nullptr);
+    CHECK(res.at(0).plan["actions"][0]["action"] == "keep");
+  }
+  SECTION("generation 1 still running: checkpoint-stopped, then the next generation") {
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
+    f.on_scancel = [&f] {
+      std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "75\n";
+      f.queue = job_line(41, "sia:j1:1", "FAILED");
+    };
+    f.next_id = 42;
+    f.calls.clear();
+    auto res = round(1);
+    const auto* sc = f.last("scancel");
+    REQUIRE(sc);
+    CHECK(*sc == std::vector<std::string>{"scancel", "--batch", "--signal=TERM", "41"});
+    CHECK(sbatches() == 1);
+    CHECK(res.at(0).plan["actions"][0]["action"] == "stop");
+    CHECK(res.at(0).plan["actions"][1]["action"] == "restart");
+    CHECK(json::parse(std::ifstream(f.state + "/slurm/j1.json"))["attempt"] == 1);
+  }
+  SECTION("the same attempt on the same placement keeps it") {
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
+    f.calls.clear();
+    auto res = round(0);
+    CHECK(sbatches() == 0);
+    CHECK(f.last("scancel") == nullptr);
+    CHECK(res.at(0).plan["actions"][0]["action"] == "keep");
+  }
+  SECTION("a record from before the field is attempt 0") {
+    json rec = json::parse(std::ifstream(f.state + "/slurm/j1.json"));
+    rec.erase("attempt");
+    f.record(rec.dump());
+    f.queue = job_line(41, "sia:j1:1", "RUNNING");
+    f.calls.clear();
+    CHECK(round(0).at(0).plan["actions"][0]["action"] == "keep");
+    CHECK(sbatches() == 0);
+    REQUIRE(f.last("scancel") == nullptr);
+    f.on_scancel = [&f] {
+      std::ofstream(f.shared + "/slurm/j1/gen-1.exit") << "75\n";
+      f.queue = job_line(41, "sia:j1:1", "FAILED");
+    };
+    round(1);
+    CHECK(f.last("scancel"));
+    CHECK(sbatches() == 1);
+  }
+}
+
 TEST_CASE("a generation still pending in Slurm is cancelled at once when moved", "[slurm_driver]") {
   FakeSlurm f;
   f.first_generation();
@@ -504,6 +588,57 @@ TEST_CASE("a job the book forgot takes its record and generations with it",
   CHECK(read_slurm_generations(f.state, "j2") == std::vector<SlurmGeneration>{{1, 50, "t4-1"}});
   // Forgotten, j1's Slurm job is no longer sia's (no record makes it so).
   CHECK(SlurmDriver::load_records(f.state, kSiaUid).empty());
+  CHECK_FALSE(std::filesystem::exists(f.shared + "/slurm/j1"));
+  CHECK(d.take_warnings().empty());
+}
+
+TEST_CASE("a forgotten job's Slurm directory goes, and no link its user planted is followed",
+          "[slurm_driver][slurm_history]") {
+  namespace fs = std::filesystem;
+  FakeSlurm f;
+  f.first_generation();
+  const std::string dir = f.shared + "/slurm/j1";
+  REQUIRE(fs::exists(dir + "/gen-1.sh"));
+  // What the job's user must not reach: a directory of someone else's with a file.
+  const std::string outside = f.dir / "outside";
+  fs::create_directories(outside);
+  std::ofstream(outside + "/precious") << "keep me\n";
+  auto untouched = [&] {
+    CHECK(fs::is_directory(fs::symlink_status(outside)));
+    CHECK(exec::test::slurp(outside + "/precious") == "keep me\n");
+  };
+  SECTION("links inside the directory are removed themselves") {
+    fs::create_directory_symlink(outside, dir + "/slurm-41.out");
+    fs::create_directories(dir + "/sub");
+    fs::create_symlink(outside + "/precious", dir + "/sub/gen-1.exit");
+    SlurmDriver d = f.driver();
+    d.forget({"j1"});
+    CHECK_FALSE(fs::exists(fs::symlink_status(dir)));
+    CHECK(d.take_warnings().empty());
+    untouched();
+  }
+  SECTION("a link at SHARED/slurm/JOB is removed as a link") {
+    fs::remove_all(dir);
+    fs::create_directory_symlink(outside, dir);
+    SlurmDriver d = f.driver();
+    d.forget({"j1"});
+    CHECK_FALSE(fs::exists(fs::symlink_status(dir)));
+    CHECK(fs::is_directory(f.shared + "/slurm"));
+    untouched();
+  }
+  SECTION("SHARED/slurm itself a link: refused with a warning, nothing removed through it") {
+    fs::rename(f.shared + "/slurm", f.dir / "moved");
+    fs::create_directories(outside + "/j1");
+    std::ofstream(outside + "/j1/gen-1.sh") << "theirs\n";
+    fs::create_directory_symlink(outside, f.shared + "/slurm");
+    SlurmDriver d = f.driver();
+    d.forget({"j1"});
+    CHECK(fs::exists(outside + "/j1/gen-1.sh"));
+    auto w = d.take_warnings();
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] == "job j1: " + f.shared + "/slurm: refused: not a directory (a symbolic link?)");
+    untouched();
+  }
 }
 
 TEST_CASE("logs under Slurm: the rank's log from shared storage, Slurm's output named",

@@ -110,6 +110,52 @@ TEST_CASE("usable GPUs: another user's jobs hold theirs, sia's own do not", "[sl
   CHECK(message == "slurm: job 9 (sia:k:0): its node list names unknown node zz");
 }
 
+TEST_CASE("usable GPUs: a record not yet adopted counts only the job adoption would take",
+          "[slurm]") {
+  CannedRunner runner;
+  runner.out_for["node"] = kNodes;
+  // n1: 3 of 4 GPUs in use, all by jobs of user 1001 carrying the mark sia:j:2.
+  runner.out_for["job"] =
+      "JobId=7 UserId=alice(1001) JobState=RUNNING NodeList=n1 Nodes=n1 "
+      "GRES=gpu:a100:2(IDX:0-1) Comment=sia:j:2\n"
+      "JobId=8 UserId=alice(1001) JobState=RUNNING NodeList=n1 Nodes=n1 GRES=gpu:a100:1(IDX:2) "
+      "Comment=sia:j:2\n";
+  auto jobs = read_jobs(runner);
+  // sia wrote the intent of generation 2 at 1000 and was killed before sbatch answered.
+  const std::vector<OwnedJob> intent = {{{"j", 2}, 1001, 0, 1000}};
+  SECTION("the user's own job with the mark guessed before the intent is not sia's") {
+    jobs[0].submit_time = 900;   // alice's, the next mark guessed
+    jobs[1].submit_time = 1001;  // sia's sbatch
+    CHECK(usable_gpus(read_nodes(runner), jobs, settings(), intent).at("n1") == 2);
+    CHECK(!is_sia_job(jobs[0], adopted(intent, jobs)));
+    CHECK(is_sia_job(jobs[1], adopted(intent, jobs)));
+    const auto views = node_views(read_nodes(runner), jobs, settings(), intent);
+    auto n1 =
+        std::find_if(views.begin(), views.end(), [](const auto& v) { return v.name == "n1"; });
+    REQUIRE(n1 != views.end());
+    CHECK(n1->gpus_sia == 1);
+    CHECK(n1->gpus_other == 2);
+  }
+  SECTION("submitted after the sbatch's time limit: not sia's either") {
+    jobs[0].submit_time = 1000;
+    jobs[1].submit_time = 1000 + kCommandTimeout + kSubmitSlack + 1;
+    CHECK(usable_gpus(read_nodes(runner), jobs, settings(), intent).at("n1") == 3);
+  }
+  SECTION("two within the window: only the one adoption takes (the lowest id)") {
+    jobs[0].submit_time = 1000;
+    jobs[1].submit_time = 1002;
+    CHECK(usable_gpus(read_nodes(runner), jobs, settings(), intent).at("n1") == 3);
+    REQUIRE(owned_job(intent[0], jobs));
+    CHECK(owned_job(intent[0], jobs)->id == "7");
+  }
+  SECTION("none within the window: no job is sia's by the intent") {
+    jobs[0].submit_time = 100;
+    jobs[1].submit_time = 200;
+    CHECK(usable_gpus(read_nodes(runner), jobs, settings(), intent).at("n1") == 1);
+    CHECK(adopted(intent, jobs).empty());
+  }
+}
+
 TEST_CASE("a Slurm job is sia's only with the recorded mark, uid and id", "[slurm]") {
   auto job = [](const std::string& line) { return parse_jobs(line).at(0); };
   const SlurmJob mine =
