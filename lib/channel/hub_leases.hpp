@@ -3,7 +3,8 @@
 //   - a node's lease is the one its agent's READY says, or for an agent that says none the
 //     assumed one (assumed_lease of HubOptions::fence_after); before its READY (a node
 //     known from the journal only) the one remembered from before the restart
-//     (HubOptions::remembered), else the assumed one;
+//     (HubOptions::remembered) when it is the longer, else the assumed one (never a
+//     remembered lease shorter than the assumed: lease_before_ready);
 //   - its fence limit is that lease's silence_limit with the hub's heartbeats;
 //   - a lease whose limit is longer than the assumed one's is taken (the node is fenced
 //     later) and said in one log line, once per limit;
@@ -39,7 +40,8 @@ class HubLeases {
 
   // `node`'s agent said `said` in its READY (nullopt: no lease, the assumed one).
   void take_ready(NodeLease& n, const std::string& node, const std::optional<Lease>& said);
-  // `node` is known from the journal only: the remembered lease, else the assumed one.
+  // `node` is known from the journal only: the remembered lease when longer, else the
+  // assumed one.
   void take_before_ready(NodeLease& n, const std::string& node);
 
   // Whether an agent silent for `silent` counts as down.

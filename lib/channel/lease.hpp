@@ -13,8 +13,8 @@
 // does not (an older one) is assumed to have the controller's fence_after and an agent's
 // default grace with the margin (assumed_lease). After a restart the controller holds the
 // last placement's nodes, until their READY, for the lease each one's agent said last
-// (kept in the state directory, lease_memory.hpp), and a node it never heard from for the
-// assumed one (lease_before_ready).
+// (kept in the state directory, lease_memory.hpp) where that one is the longer, else --
+// and for a node it never heard from -- for the assumed one (lease_before_ready).
 // Thread-safety: plain values and pure functions.
 #pragma once
 
@@ -39,7 +39,11 @@ Lease agent_lease(double fence_after, double stop_grace);
 Lease assumed_lease(double fence_after);
 
 // The lease a controller with `fence_after` holds `node` for before its agent's READY:
-// the one `remembered` from the agent's last READY (LeaseMemory), else assumed_lease.
+// the one `remembered` from the agent's last READY (LeaseMemory) when its silence limit is
+// longer than assumed_lease's, else assumed_lease -- never a shorter one: the remembered
+// lease may be older than the agent (one restarted with a longer lease while this
+// controller was away), and holding a node too long costs failover time, too short safety.
+// Its READY then says its own, shorter or not.
 Lease lease_before_ready(const std::map<std::string, Lease>& remembered, const std::string& node,
                          double fence_after);
 

@@ -8,6 +8,7 @@
 
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/names.hpp"
 #include "os/atomic_file.hpp"
 #include "os/safe_open.hpp"
 
@@ -37,6 +38,11 @@ std::map<std::string, Lease> parse_leases(const std::string& text, const std::st
   if (!nodes.is_object()) nodes.expected("an object of leases by node");
   std::map<std::string, Lease> out;
   for (const auto& node : nodes.keys()) {
+    if (!valid_node_name(node)) {
+      throw Error(ExitStatus::data,
+                  located(file, nodes.path(),
+                          "\"" + node + "\" cannot name a node (" + std::string(kNameRule) + ")"));
+    }
     Node l = nodes.at(node);
     if (!l.is_object()) l.expected("an object {fence_after, grace}");
     out[node] = Lease{l.at("fence_after").positive_number(), l.at("grace").non_negative_number()};
@@ -44,21 +50,23 @@ std::map<std::string, Lease> parse_leases(const std::string& text, const std::st
   return out;
 }
 
+std::map<std::string, Lease> read_leases(const std::string& path) {
+  os::Fd fd = os::open_file(path, os::Access::read);
+  if (!fd) return {};  // none yet
+  if (os::file_size(fd.get(), path) > kMaxBytes) {
+    throw Error(ExitStatus::data, path + ": larger than " + std::to_string(kMaxBytes) +
+                                      " bytes, expected a NodeLeases document");
+  }
+  return parse_leases(os::read_at(fd.get(), 0, kMaxBytes), path);
+}
+
 LeaseMemory::LeaseMemory(std::string path, std::function<void(const std::string&)> warn)
     : path_(std::move(path)), warn_(std::move(warn)) {
-  const std::string fallback = "; every node not heard since the start gets the assumed lease";
   try {
-    os::Fd fd = os::open_file(path_, os::Access::read);
-    if (!fd) return;  // none yet
-    if (os::file_size(fd.get(), path_) > kMaxBytes) {
-      warn_(path_ + ": larger than " + std::to_string(kMaxBytes) +
-            " bytes, expected a NodeLeases document" + fallback);
-      return;
-    }
-    leases_ = parse_leases(os::read_at(fd.get(), 0, kMaxBytes), path_);
+    leases_ = read_leases(path_);
   } catch (const std::exception& e) {  // Error, with the file and field; anything else too
     leases_.clear();
-    warn_(e.what() + fallback);
+    warn_(e.what() + std::string("; every node not heard since the start gets the assumed lease"));
   }
 }
 

@@ -48,8 +48,15 @@ class LeaseMemory {
 };
 
 // The NodeLeases document of `leases` (one line, with its newline), and its reading: status
-// 65 naming `file` and the field when `text` is not one.
+// 65 naming `file` and the field when `text` is not one (a node name outside the rule of
+// core/names.hpp, a lease figure that is not a finite number, fence_after > 0, grace >= 0).
 std::string leases_document(const std::map<std::string, Lease>& leases);
 std::map<std::string, Lease> parse_leases(const std::string& text, const std::string& file);
+
+// The leases of the file `path`: none when it does not exist; Error naming the file when it
+// is a symbolic link or another non-regular file (status 77, never followed), larger than
+// a controller writes, or not the document (parse_leases). What LeaseMemory reads, and
+// what sia-ctl fsck checks.
+std::map<std::string, Lease> read_leases(const std::string& path);
 
 }  // namespace sia::channel

@@ -137,7 +137,7 @@ json LocalBackend::nodes() {
 json LocalBackend::explain(const std::string& job) {
   JobBook book = load_existing();
   return job_explanation(book, pending_requests(store_), job, wall_clock(),
-                         config_.controller.silent_after);
+                         config_.controller.silent_after, config_.controller.peer_retries);
 }
 
 // With [slurm] enabled, Slurm's job ids and sacct's figures beside (slurm_history.hpp).

@@ -47,6 +47,17 @@ std::string silence(const BookJob& b, double now, double silent_after) {
               : "");
 }
 
+// "peer-lost restarts: 3 (1 of 2 retries used since its last progress ...)" for a job
+// restarted because its ranks lost their peers (FAILURE MODEL), "" for one never so
+// restarted: in all, and those that count against controller.peer_retries.
+std::string peer_restarts_text(const BookJob& b, int peer_retries) {
+  if (b.peer_restarts <= 0) return "";
+  return "peer-lost restarts: " + std::to_string(b.peer_restarts) + " (" +
+         std::to_string(b.peer_retries_used) + " of " + std::to_string(peer_retries) +
+         " retries used since its last progress past where its peers were lost, "
+         "controller.peer_retries)";
+}
+
 // The placer's note on why `job` waits, from the last round's placement ("" none).
 std::string waiting_note(const JobBook& book, const std::string& job) {
   const json& p = book.last_placement();
@@ -240,6 +251,7 @@ json job_row(const JobBook& book, const BookJob& b, double now, double silent_af
               {"step", b.step},
               {"lost_steps", b.lost_steps},
               {"peer_restarts", b.peer_restarts},
+              {"peer_retries_used", b.peer_retries_used},
               {"notice", b.notice},
               {"reports", b.reports},
               {"reason", b.reason},
@@ -360,6 +372,7 @@ json pending_row(const std::string& name, const std::string& state, const std::s
               {"step", 0},
               {"lost_steps", 0},
               {"peer_restarts", 0},
+              {"peer_retries_used", 0},
               {"notice", ""},
               {"silent_for", 0},
               {"reports", 0},
@@ -636,7 +649,7 @@ json node_list(const JobBook& book, double, const json& live) {
 }
 
 json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
-                     const std::string& job, double now, double silent_after) {
+                     const std::string& job, double now, double silent_after, int peer_retries) {
   if (book.find_app(job) || find_pending_app(pending, job)) {
     return app_explanation(book, pending, job, now);
   }
@@ -666,6 +679,9 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   data["state"] = to_string(b->state);
   data["placement"] = describe_placed(b->placed);
   data["run_as"] = b->run_as ? json(describe_run_as(*b->run_as)) : json(nullptr);
+  data["peer_restarts"] = b->peer_restarts;
+  data["peer_retries_used"] = b->peer_retries_used;
+  data["peer_retries"] = peer_retries;
   if (b->run_as) lines.push_back("runs as " + describe_run_as(*b->run_as) + " on its nodes");
   if (!b->spec.app.empty()) {  // a trial: its search and its values
     data["app"] = b->spec.app;
@@ -678,6 +694,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
     lines.push_back(std::string(to_string(b->state)) + ": " + b->reason);
     lines.push_back("it was started " + std::to_string(b->starts) + " time(s) and is never " +
                     "scheduled again");
+    if (auto peers = peer_restarts_text(*b, peer_retries); !peers.empty()) lines.push_back(peers);
     if (auto f = fairness_text(*b, now); !f.empty()) lines.push_back(f);
     if (b->log_tail) data["log_tail"] = log_tail_to_json(*b->log_tail);
     data["lines"] = lines;
@@ -710,6 +727,7 @@ json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pen
   }
   if (auto quiet = silence(*b, now, silent_after); !quiet.empty()) lines.push_back(quiet);
   if (!b->notice.empty()) lines.push_back("warning: " + b->notice);
+  if (auto peers = peer_restarts_text(*b, peer_retries); !peers.empty()) lines.push_back(peers);
   if (b->lost_steps > 0) {
     lines.push_back(std::to_string(b->lost_steps) +
                     " steps lost to starts that resumed behind its last report (an older "

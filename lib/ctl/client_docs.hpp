@@ -86,9 +86,12 @@ nlohmann::json job_status_list(const JobBook& book, const std::vector<PendingReq
 // round's view) and lists agents that connected before any round.
 nlohmann::json node_list(const JobBook& book, double now,
                          const nlohmann::json& live = nlohmann::json());
-// For the name of an app, its AppExplanation (app_explanation.hpp).
+// For the name of an app, its AppExplanation (app_explanation.hpp). `peer_retries`
+// (controller.peer_retries) bounds a job's restarts for lost peers: its explanation says
+// how many it used.
 nlohmann::json job_explanation(const JobBook& book, const std::vector<PendingRequest>& pending,
-                               const std::string& job, double now, double silent_after);
+                               const std::string& job, double now, double silent_after,
+                               int peer_retries);
 
 // The user of a recorded identity: "alice" of "local:alice", of "client:alice (key ...)".
 std::string identity_user(const std::string& identity);

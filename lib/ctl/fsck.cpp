@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string_view>
 
+#include "channel/lease_memory.hpp"
 #include "cli/table.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
@@ -229,9 +231,37 @@ std::vector<std::string> scan_rounds(const StateStore& store, FsckReport& rep) {
   return damaged;
 }
 
+// leases.json (channel/lease_memory.hpp): whether it reads, and its nodes against
+// `cluster`'s (warnings). Returns whether it is damaged.
+bool scan_leases(const StateStore& store, const Cluster* cluster, FsckReport& rep) {
+  const std::string file = store.path(kLeasesFile);
+  std::map<std::string, channel::Lease> leases;
+  try {
+    leases = channel::read_leases(file);
+  } catch (const Error& e) {
+    rep.problems.push_back({file, 0, -1, detail(e.what(), file),
+                            "the remembered leases (until each node's next READY writes its own "
+                            "again, a restarted controller holds a silent node for the assumed "
+                            "lease)"});
+    return true;
+  }
+  rep.lease_nodes = static_cast<std::int64_t>(leases.size());
+  if (!cluster) return false;
+  for (const auto& [node, lease] : leases) {
+    const bool known = std::any_of(cluster->nodes.begin(), cluster->nodes.end(),
+                                   [&](const ClusterNode& n) { return n.name == node; });
+    if (!known) {
+      rep.warnings.push_back(file + ": node " + node +
+                             " is not in the cluster (its lease is kept, and used only if it "
+                             "comes back)");
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
-FsckReport fsck(const StateStore& store, bool repair, double now) {
+FsckReport fsck(const StateStore& store, bool repair, double now, const Cluster* cluster) {
   FsckReport rep;
   rep.state_dir = store.root();
   const std::string snapshot = store.path("snapshot.json");
@@ -276,6 +306,7 @@ FsckReport fsck(const StateStore& store, bool repair, double now) {
       bad_rounds.push_back(profiles);
     }
   }
+  if (scan_leases(store, cluster, rep)) bad_rounds.push_back(store.path(kLeasesFile));
 
   if (!repair || rep.clean()) return rep;
 
@@ -328,7 +359,8 @@ json fsck_to_json(const FsckReport& rep) {
             {"journal_intact", rep.journal_intact},
             {"snapshot_seq", rep.snapshot_seq >= 0 ? json(rep.snapshot_seq) : json(nullptr)},
             {"inbox_files", rep.inbox_files},
-            {"round_files", rep.round_files}}},
+            {"round_files", rep.round_files},
+            {"lease_nodes", rep.lease_nodes}}},
           {"moved", rep.moved},
           {"warnings", rep.warnings}};
 }
@@ -356,7 +388,7 @@ std::string fsck_table(const FsckReport& rep) {
          (rep.snapshot_seq >= 0 ? "at record " + std::to_string(rep.snapshot_seq)
                                 : std::string("none")) +
          "; " + std::to_string(rep.inbox_files) + " inbox and " + std::to_string(rep.round_files) +
-         " round files\n";
+         " round files; leases of " + std::to_string(rep.lease_nodes) + " node(s)\n";
   return out;
 }
 

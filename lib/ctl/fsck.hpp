@@ -8,11 +8,18 @@
 //   snapshot.json   that it parses, its checksum, that it reads as a JobBook
 //   inbox/*.json    that each request reads as the round engine reads it
 //   rounds/*.json   that each kept round document parses as a sia document
+//   leases.json     that it is a regular file (a symbolic link is never followed) and reads
+//                   as a NodeLeases document (channel/lease_memory.hpp: node names by the
+//                   rule, finite lease figures, fence_after > 0, grace >= 0); a node the
+//                   given cluster does not have is a warning, not damage (a node taken out
+//                   of cluster.toml keeps its line, and no placement holds it again)
 // and, with `repair`, salvages: the book is rebuilt from the intact snapshot (or nothing,
 // when the snapshot is damaged) and every intact journal record in order (a torn tail is
 // cut, a damaged record is dropped, naming what it held), written as a new snapshot with
 // an empty journal (core/atomic_file; StateStore::compact), every damaged original moved
-// aside as FILE.damaged-<UTC time> (never deleted), then the state directory is loaded
+// aside as FILE.damaged-<UTC time> (never deleted; a damaged leases.json too: the next
+// READY of each node writes it anew, and until then a restarted controller holds a silent
+// node for the assumed lease), then the state directory is loaded
 // the way the controller loads it to check that it would now start.
 // The caller holds the state lock (StateStore::lock): never repair under a live controller.
 // Thread-safety: one thread; the state directory is the caller's while it holds the lock.
@@ -24,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cluster.hpp"
 #include "ctl/state_store.hpp"
 
 namespace sia::ctl {
@@ -40,21 +48,26 @@ struct FsckProblem {
 struct FsckReport {
   std::string state_dir;
   std::vector<FsckProblem> problems;
-  std::int64_t journal_lines = 0;     // lines, a torn tail included
-  std::int64_t journal_intact = 0;    // records that are intact and apply to the book
-  std::int64_t snapshot_seq = -1;     // the snapshot's sequence; -1 without an intact one
-  std::int64_t inbox_files = 0;       // checked
-  std::int64_t round_files = 0;       // checked
-  bool repaired = false;              // a repair ran and the controller now starts
-  std::vector<std::string> moved;     // with repair: the damaged originals' new paths
-  std::vector<std::string> warnings;  // with repair: what was lost, one line each
+  std::int64_t journal_lines = 0;   // lines, a torn tail included
+  std::int64_t journal_intact = 0;  // records that are intact and apply to the book
+  std::int64_t snapshot_seq = -1;   // the snapshot's sequence; -1 without an intact one
+  std::int64_t inbox_files = 0;     // checked
+  std::int64_t round_files = 0;     // checked
+  std::int64_t lease_nodes = 0;     // nodes whose lease leases.json holds (intact)
+  bool repaired = false;            // a repair ran and the controller now starts
+  std::vector<std::string> moved;   // with repair: the damaged originals' new paths
+  // With repair, what was lost; and what is odd but no damage (a lease of a node the
+  // cluster does not have); one line each.
+  std::vector<std::string> warnings;
   bool clean() const { return problems.empty(); }
 };
 
 // Checks (and with `repair`, salvages) the state directory of `store`. `now` (seconds
-// since the epoch) names the moved-aside files. Throws Error (status 70) when a repair
-// leaves a state the controller still cannot load (the originals stay aside).
-FsckReport fsck(const StateStore& store, bool repair, double now);
+// since the epoch) names the moved-aside files. `cluster`: the configured cluster, whose
+// nodes leases.json's are checked against (null: none configured, not checked). Throws
+// Error (status 70) when a repair leaves a state the controller still cannot load (the
+// originals stay aside).
+FsckReport fsck(const StateStore& store, bool repair, double now, const Cluster* cluster = nullptr);
 
 // The Fsck document's data (sia-formats(5)) and the table: one line per problem
 // ("FILE: line N (byte B): WHAT"), then the summary.

@@ -116,7 +116,8 @@ channel::Reply ClientService::handle(const channel::Identity& who,
       auto pending = ctl::pending_requests(store_);
       require_owner(who, job, job_owner(book_, pending, job), "EXPLAIN");
       reply.document =
-          ctl::job_explanation(book_, pending, job, now, config_.controller.silent_after);
+          ctl::job_explanation(book_, pending, job, now, config_.controller.silent_after,
+                               config_.controller.peer_retries);
       break;
     }
   }

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <chrono>
+#include <map>
 
 #include <catch2/catch.hpp>
 
@@ -140,16 +141,27 @@ TEST_CASE("an agent's longer lease is taken: fenced later, said once", "[lease][
   CHECK(h.fenced_at(200 + 233));
 }
 
-TEST_CASE("a node known from the journal only has its remembered lease until its READY",
-          "[lease][hub]") {
-  TempDir tmp;
+namespace {
+
+// A hub's options on an ipc endpoint in `tmp`: heartbeats 1 s x 2, fence_after 5, no log,
+// n0's lease remembered as `n0`.
+HubOptions remembering_hub(const TempDir& tmp, const Lease& n0) {
   HubOptions o;
   o.bind = "ipc://" + tmp / "ctl";
   o.heartbeat_interval = 1;
   o.heartbeat_liveness = 2;
   o.fence_after = 5;
   o.log = [](const std::string&) {};
-  o.remembered = {{"n0", Lease{200, 20}}};
+  o.remembered = {{"n0", n0}};
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a node known from the journal only has its remembered lease until its READY",
+          "[lease][hub]") {
+  TempDir tmp;
+  HubOptions o = remembering_hub(tmp, Lease{200, 20});
   Hub hub(o, nullptr);
   hub.confirm_reports("n0", {{"a", 10}});
   hub.confirm_reports("n1", {{"b", 10}});
@@ -166,4 +178,36 @@ TEST_CASE("a node known from the journal only has its remembered lease until its
       hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
   REQUIRE(found);
   CHECK(hub.agent("n0")->fence_limit == Approx(3 + 30 + 30));
+}
+
+TEST_CASE("a remembered lease shorter than the assumed one is not taken before the READY",
+          "[lease][hub]") {
+  // With fence_after 5 the assumed lease is (5, 30): its stop span max(5, 30) + 30 = 60 s.
+  const std::map<std::string, Lease> remembered = {
+      {"short", Lease{5, 1}}, {"long_fence", Lease{100, 1}}, {"long_grace", Lease{5, 31}}};
+  const Lease assumed = assumed_lease(5);
+  for (const char* n : {"short", "none"}) {
+    CAPTURE(n);
+    CHECK(lease_before_ready(remembered, n, 5).fence_after == assumed.fence_after);
+    CHECK(lease_before_ready(remembered, n, 5).grace == assumed.grace);
+  }
+  CHECK(lease_before_ready(remembered, "long_fence", 5).fence_after == 100);  // 101 s > 60 s
+  CHECK(lease_before_ready(remembered, "long_grace", 5).grace == 31);         // 62 s > 60 s
+
+  // The hub holds such a node for the assumed lease, and after its READY for its own.
+  TempDir tmp;
+  HubOptions o = remembering_hub(tmp, Lease{2, 1});
+  Hub hub(o, nullptr);
+  hub.confirm_reports("n0", {{"a", 10}});
+  CHECK(hub.agent("n0")->fence_limit == Approx(3 + 30 + 30));  // not 3 + 2 + 1
+  RawPeer peer(hub.endpoint());
+  Ready r;
+  r.node = "n0";
+  r.lease = Lease{2, 1};
+  peer.send(r);
+  bool found = false;
+  drive(
+      hub, {}, [](const HubEvent& e) { return e.type == HubEventType::ready; }, 3000, &found);
+  REQUIRE(found);
+  CHECK(hub.agent("n0")->fence_limit == Approx(3 + 2 + 1));  // its own, heard now
 }

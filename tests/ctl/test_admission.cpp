@@ -96,7 +96,7 @@ TEST_CASE("a round's re-check reaches the book, status and explain", "[deadline]
   REQUIRE(b->projected_finish);
   CHECK(*b->projected_finish == kNow + 3000);
   CHECK_FALSE(b->at_risk);
-  auto expl = job_explanation(book, {}, "g", kNow + 60, 120);
+  auto expl = job_explanation(book, {}, "g", kNow + 60, 120, 3);
   CHECK(expl.dump().find("on schedule: deadline ") != std::string::npos);
   book.apply(round(true, kNow + 4000));
   auto status = job_status_list(book, {}, {"g"}, kNow + 120, 1e9)["data"]["jobs"][0];

@@ -1,7 +1,12 @@
+#include <sys/stat.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <vector>
 
+#include "channel/lease_memory.hpp"
+#include "core/cluster.hpp"
 #include "ctl/fsck.hpp"
 #include "ctl/journal.hpp"
 #include "ctl/state_store.hpp"
@@ -260,5 +265,98 @@ TEST_CASE("fsck: profile stores, kept and current", "[fsck]") {
   CHECK(r.problems[1].file == f.store.path("profiles.json"));
   CHECK(fsck(f.store, true, kNow).repaired);
   CHECK(!fs::exists(f.store.path("profiles.json")));  // set aside: later jobs measure again
+  CHECK(fsck(f.store, false, kNow).clean());
+}
+
+TEST_CASE("fsck: leases.json, intact, with a node the cluster does not have", "[fsck][lease]") {
+  Fixture f;
+  const std::string leases = f.store.path(kLeasesFile);
+  const Cluster cluster = read_cluster(ct::write_cluster(f.dir));  // t4-0, t4-1
+  write_text(leases, channel::leases_document(
+                         {{"t4-0", channel::Lease{30, 610}}, {"gone", channel::Lease{30, 30}}}));
+  FsckReport r = fsck(f.store, false, kNow, &cluster);
+  CHECK(r.clean());
+  CHECK(r.lease_nodes == 2);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].find(leases + ": node gone is not in the cluster") == 0);
+  CHECK(fsck_to_json(r)["checked"]["lease_nodes"] == 2);
+  CHECK(fsck_table(r).find("warning: " + leases + ": node gone") == 0);
+  CHECK(fsck_table(r).find("leases of 2 node(s)") != std::string::npos);
+  // No cluster configured: not checked. A repair of a clean directory moves nothing.
+  CHECK(fsck(f.store, false, kNow).warnings.empty());
+  FsckReport again = fsck(f.store, true, kNow, &cluster);
+  CHECK(again.moved.empty());
+  CHECK(fs::exists(leases));
+}
+
+TEST_CASE("fsck: a damaged leases.json names the file and field; a repair sets it aside",
+          "[fsck][lease]") {
+  Fixture f;
+  const std::string leases = f.store.path(kLeasesFile);
+  const std::string head = R"({"apiVersion":"sia/v1","kind":"NodeLeases","data":{"nodes":)";
+  struct Case {
+    std::string text, said;
+  };
+  for (const auto& c :
+       std::vector<Case>{{"{not json", ""},
+                         {R"({"apiVersion":"sia/v1","kind":"Jobs","data":{}})", "NodeLeases"},
+                         {head + R"([]}})", "nodes: expected an object of leases by node"},
+                         {head + R"({"t4-0":{"fence_after":30,"grace":-1}}}})",
+                          "nodes.t4-0.grace: expected a number >= 0"},
+                         {head + R"({"t4-0":{"fence_after":-30,"grace":1}}}})",
+                          "nodes.t4-0.fence_after: expected a positive number"},
+                         {head + R"({"t4-0":{"fence_after":1e400,"grace":1}}}})", ""},
+                         {head + R"({"t4-0":{"fence_after":30}}}})", "grace"},
+                         {head + R"({"../x":{"fence_after":30,"grace":1}}}})",
+                          "nodes: \"../x\" cannot name a node"}}) {
+    CAPTURE(c.text);
+    write_text(leases, c.text);
+    FsckReport r = fsck(f.store, false, kNow);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].file == leases);
+    CHECK(r.problems[0].what.find(c.said) != std::string::npos);
+    CHECK(r.problems[0].what.find(leases) == std::string::npos);  // named once, as the file
+    CHECK(r.problems[0].lost.find("assumed lease") != std::string::npos);
+    CHECK(slurp(leases) == c.text);  // a check changes nothing
+
+    FsckReport fixed = fsck(f.store, true, kNow);
+    CHECK(fixed.repaired);
+    REQUIRE(fixed.moved.size() == 1);
+    CHECK(slurp(fixed.moved[0]) == c.text);
+    CHECK(!fs::exists(leases));  // the next READY writes it anew
+    CHECK(fsck(f.store, false, kNow).clean());
+    fs::remove(fixed.moved[0]);
+  }
+}
+
+TEST_CASE("fsck: leases.json as a symbolic link or a FIFO is a problem, never followed",
+          "[fsck][lease]") {
+  Fixture f;
+  const std::string leases = f.store.path(kLeasesFile);
+  // What an attacker would point it at: a file the controller must neither read as its
+  // leases nor move, and one that would hang a reader.
+  const std::string target = f.dir / "elsewhere.json";
+  const std::string text = channel::leases_document({{"t4-0", channel::Lease{30, 610}}});
+  write_text(target, text);
+  SECTION("a symbolic link") {
+    fs::create_symlink(target, leases);
+    FsckReport r = fsck(f.store, false, kNow);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].what == "refused: a symbolic link");
+    CHECK(r.lease_nodes == 0);
+    FsckReport fixed = fsck(f.store, true, kNow);
+    CHECK(fixed.repaired);
+    REQUIRE(fixed.moved.size() == 1);
+    CHECK(fs::is_symlink(fixed.moved[0]));  // the link itself set aside
+    CHECK(slurp(target) == text);           // what it pointed at untouched
+  }
+  SECTION("a FIFO") {
+    REQUIRE(::mkfifo(leases.c_str(), 0600) == 0);
+    FsckReport r = fsck(f.store, false, kNow);
+    REQUIRE(r.problems.size() == 1);
+    CHECK(r.problems[0].what == "refused: not a regular file");
+    CHECK(fsck(f.store, true, kNow).repaired);
+  }
+  CHECK(!fs::exists(fs::symlink_status(leases)));
   CHECK(fsck(f.store, false, kNow).clean());
 }

@@ -80,7 +80,7 @@ TEST_CASE("a failed job keeps its log tail, through a snapshot, into explain", "
   JobBook back = JobBook::from_json(book.to_json(), "snapshot.json");
   REQUIRE(back.find("a")->log_tail);
   CHECK(back.find("a")->log_tail->node == "t4-1");
-  json doc = job_explanation(back, {}, "a", 300, 120);
+  json doc = job_explanation(back, {}, "a", 300, 120, 3);
   CHECK(doc["data"]["log_tail"]["rank"] == 2);
   std::string text = render_table(doc, 300);
   CHECK(text.find("the last lines of rank 2's log on t4-1:\n    | step 1\n    | boom\n") !=

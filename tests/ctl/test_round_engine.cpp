@@ -443,7 +443,7 @@ TEST_CASE("a job whose workers stop reporting is flagged, restarted, then failed
   f.now = 1160;                  // quiet for 100 s: flagged
   CHECK(status_reason().find("silent: no report from its workers for 1m40s") == 0);
   bool explained = false;
-  const json why = job_explanation(f.book(), {}, "a", f.now, 90);
+  const json why = job_explanation(f.book(), {}, "a", f.now, 90, 3);
   for (const auto& l : why["data"]["lines"]) {
     explained = explained || l.get<std::string>().find("silent: ") == 0;
   }
@@ -811,12 +811,33 @@ TEST_CASE_METHOD(SpanningJob,
   report_step(11);
   f.round();
   CHECK(f.book().find("a")->peer_retries_used == 0);
+  // What status and explain say of it (controller.peer_retries 1, from the settings).
+  auto peer_line = [&] {
+    std::string found;
+    const json doc = client.explain("a");
+    for (const auto& l : doc["data"]["lines"]) {
+      if (l.get<std::string>().rfind("peer-lost restarts: ", 0) == 0) found = l.get<std::string>();
+    }
+    return found;
+  };
+  CHECK(peer_line() ==
+        "peer-lost restarts: 1 (0 of 1 retries used since its last progress past where its "
+        "peers were lost, controller.peer_retries)");
   // Another, unrelated partition later: restarted again, not failed.
   both_lose();
   json r = f.round();
   CHECK(r["ended"].empty());
   CHECK(f.book().find("a")->peer_restarts == 2);
   CHECK(f.book().find("a")->peer_retries_used == 1);
+  const json row = client.status({"a"})["data"]["jobs"][0];
+  CHECK(row["peer_restarts"] == 2);
+  CHECK(row["peer_retries_used"] == 1);
+  const json why = client.explain("a")["data"];
+  CHECK(why["peer_restarts"] == 2);
+  CHECK(why["peer_retries_used"] == 1);
+  CHECK(why["peer_retries"] == 1);
+  CHECK(peer_line().rfind("peer-lost restarts: 2 (1 of 1 retries used since its last progress",
+                          0) == 0);
   bool warned = false;
   for (const auto& w : f.warnings) {
     warned = warned ||
@@ -830,6 +851,7 @@ TEST_CASE_METHOD(SpanningJob,
   r = f.round();
   REQUIRE(r["ended"].size() == 1);
   CHECK(r["ended"][0]["state"] == "failed");
+  CHECK(peer_line().rfind("peer-lost restarts: 2 (1 of 1 retries used", 0) == 0);
 }
 
 TEST_CASE_METHOD(

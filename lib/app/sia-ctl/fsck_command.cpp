@@ -1,8 +1,13 @@
 // sia-ctl fsck: the state directory checked (and with --repair, salvaged) under its lock
 // (ctl/fsck.hpp).
+#include <optional>
+#include <string>
+
 #include "app/sia-ctl/commands.hpp"
+#include "core/cluster.hpp"
 #include "core/document.hpp"
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "ctl/fsck.hpp"
 #include "ctl/round_engine.hpp"
 #include "ctl/state_store.hpp"
@@ -16,7 +21,18 @@ int run_fsck_command(const CtlArgs& args, bool repair) {
   // The lock a round or serve holds: nothing is checked, let alone repaired, under a
   // live controller (status 75 while one runs).
   exec::StateLock lock = store.lock(repair ? "sia-ctl fsck --repair" : "sia-ctl fsck");
-  FsckReport report = fsck(store, repair, wall_clock());
+  // The configured cluster, for leases.json's nodes; one that does not read is not the
+  // state directory's damage: said, and those nodes left unchecked.
+  std::optional<Cluster> cluster;
+  if (!config.controller.cluster.empty()) {
+    try {
+      cluster = read_cluster(config.controller.cluster);
+    } catch (const Error& e) {
+      log::info(std::string("warning: ") + e.what() +
+                "; the nodes of leases.json are not checked against the cluster");
+    }
+  }
+  FsckReport report = fsck(store, repair, wall_clock(), cluster ? &*cluster : nullptr);
   if (args.format == cli::Format::table) {
     cli::write_stdout(fsck_table(report));
   } else {
