@@ -78,5 +78,35 @@ class Rendezvous(unittest.TestCase):
         self.assertEqual(store.get("key"), b"value")
 
 
+class Tails(unittest.TestCase):
+    """The exit handler's wait for the callbacks a communication thread holds."""
+
+    def test_a_held_token_is_waited_for_and_a_dropped_one_is_not(self):
+        token = process_group.tails.token()
+        self.assertFalse(process_group.tails.wait(0.1))
+        del token
+        self.assertTrue(process_group.tails.wait(0.1))
+
+    def test_a_futures_callback_drops_its_token_on_gloos_thread(self):
+        import torch.distributed as dist
+        dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        try:
+            seen = []
+
+            def reduced(fut):
+                seen.append(threading.current_thread() is not threading.main_thread())
+                return fut.value()[0]
+
+            reduced.tail = process_group.tails.token()
+            work = dist.all_reduce(torch.ones(4), async_op=True)
+            out = work.get_future().then(reduced)
+            del reduced
+            self.assertEqual(out.wait().tolist(), [1.0] * 4)
+            self.assertTrue(process_group.tails.wait(10.0))
+            self.assertEqual(len(seen), 1)
+        finally:
+            dist.destroy_process_group()
+
+
 if __name__ == "__main__":
     unittest.main()

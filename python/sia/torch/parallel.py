@@ -44,6 +44,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from sia.status import OUT_OF_MEMORY, SiaError
 from sia.torch import runtime, state
+from sia.torch.process_group import tails
 from sia.torch.diagnostics import die, first_line
 
 RULES = ("adascale", "sqrt", "linear", "none")
@@ -262,6 +263,7 @@ class AdaptiveDataParallel(torch.nn.Module):
             window[1] = time.monotonic()
             return out
 
+        reduced.tail = tails.token()  # dropped with the callback (process_group.tails)
         work = s.collective(lambda: dist.all_reduce(buf, async_op=True))
         return work.get_future().then(reduced)
 

@@ -18,6 +18,14 @@ Promises:
     is status 69.  The process group is destroyed at exit, before the
     interpreter is torn down (gloo's threads may otherwise still hold tensors,
     and the process aborts).
+  * :data:`tails`: the Python callbacks of collectives' futures
+    (``Future.then``) that a communication thread still holds.  torch drops
+    such a callback on that thread after it ran, taking the GIL; once the
+    interpreter is being torn down, taking it ends the thread inside a
+    destructor and the process aborts ("terminate called without an active
+    exception"), a done job's rank 0 then exiting -6.  Each callback carries a
+    token (``tails.token()``, e.g. as an attribute of the function); the exit
+    handler waits (at most 10 s) until every token was dropped.
 Call them from the main thread.
 """
 
@@ -27,6 +35,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 
 import torch
@@ -81,7 +90,41 @@ def join(c, device):
                        f"{first_line(e)}") from None
 
 
+class _Tails:
+    def __init__(self):
+        self._changed = threading.Condition()
+        self._held = 0
+
+    def token(self):
+        with self._changed:
+            self._held += 1
+        return _Token(self)
+
+    def _dropped(self):
+        with self._changed:
+            self._held -= 1
+            self._changed.notify_all()
+
+    def wait(self, seconds):
+        with self._changed:
+            return self._changed.wait_for(lambda: self._held == 0, seconds)
+
+
+class _Token:
+    __slots__ = ("_tails",)
+
+    def __init__(self, owner):
+        self._tails = owner
+
+    def __del__(self):
+        self._tails._dropped()
+
+
+tails = _Tails()
+
+
 def _destroy():
+    tails.wait(10.0)
     if dist.is_initialized():
         dist.destroy_process_group()
 
