@@ -30,7 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::run([&] {
     ctl::LogQuery query;
     query.job = "fuzz";
-    ctl::RankLogSource source{"n0", ctl::Lifecycle::running};
+    ctl::RankLogSource source;
+    source.node = "n0";
+    source.state = ctl::Lifecycle::running;
     ctl::job_log_document(query, source, ctl::node_document(out, "node n0: logs", "RunLog")).dump();
   });
   return fuzz::run([&] {

@@ -69,6 +69,11 @@ _slurm_ctld_start() {
   _slurm_pids="$_slurm_pids $!"
 }
 _slurm_not_answering() { ! _slurm_ping; }
+# _slurm_alive PID: the process runs (an exited child not yet waited for is a zombie).
+_slurm_alive() {
+  case $(ps -o stat= -p "$1" 2>/dev/null) in "" | Z*) return 1 ;; esac
+}
+_slurm_ctld_settled() { _slurm_ping || ! _slurm_alive "$_slurm_ctld_pid"; }
 slurm_ctld_stop() {
   kill -TERM "$_slurm_ctld_pid" 2>/dev/null
   wait "$_slurm_ctld_pid" 2>/dev/null
@@ -226,18 +231,26 @@ slurm_bed() {
     --pid-file="$SLURM_BED/run/munged.pid" --seed-file="$SLURM_BED/run/munged.seed" >>"$SLURM_BED/log/munged.out" 2>&1 &
   _slurm_pids="$_slurm_pids $!"
   wait_for 60 "the bed's munged answering" _slurm_munge_up
-  # Free ports: the controller's pair and one per node, from a random base.
+  # Free ports: the controller's pair and one per node, from a base below the kernel's
+  # ephemeral range (a client's connection elsewhere cannot take them between the check
+  # and the bind); a slurmctld that still found its port taken (another bed, a listener
+  # started meanwhile) exits at once: the next base is tried.
+  export SLURM_CONF="$SLURM_BED/slurm.conf"
   _sb_try=0
   while :; do
-    _sb_base=$((20000 + ($$ * 7 + _sb_try * 131) % 30000))
-    _slurm_free_ports "$_sb_base" $(($# + 2)) && break
     _sb_try=$((_sb_try + 1))
-    [ "$_sb_try" -lt 50 ] || fail "slurm_bed: no free ports"
+    [ "$_sb_try" -le 50 ] || fail "slurm_bed: no free ports"
+    _sb_base=$((10000 + ($$ * 7 + _sb_try * 131) % 22000))
+    _slurm_free_ports "$_sb_base" $(($# + 2)) || continue
+    _slurm_write_conf "$SLURM_BED" "$_sb_base" $((_sb_base + 2)) "$@"
+    _slurm_ctld_start
+    wait_for 120 "the bed's slurmctld answering" _slurm_ctld_settled
+    _slurm_ping && break
+    wait "$_slurm_ctld_pid" 2>/dev/null
+    grep -q "Address already in use" "$SLURM_BED/log/slurmctld.log" 2>/dev/null ||
+      fail "slurm_bed: slurmctld exited at its start"
+    mv "$SLURM_BED/log/slurmctld.log" "$SLURM_BED/log/slurmctld.port-taken.$_sb_try"
   done
-  _slurm_write_conf "$SLURM_BED" "$_sb_base" $((_sb_base + 2)) "$@"
-  export SLURM_CONF="$SLURM_BED/slurm.conf"
-  _slurm_ctld_start
-  wait_for 120 "the bed's slurmctld answering" _slurm_ping
   for _sb_spec in "$@"; do
     /usr/sbin/slurmd -D -f "$SLURM_CONF" -N "${_sb_spec%%:*}" \
       >>"$SLURM_BED/log/slurmd.${_sb_spec%%:*}.out" 2>&1 &
