@@ -128,6 +128,7 @@ struct RoundEngine::Pass {
   std::set<std::string> scheduled;                   // the jobs handed to the stages
   std::vector<Reservation> reservations;             // controller.reservations, read for this round
   std::set<std::string> reserved;                    // nodes kept out of training this round
+  std::set<std::string> new_attempts;  // jobs restarted for their lost peers this round
   Cluster up_cluster;   // the configured cluster less the nodes that are down or reserved
   StageOutput out;      // the stages' decision
   json fairness;        // the round record's
@@ -339,6 +340,7 @@ void RoundEngine::peers_lost(Pass& r, const BookJob& b, const JobOnNode& failed)
   const int attempt = b.peer_restarts + 1;
   r.records.push_back(
       make_job_peer_lost(b.spec.name, failed.node, failed.generation, attempt, r.now));
+  r.new_attempts.insert(b.spec.name);
   warn("job " + b.spec.name + ": " + what + " (its nodes cannot reach each other?); it " +
        "restarts from its checkpoint as attempt " + std::to_string(attempt) + ", restart " +
        std::to_string(b.peer_retries_used + 1) + " of at most " + std::to_string(retries) + since);
@@ -703,6 +705,13 @@ void RoundEngine::deliver(Pass& r) {
     if (deadlines.is_null()) deadlines = json::object();
     deadlines[g.name] = {{"finish", finish == deadline::kNever ? json(nullptr) : json(finish)},
                          {"at_risk", !g.plan.admitted}};
+  }
+  // A new attempt starts a new generation on the same placement: a restart, as a move is
+  // (the drivers stop it everywhere before it starts anywhere, ctl/stop_first.hpp).
+  if (r.placement_data.contains("jobs") && r.placement_data["jobs"].is_array()) {
+    for (auto& j : r.placement_data["jobs"]) {
+      if (j.is_object() && r.new_attempts.count(j.value("name", ""))) j["restart"] = true;
+    }
   }
   r.records.push_back(make_round(r.number, r.now, cluster_to_json(up.nodes.empty() ? cluster_ : up),
                                  r.out.allocation_data, r.placement_data, models, r.fairness,

@@ -7,7 +7,8 @@
 // placement without it (the nodes that run it checkpoint-stop it), then, once every node
 // that ran it acknowledged that (or is down for good), the nodes it goes to get it.
 // A job that runs on one node and stays on it alone is left to that node's apply, and a
-// job that keeps its nodes and shape (a batch-size change at most) goes out at once.
+// job that starts no new generation (its `restart` flag unset: a batch-size change at most,
+// or some of its nodes' ranks ended and wait for its next attempt) goes out at once.
 // Thread-safety: a pure function.
 #pragma once
 
@@ -19,8 +20,9 @@
 namespace sia::ctl {
 
 // `running_on`: the nodes that run the job now, or may be starting it (an ASSIGN not yet
-// acknowledged); `to`: its placement this round (its `restart` flag: not the same GPU
-// type, nodes and GPUs as in the last placement, or not in it).
+// acknowledged); `to`: its placement this round (its `restart` flag: a new generation --
+// not the same GPU type, nodes and GPUs as in the last placement, not in it, or a new
+// attempt after its ranks lost their peers).
 bool stop_first(const std::set<std::string>& running_on, const JobPlacement& to);
 
 }  // namespace sia::ctl

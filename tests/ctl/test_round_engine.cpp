@@ -866,6 +866,10 @@ TEST_CASE_METHOD(
   CHECK(b.find("a")->state == Lifecycle::running);
   CHECK(b.find("a")->peer_restarts == 1);
   CHECK(b.find("a")->notice.find("restarted from its checkpoint (attempt 1)") != std::string::npos);
+  // The new attempt is a restart in the round's placement, though the placement is the
+  // same: the drivers stop it everywhere before it starts anywhere (ctl/stop_first.hpp).
+  REQUIRE(f.driver.deliveries.back().second.find("a"));
+  CHECK(f.driver.deliveries.back().second.find("a")->restart);
   for (const auto& n : na) {  // started again on the same placement: a new attempt
     CHECK(f.driver.runs[n]["a"].state == "running");
     CHECK(f.driver.runs[n]["a"].generation > generation);
@@ -877,9 +881,12 @@ TEST_CASE_METHOD(
                            "up") == 0;
   }
   CHECK(warned);
-  // The same generation's word again counts once: no second attempt for it.
+  // The same generation's word again counts once: no second attempt for it, and no
+  // restart.
   r = f.round();
   CHECK(r["ended"].empty());
+  REQUIRE(f.driver.deliveries.back().second.find("a"));
+  CHECK_FALSE(f.driver.deliveries.back().second.find("a")->restart);
   CHECK(f.book().find("a")->peer_restarts == 1);
   // Lost again: the bound (controller.peer_retries 1) is reached, the job fails with why.
   both_lose();

@@ -30,12 +30,16 @@ TEST_CASE("stop_first: across nodes, a new generation stops everywhere first", "
   CHECK(stop_first({"a", "b"}, on({{"a", {0, 1}}}, true)));
   // The same two nodes with a new shape: each would restart its ranks on its own.
   CHECK(stop_first({"a", "b"}, on({{"a", {0}}, {"b", {0}}}, true)));
-  // Running on only one of its two nodes (the other's ranks ended, a new attempt).
-  CHECK(stop_first({"b"}, on({{"a", {0}}, {"b", {0}}}, false)));
+  // Running on only one of its two nodes (the other's ranks ended), a new attempt.
+  CHECK(stop_first({"b"}, on({{"a", {0}}, {"b", {0}}}, true)));
 }
 
 TEST_CASE("stop_first: a job that keeps its nodes, or stays on one node, goes at once",
           "[stop_first]") {
   CHECK_FALSE(stop_first({"a", "b"}, on({{"a", {0}}, {"b", {0}}}, false)));  // kept (batch)
   CHECK_FALSE(stop_first({"a"}, on({{"a", {0, 1}}}, true)));  // one node restarts in order
+  // Running on one of its two nodes, the other's ranks ended (they lost their peers), no new
+  // attempt yet: the running node goes on -- stopping it every round would start a new
+  // generation there every round, and the job never learns its fate.
+  CHECK_FALSE(stop_first({"b"}, on({{"a", {0}}, {"b", {0}}}, false)));
 }

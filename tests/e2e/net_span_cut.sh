@@ -15,13 +15,7 @@
 . "$(dirname "$0")/lib/harness.sh"
 . "$E2E_LIB/net_cluster.sh"
 # Cut once it trained past its first checkpoint (every 200 steps).
-net_span
-a=$span_a b=$span_b
-ns_a=$(host_exec "$a" readlink /proc/self/ns/net)
-ns_b=$(host_exec "$b" readlink /proc/self/ns/net)
-cut_at=$(date +%s.%N)
-pair_cut "$a" "$b"
-echo "cut $a from $b at $(($(date +%s) - start)) s"
+net_span_cut
 # Every rank of the generation that ran at the cut loses its peer (69), on both hosts.
 lost_on() {  # lost_on NETNS: a rank of x started there exited 69
   awk -v ns="$1" '$1 == "start" && $2 == "x" && $6 == ns { on[$3 " " $4] = 1 }
@@ -44,9 +38,7 @@ ctl -o json history >history.json || fail "history"
 json_has history.json "any(j['name'] == 'x' and j['peer_restarts'] >= 1 and
   j['state'] == 'finished' for j in d['data']['jobs'])" ||
   fail "history does not name x's restart: $(json_eval history.json "find(d['data']['jobs'], name='x')")"
-for h in "$a" "$b"; do
-  ! grep -q "$h is fenced" "$tmp"/ctl-*.log || fail "$h was fenced: it reached the controller"
-done
+net_not_fenced "$a" "$b"
 # Started again on the same two hosts after the cut, from a checkpoint.
 for ns in "$ns_a" "$ns_b"; do
   again=$(awk -v t="$cut_at" -v ns="$ns" '$1 == "start" && $2 == "x" && $5 > t && $6 == ns' \

@@ -19,6 +19,10 @@
 #                                with SIA_NETFAULT_SECONDS) on four GPUs (two hosts); once
 #                                it trained past its second checkpoint (step 400) sets
 #                                span_a and span_b to its two hosts (start: its submission)
+#   net_span_cut                 net_span, then only the link between x's two hosts is cut
+#                                (pair_cut); sets a and b (the hosts), ns_a and ns_b (their
+#                                network namespaces) and cut_at (when, date +%s.%N)
+#   net_not_fenced HOST...       fails if the controller fenced a HOST (it still reached it)
 #   net_settle SECONDS STEPS     waits until every job of acked.txt ended, then runs every
 #                                check (timeline, STEPS, status against what ran)
 # Not thread-safe: one script, one shell.
@@ -152,6 +156,22 @@ net_span() {
   set -- $_sp_hosts
   [ $# -eq 2 ] || fail "x runs on$_sp_hosts, not on two hosts"
   span_a=$1 span_b=$2
+}
+
+net_span_cut() {
+  net_span
+  a=$span_a b=$span_b
+  ns_a=$(host_exec "$a" readlink /proc/self/ns/net)
+  ns_b=$(host_exec "$b" readlink /proc/self/ns/net)
+  cut_at=$(date +%s.%N)
+  pair_cut "$a" "$b"
+  echo "cut $a from $b at $(($(date +%s) - start)) s"
+}
+
+net_not_fenced() {
+  for _nnf_h in "$@"; do
+    ! grep -q "$_nnf_h is fenced" "$tmp"/ctl-*.log || fail "$_nnf_h was fenced: it reached the controller"
+  done
 }
 
 net_settle() {  # net_settle SECONDS STEPS
