@@ -45,7 +45,7 @@ inline void use_book(const ctl::JobBook& book) {
   ctl::job_status_list(book, {}, {}, now, 30).dump();
   ctl::node_list(book, now).dump();
   ctl::history_csv(ctl::job_history(book, now));
-  for (const auto& [name, b] : book.jobs()) ctl::job_explanation(book, {}, name, now, 30).dump();
+  for (const auto& [name, b] : book.jobs()) ctl::job_explanation(book, {}, name, now, 30, 3).dump();
 }
 
 }  // namespace sia::fuzz
