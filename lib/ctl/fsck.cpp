@@ -247,7 +247,8 @@ bool scan_leases(const StateStore& store, const Cluster* cluster, FsckReport& re
   }
   rep.lease_nodes = static_cast<std::int64_t>(leases.size());
   if (!cluster) return false;
-  for (const auto& [node, lease] : leases) {
+  for (const auto& entry : leases) {
+    const std::string& node = entry.first;  // not a structured binding: clang 14 cannot capture one
     const bool known = std::any_of(cluster->nodes.begin(), cluster->nodes.end(),
                                    [&](const ClusterNode& n) { return n.name == node; });
     if (!known) {
