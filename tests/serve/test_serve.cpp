@@ -597,26 +597,47 @@ class FakeAgent {
   std::thread thread_;
 };
 
+// A hub driver over the test cluster and fake agents on t4-0 and t4-1 that run the jobs
+// given, both up. `liveness`: the hub's heartbeat liveness (fast_hub); `ack_timeout`: the
+// driver's wait for ACKs, read on `clock`.
+struct TwoAgents {
+  TwoAgents(int liveness, double ack_timeout, std::vector<std::string> on_t0,
+            std::vector<std::string> on_t1)
+      : cluster(read_cluster(write_cluster(dir))),
+        hub(fast_hub(dir, liveness), nullptr),
+        driver(hub, cluster, options(clock, ack_timeout)),
+        t0(ctx, hub.endpoint(), "t4-0", std::move(on_t0)),
+        t1(ctx, hub.endpoint(), "t4-1", std::move(on_t1)) {
+    for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
+      driver.pump(std::chrono::milliseconds(50));
+    }
+    REQUIRE(driver.nodes_up().size() == 2);
+  }
+  static serve::HubDriverOptions options(StepClock& clock, double ack_timeout) {
+    serve::HubDriverOptions opt;
+    opt.clock = &clock;
+    opt.interrupted = give_up_after(60);
+    opt.ack_timeout = ack_timeout;
+    return opt;
+  }
+
+  TempDir dir;
+  Cluster cluster;
+  channel::Hub hub;
+  StepClock clock;
+  serve::HubDriver driver;
+  zmq::context_t ctx;
+  FakeAgent t0;
+  FakeAgent t1;
+};
+
 }  // namespace
 
 TEST_CASE("a moved job starts on its new node only after its old node acknowledged") {
-  TempDir dir;
-  Cluster cluster = read_cluster(write_cluster(dir));
-  channel::HubOptions ho = fast_hub(dir, 25);
-  channel::Hub hub(ho, nullptr);
-  StepClock clock;
-  serve::HubDriverOptions opt;
-  opt.clock = &clock;
-  opt.interrupted = give_up_after(60);
-  opt.ack_timeout = 5;
-  serve::HubDriver driver(hub, cluster, opt);
-  zmq::context_t ctx;
-  FakeAgent t0(ctx, hub.endpoint(), "t4-0", {"a"});  // a runs on t4-0
-  FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
-  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
-    driver.pump(std::chrono::milliseconds(50));
-  }
-  REQUIRE(driver.nodes_up().size() == 2);
+  TwoAgents bed(25, 5, {"a"}, {});  // a runs on t4-0
+  Cluster& cluster = bed.cluster;
+  serve::HubDriver& driver = bed.driver;
+  FakeAgent &t0 = bed.t0, &t1 = bed.t1;
   // a moves to t4-1; b is new there.
   json moved = {
       {"cluster_name", "box"},
@@ -640,23 +661,11 @@ TEST_CASE("a moved job starts on its new node only after its old node acknowledg
 }
 
 TEST_CASE("a job sent to a node that has not acknowledged it starts nowhere else") {
-  TempDir dir;
-  Cluster cluster = read_cluster(write_cluster(dir));
-  channel::HubOptions ho = fast_hub(dir, 100);
-  channel::Hub hub(ho, nullptr);
-  StepClock clock;
-  serve::HubDriverOptions opt;
-  opt.clock = &clock;
-  opt.interrupted = give_up_after(60);
-  opt.ack_timeout = 0.5;
-  serve::HubDriver driver(hub, cluster, opt);
-  zmq::context_t ctx;
-  FakeAgent t0(ctx, hub.endpoint(), "t4-0", {});
-  FakeAgent t1(ctx, hub.endpoint(), "t4-1", {});
-  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
-    driver.pump(std::chrono::milliseconds(50));
-  }
-  REQUIRE(driver.nodes_up().size() == 2);
+  TwoAgents bed(100, 0.5, {}, {});
+  Cluster& cluster = bed.cluster;
+  StepClock& clock = bed.clock;
+  serve::HubDriver& driver = bed.driver;
+  FakeAgent &t0 = bed.t0, &t1 = bed.t1;
   auto on = [&](const std::string& node) {
     json data = {
         {"cluster_name", "box"},
@@ -837,23 +846,10 @@ TEST_CASE("a node's word counts only for the jobs it was sent") {
 }
 
 TEST_CASE("a job restarted across its nodes stops on all of them before it starts on any") {
-  TempDir dir;
-  Cluster cluster = read_cluster(write_cluster(dir));
-  channel::HubOptions ho = fast_hub(dir, 25);
-  channel::Hub hub(ho, nullptr);
-  StepClock clock;
-  serve::HubDriverOptions opt;
-  opt.clock = &clock;
-  opt.interrupted = give_up_after(60);
-  opt.ack_timeout = 5;
-  serve::HubDriver driver(hub, cluster, opt);
-  zmq::context_t ctx;
-  FakeAgent t0(ctx, hub.endpoint(), "t4-0", {"a"});  // a runs on both nodes
-  FakeAgent t1(ctx, hub.endpoint(), "t4-1", {"a"});
-  for (int i = 0; i < 600 && driver.nodes_up().size() < 2; ++i) {
-    driver.pump(std::chrono::milliseconds(50));
-  }
-  REQUIRE(driver.nodes_up().size() == 2);
+  TwoAgents bed(25, 5, {"a"}, {"a"});  // a runs on both nodes
+  Cluster& cluster = bed.cluster;
+  serve::HubDriver& driver = bed.driver;
+  FakeAgent &t0 = bed.t0, &t1 = bed.t1;
   auto placed = [&](std::vector<std::string> nodes, std::vector<int> gpus, bool restart) {
     json ns = json::array();
     for (const auto& n : nodes) ns.push_back({{"name", n}, {"gpus", gpus}});
