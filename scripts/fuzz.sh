@@ -6,10 +6,12 @@
 # findings; an input that crashes, leaks, times out or trips a sanitizer is kept under
 # the findings folder (FINDINGS/TARGET/crash-*, ...). Exit status 1 when anything was
 # found, 0 otherwise.
-#   scripts/fuzz.sh [TARGET...] [--time S | --runs N]
+#   scripts/fuzz.sh [TARGET...] [--time S | --runs N | --build-only]
 #     TARGET      fuzz targets to run (default: all; see fuzz/CMakeLists.txt)
 #     --time S    run each target for S seconds (default 60)
 #     --runs N    run each target for N executions instead
+#     --build-only  build the targets, run none (scripts/test.sh builds them beside the
+#                 suite, then runs them)
 #   SIA_FUZZ_BUILD_DIR   build folder (default build-fuzz)
 #   SIA_FUZZ_FINDINGS    findings folder (default BUILD/fuzz-findings)
 #   SIA_BUILD_JOBS       parallel compile jobs (default: the number of CPUs)
@@ -18,12 +20,14 @@ set -eu
 cd "$(dirname "$0")/.."
 limit="-max_total_time=60"
 targets=""
+build_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) [ $# -ge 2 ] || { echo "fuzz: --time needs seconds" >&2; exit 64; }
             limit="-max_total_time=$2"; shift 2 ;;
     --runs) [ $# -ge 2 ] || { echo "fuzz: --runs needs a count" >&2; exit 64; }
             limit="-runs=$2"; shift 2 ;;
+    --build-only) build_only=1; shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p;}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz: unknown option $1 (see scripts/fuzz.sh --help)" >&2; exit 64 ;;
     *) targets="$targets $1"; shift ;;
@@ -54,6 +58,7 @@ for t in $targets; do bins="$bins fuzz_$t"; done
 # shellcheck disable=SC2086
 cmake --build "$build" -j "${SIA_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}" --target $bins >"$build/fuzz-build.log" ||
   { cat "$build/fuzz-build.log" >&2; echo "fuzz: build failed" >&2; exit 70; }
+[ "$build_only" = 0 ] || exit 0
 
 seeds="$build/fuzz-seeds"
 rm -rf "$seeds"
