@@ -34,10 +34,11 @@ static bool uniform(const std::vector<exec::JobLaunch>& launches) {
 
 std::vector<std::string> sbatch_argv(const slurm::SlurmSettings& s,
                                      const std::vector<exec::JobLaunch>& launches,
-                                     const std::string& script, const std::string& output) {
+                                     const std::string& script, const std::string& output,
+                                     const std::string& token) {
   const exec::JobLaunch& first = launches.front();
   const std::string type = slurm_gres_type(s, first.gpu_type);
-  const slurm::JobMark mark{first.job, first.generation};
+  const slurm::JobMark mark{first.job, first.generation, token};
   std::vector<std::string> argv = {"sbatch", "--parsable", "--output=" + output,
                                    "--open-mode=append", "--no-requeue"};
   // Every component carries the mark: each is a job of its own in Slurm's list.

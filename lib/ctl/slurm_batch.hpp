@@ -46,10 +46,12 @@ std::string slurm_gres_type(const slurm::SlurmSettings& settings, const std::str
 // `launches`: one per node of the job, in the placement's node order, prepared for the
 // same generation. `scancel` is the scancel program the script forwards TERM with (on the
 // nodes' PATH, or slurm.bin_dir's). `script` is where the batch script is stored (on shared
-// storage, as the ranks re-enter it), `output` Slurm's output file of the batch script.
+// storage, as the ranks re-enter it), `output` Slurm's output file of the batch script,
+// `token` the submission's secret in its mark (slurm/job_mark.hpp; empty: none).
 std::vector<std::string> sbatch_argv(const slurm::SlurmSettings& settings,
                                      const std::vector<exec::JobLaunch>& launches,
-                                     const std::string& script, const std::string& output);
+                                     const std::string& script, const std::string& output,
+                                     const std::string& token);
 std::string slurm_batch_script(const std::vector<exec::JobLaunch>& launches,
                                const std::string& gres_type, const std::string& script,
                                const std::string& exit_file, const std::string& scancel);

@@ -25,6 +25,7 @@
 #include "os/atomic_file.hpp"
 #include "os/clock.hpp"
 #include "os/make_dirs.hpp"
+#include "os/random_text.hpp"
 #include "os/remove_tree.hpp"
 #include "os/safe_open.hpp"
 #include "slurm/job_mark.hpp"
@@ -160,6 +161,7 @@ SlurmDriver::Record SlurmDriver::record_of(const std::string& job, const json& j
   r.previous_generation = j.value("previous_generation", 0L);
   r.refused = j.value("refused", "");
   r.intent_at = j.value("intent_at", 0.0);
+  r.token = j.value("token", "");  // a record from before the field: none
   return r;
 }
 
@@ -176,6 +178,7 @@ void SlurmDriver::save(const Record& r) const {
             {"previous_slurm_job", r.previous_job},
             {"previous_generation", r.previous_generation},
             {"intent_at", r.intent_at}};
+  if (!r.token.empty()) j["token"] = r.token;
   if (!r.refused.empty()) j["refused"] = r.refused;
   os::write_file_atomic(record_path(r.job), j.dump() + "\n");
 }
@@ -185,7 +188,7 @@ std::vector<std::string> SlurmDriver::take_warnings() {
 }
 
 slurm::OwnedJob SlurmDriver::owned(const Record& rec) {
-  return {{rec.job, rec.generation}, rec.uid, rec.slurm_id, rec.intent_at};
+  return {{rec.job, rec.generation, rec.token}, rec.uid, rec.slurm_id, rec.intent_at};
 }
 
 // The Slurm job of the record's generation, when Slurm lists it as sia's (slurm::owned_job:
@@ -476,6 +479,7 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   rec.attempt = launches.front().attempt;
   rec.stop = false;
   rec.intent_at = options_.now();
+  rec.token = os::random_text(slurm::kMarkTokenLength);
   save(rec);  // before sbatch: a controller killed from here on adopts, never resubmits
   // The job's directory (its script, Slurm's output, the exit file) is the job's user's:
   // made 0700 by root in SHARED/slurm (root's, 0711: the user can neither rename nor
@@ -492,7 +496,8 @@ std::optional<std::string> SlurmDriver::submit(Record& rec,
   os::write_file_atomic_in(d.get(), name + ".sh",
                            slurm_batch_script(launches, type, gen + ".sh", gen + ".exit", scancel),
                            os::kPrivateFile, account ? &*account : nullptr, gen + ".sh");
-  auto r = run_for(rec, sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out"));
+  auto r =
+      run_for(rec, sbatch_argv(settings_, launches, gen + ".sh", dir + "/slurm-%j.out", rec.token));
   long id = std::atol(r.out.c_str());  // --parsable: "ID" or "ID;CLUSTER"
   if (!r.ran || r.status != 0 || id <= 0) return "sbatch: " + why(r);
   rec.slurm_id = id;

@@ -125,6 +125,7 @@ class SlurmDriver : public NodeDriver {
     long previous_generation = 0;
     std::string refused;   // why the generation was never submitted (it fails with this)
     double intent_at = 0;  // when the record of the generation was written before sbatch
+    std::string token;     // the secret in the generation's mark (empty: an older record's)
   };
   // The records in STATE/slurm (a record without "uid" is `default_uid`'s), and the Slurm
   // jobs they make sia's: each record's generation and the one before it.

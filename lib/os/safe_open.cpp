@@ -1,7 +1,6 @@
 #include "os/safe_open.hpp"
 
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +9,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "os/random_text.hpp"
 
 namespace sia::os {
 
@@ -42,21 +42,6 @@ struct stat stat_of(int fd, const std::string& path) {
 void clear_nonblock(int fd) {
   int fl = ::fcntl(fd, F_GETFL);
   if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-}
-
-std::string random_suffix() {
-  static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  unsigned char bytes[8];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error(ExitStatus::io, std::string("getrandom: ") + std::strerror(errno));
-    got += static_cast<std::size_t>(n);
-  }
-  std::string out;
-  for (unsigned char b : bytes) out += kChars[b % (sizeof kChars - 1)];
-  return out;
 }
 
 }  // namespace
@@ -142,7 +127,7 @@ void write_file_atomic_in(int dir, const std::string& name, std::string_view con
   Fd fd;
   for (int attempt = 0; attempt < 100 && !fd; ++attempt) {
     // The writer's pid last: whoever cleans up can tell a dead writer's leftovers.
-    tmp = "." + name + ".tmp." + random_suffix() + "." + std::to_string(::getpid());
+    tmp = "." + name + ".tmp." + random_text(8) + "." + std::to_string(::getpid());
     fd = Fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                      static_cast<mode_t>(mode)));
     if (!fd && errno != EEXIST) fail(ExitStatus::cant_create, path, "cannot create", errno);

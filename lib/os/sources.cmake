@@ -8,6 +8,7 @@ sia_module(os
   os/spawn.cpp
   os/run_process.cpp
   os/make_dirs.cpp
+  os/random_text.cpp
   os/safe_open.cpp
   os/remove_tree.cpp
   os/atomic_file.cpp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "core/error.hpp"
 #include "core/names.hpp"
@@ -108,8 +109,13 @@ Cluster cluster_from_slurm(const std::vector<SlurmNode>& nodes, const SlurmSetti
 
 bool owns(const OwnedJob& owned, const SlurmJob& job) {
   if (job.user_id < 0 || job.user_id != owned.uid) return false;
-  if (parse_mark_comment(job.comment) != owned.mark) return false;
+  const std::optional<JobMark> mark = parse_mark_comment(job.comment);
+  if (!mark || mark->job != owned.mark.job || mark->generation != owned.mark.generation) {
+    return false;
+  }
   if (owned.slurm_id == 0) {
+    // Adoption: the submission's secret, where the record drew one, and its window.
+    if (!owned.mark.token.empty() && mark->token != owned.mark.token) return false;
     return owned.intent_at <= 0 ||
            (job.submit_time >= owned.intent_at - kSubmitSlack &&
             job.submit_time <= owned.intent_at + kCommandTimeout + kSubmitSlack);

@@ -59,12 +59,14 @@ struct OwnedJob {
   double intent_at = 0;
 };
 
-// Is `job` the Slurm job `owned` records? Its comment is the record's mark, it runs as
-// the record's uid, and its id (or, for a component of a heterogeneous job, its HetJobId)
-// is the recorded id -- or, with no id recorded yet, any id of a job Slurm says was
-// submitted within the intent's sbatch: from intent_at (less kSubmitSlack) to its time
-// limit (kCommandTimeout, plus the slack) -- adoption by mark and uid. The mark alone is
-// nothing: any user may write it on a job of their own.
+// Is `job` the Slurm job `owned` records? Its comment is a mark of the record's job and
+// generation, it runs as the record's uid, and its id (or, for a component of a
+// heterogeneous job, its HetJobId) is the recorded id -- or, with no id recorded yet, any
+// id of a job whose mark carries the record's token (where the record has one) and that
+// Slurm says was submitted within the intent's sbatch: from intent_at (less kSubmitSlack)
+// to its time limit (kCommandTimeout, plus the slack) -- adoption by mark, token and uid.
+// The mark alone is nothing: any user may write it on a job of their own; the token is
+// known only to the controller until its own sbatch has submitted the job.
 bool owns(const OwnedJob& owned, const SlurmJob& job);
 // Does any of `owned` own `job`?
 bool is_sia_job(const SlurmJob& job, const std::vector<OwnedJob>& owned);

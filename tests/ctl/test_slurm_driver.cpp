@@ -18,6 +18,7 @@
 #include "exec/node_plan.hpp"
 #include "exec/state_dir.hpp"
 #include "os/account.hpp"
+#include "slurm/job_mark.hpp"
 #include "test_util.hpp"
 
 #include <sys/stat.h>
@@ -74,6 +75,7 @@ struct FakeSlurm {
   bool down = false;
   long next_id = 41;
   bool record_before_sbatch = false;
+  std::string record_token;          // the record's token when sbatch ran
   double now = 1000;                 // the driver's wall clock
   std::function<void()> on_scancel;  // Slurm's answer to a scancel (the job ends...)
   std::vector<std::vector<std::string>> calls;
@@ -163,6 +165,7 @@ slurm::CommandResult FakeRunner::run(const std::vector<std::string>& argv, doubl
   if (argv[0] == "sbatch") {
     std::ifstream rec(f->state + "/slurm/j1.json");
     f->record_before_sbatch = rec.good();
+    if (rec.good()) f->record_token = json::parse(rec).value("token", "");
     r.out = std::to_string(f->next_id) + "\n";
   }
   return r;
@@ -189,7 +192,11 @@ TEST_CASE("a job's generation is one sbatch on its nodes, recorded before it is 
   CHECK(has(*sb, "--ntasks-per-node=2"));
   CHECK(has(*sb, "--partition=gpu"));
   CHECK(has(*sb, "--job-name=sia.j1.1"));
-  CHECK(has(*sb, "--comment=sia:j1:1"));
+  // The mark carries the submission's secret, drawn and recorded before sbatch ran.
+  CHECK(f.record_token.size() == slurm::kMarkTokenLength);
+  CHECK(f.record_token.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") ==
+        std::string::npos);
+  CHECK(has(*sb, "--comment=sia:j1:1:" + f.record_token));
   REQUIRE(res.at(0).acknowledged);
   CHECK(res.at(0).plan["actions"][0]["action"] == "start");
   CHECK(res.at(0).plan["actions"][0]["round"] == 1);
@@ -457,6 +464,29 @@ TEST_CASE("only a job submitted within the intent's sbatch is adopted, not a mar
   CHECK(json::parse(std::ifstream(f.state + "/slurm/j1.json"))["slurm_job"] == 77);
 }
 
+TEST_CASE(
+    "adoption wants the mark's secret: the same user's job with the mark but not the "
+    "token, submitted within the window, is not sia's",
+    "[slurm_driver]") {
+  FakeSlurm f;
+  f.now = 1100;
+  f.record(R"({"job":"j1","generation":2,"slurm_job":0,"node":"t4-0","shape":"","stop":false,)"
+           R"("intent_at":1000,"token":"k3y0fthissubmisn"})");
+  // The Slurm id the record holds once the driver saw `queue`.
+  auto adopted = [&](const std::string& queue) {
+    f.queue = queue;
+    f.driver().observe();
+    return json::parse(std::ifstream(f.state + "/slurm/j1.json"))["slurm_job"].get<long>();
+  };
+  // Submitted within the sbatch's window, the mark guessed: without the token, or with
+  // another, it is not adopted.
+  CHECK(adopted(job_line(77, "sia:j1:2", "RUNNING", kSiaUid, "t4-0", 1001)) == 0);
+  CHECK(adopted(job_line(77, "sia:j1:2:guessed", "RUNNING", kSiaUid, "t4-0", 1001)) == 0);
+  // Both listed, the forged one of the lower id: sia's own (the token) is adopted.
+  CHECK(adopted(job_line(76, "sia:j1:2", "RUNNING", kSiaUid, "t4-0", 1001) +
+                job_line(78, "sia:j1:2:k3y0fthissubmisn", "RUNNING", kSiaUid, "t4-0", 1001)) == 78);
+}
+
 TEST_CASE("a record whose sbatch may still be on its way is neither resubmitted nor lost",
           "[slurm_driver]") {
   FakeSlurm f;
@@ -559,12 +589,14 @@ TEST_CASE("every generation's Slurm job is kept for history and logs, adopted on
     d.deliver(2, f.placement({{"t4-1", {0}}}), f.jobs_doc());
   }
   CHECK(read_slurm_generations(f.state, "j1").size() == 1);
-  f.queue = job_line(43, "sia:j1:2", "RUNNING", kSiaUid, "t4-1");
+  // Slurm lists the comment sbatch was given: the mark with the record's token.
+  const std::string mark = "sia:j1:2:" + f.record_token;
+  f.queue = job_line(43, mark, "RUNNING", kSiaUid, "t4-1");
   f.driver().observe();
   CHECK(read_slurm_generations(f.state, "j1") ==
         std::vector<SlurmGeneration>{{1, 41, "t4-0"}, {2, 43, "t4-1"}});
   // The current generation's record goes once the job ended; its generations stay.
-  f.queue = job_line(43, "sia:j1:2", "COMPLETED", kSiaUid, "t4-1");
+  f.queue = job_line(43, mark, "COMPLETED", kSiaUid, "t4-1");
   {
     SlurmDriver d = f.driver();
     d.observe();

@@ -6,7 +6,8 @@ sia_test(os
   os/test_lock_file.cpp
   os/test_clock.cpp
   os/test_safe_open.cpp
-  os/test_remove_tree.cpp)
+  os/test_remove_tree.cpp
+  os/test_random_text.cpp)
 # Starting programs as another user: one ctest, run as root only (status 77, skipped,
 # otherwise).
 add_executable(test_os_root os/test_run_as_root.cpp $<TARGET_OBJECTS:sia_test_main>)

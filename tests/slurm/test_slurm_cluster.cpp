@@ -182,6 +182,17 @@ TEST_CASE("a Slurm job is sia's only with the recorded mark, uid and id", "[slur
   // No id recorded yet (sbatch unanswered): adopted by mark and uid only.
   CHECK(owns({{"j", 1}, 1001, 0}, mine));
   CHECK(!owns({{"j", 1}, 1002, 0}, mine));
+  // A record that drew a token adopts only a job whose mark carries it; once the id is
+  // recorded, the id and uid decide (a mark with or without the token).
+  const SlurmJob tokened =
+      job("JobId=41 JobName=sia.j.1 UserId=alice(1001) JobState=RUNNING NodeList=n1 "
+          "Comment=sia:j:1:s3cret");
+  CHECK(owns({{"j", 1, "s3cret"}, 1001, 0}, tokened));
+  CHECK(!owns({{"j", 1, "s3cret"}, 1001, 0}, mine));
+  CHECK(!owns({{"j", 1, "other"}, 1001, 0}, tokened));
+  CHECK(owns({{"j", 1}, 1001, 0}, tokened));  // a record of before the token: as it did
+  CHECK(owns({{"j", 1, "s3cret"}, 1001, 41}, tokened));
+  CHECK(owns(rec, tokened));
   CHECK(is_sia_job(mine, {{{"k", 1}, 1001, 40}, rec}));
   CHECK(!is_sia_job(mine, {}));
 }

@@ -110,4 +110,16 @@ TEST_CASE("sia's job mark round-trips; other comments are not marks", "[slurm]")
   CHECK(!parse_mark_comment("sia:../x:3"));
   CHECK(!parse_mark_comment("sia:a:-1"));
   CHECK(!parse_mark_comment("my job"));
+  // With the submission's secret: parsed, kept, compared.
+  JobMark t{"train-7", 3, "0abc9z"};
+  CHECK(mark_comment(t) == "sia:train-7:3:0abc9z");
+  CHECK(parse_mark_comment(mark_comment(t)) == t);
+  CHECK(parse_mark_comment("sia:train-7:3:0abc9z")->token == "0abc9z");
+  CHECK(!(parse_mark_comment("sia:train-7:3") == t));
+  CHECK(!parse_mark_comment("sia:train-7:3:"));
+  CHECK(!parse_mark_comment("sia:train-7:3:ABC"));
+  CHECK(!parse_mark_comment("sia:train-7:3:a:b"));
+  CHECK(!parse_mark_comment("sia:train-7:3:a b"));
+  CHECK(!parse_mark_comment("sia:train-7:3:" + std::string(kMaxMarkToken + 1, 'a')));
+  CHECK(parse_mark_comment("sia:train-7:3:" + std::string(kMaxMarkToken, 'a')));
 }
