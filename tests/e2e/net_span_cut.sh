@@ -17,11 +17,7 @@
 # Cut once it trained past its first checkpoint (every 200 steps).
 net_span_cut
 # Every rank of the generation that ran at the cut loses its peer (69), on both hosts.
-lost_on() {  # lost_on NETNS: a rank of x started there exited 69
-  awk -v ns="$1" '$1 == "start" && $2 == "x" && $6 == ns { on[$3 " " $4] = 1 }
-    $1 == "end" && $2 == "x" && $6 == 69 && on[$3 " " $4] { found = 1 }
-    END { exit !found }' events.log
-}
+lost_on() { [ "$(net_lost_on "$1")" -ge 1 ]; }  # lost_on NETNS: a rank there exited 69
 wait_for 60 "no rank of x on $a exited 69" lost_on "$ns_a"
 wait_for 60 "no rank of x on $b exited 69" lost_on "$ns_b"
 said() { grep -q "job x: its ranks lost their peers on every node while all were up" ctl-0.log; }

@@ -19,12 +19,6 @@
 export SIA_CTL_PEER_RETRIES=1
 export SIA_RENDEZVOUS_TIMEOUT=20  # a generation across the cut gives up well before 60 s
 net_span_cut
-# Generations whose ranks on NETNS exited 69 after the cut.
-lost_on() {  # lost_on NETNS
-  awk -v ns="$1" -v t="$cut_at" '$1 == "start" && $2 == "x" && $6 == ns { on[$3 " " $4] = 1 }
-    $1 == "end" && $2 == "x" && $5 > t && $6 == 69 && on[$3 " " $4] { g[$3] = 1 }
-    END { n = 0; for (k in g) n++; print n }' events.log
-}
 restarted() { grep -q "job x: its ranks lost their peers on every node while all were up" ctl-0.log; }
 wait_for 60 "the controller did not restart x for its lost peers" restarted
 echo "x restarted for its lost peers at $(($(date +%s) - start)) s"
@@ -50,7 +44,7 @@ grep -q "peer-lost restarts: 1 (1 of 1 retries used" explain.txt ||
   fail "explain does not say the retries used: $(cat explain.txt)"
 # Both generations lost their peers on both hosts; one restart, one end.
 for ns in "$ns_a" "$ns_b"; do
-  [ "$(lost_on "$ns")" -ge 2 ] || fail "not every generation of x lost its peers on $ns"
+  [ "$(net_lost_on "$ns")" -ge 2 ] || fail "not every generation of x lost its peers on $ns"
 done
 restarts=$(grep -c "restarts from its checkpoint as attempt" ctl-0.log)
 [ "$restarts" -eq 1 ] || fail "x was restarted $restarts times for its lost peers, not once"

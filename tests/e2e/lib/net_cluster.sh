@@ -23,6 +23,9 @@
 #                                (pair_cut); sets a and b (the hosts), ns_a and ns_b (their
 #                                network namespaces) and cut_at (when, date +%s.%N)
 #   net_not_fenced HOST...       fails if the controller fenced a HOST (it still reached it)
+#   net_lost_on NETNS            prints how many generations of x had a rank started in
+#                                network namespace NETNS that exited 69 (its peers lost)
+#                                after cut_at (net_span_cut)
 #   net_settle SECONDS STEPS     waits until every job of acked.txt ended, then runs every
 #                                check (timeline, STEPS, status against what ran)
 # Not thread-safe: one script, one shell.
@@ -172,6 +175,12 @@ net_not_fenced() {
   for _nnf_h in "$@"; do
     ! grep -q "$_nnf_h is fenced" "$tmp"/ctl-*.log || fail "$_nnf_h was fenced: it reached the controller"
   done
+}
+
+net_lost_on() {
+  awk -v ns="$1" -v t="$cut_at" '$1 == "start" && $2 == "x" && $6 == ns { on[$3 " " $4] = 1 }
+    $1 == "end" && $2 == "x" && $5 > t && $6 == 69 && on[$3 " " $4] { g[$3] = 1 }
+    END { n = 0; for (k in g) n++; print n }' events.log
 }
 
 net_settle() {  # net_settle SECONDS STEPS
